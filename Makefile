@@ -1,0 +1,116 @@
+# sehttpd, khttpd and htstress.  `make` builds build/sehttpd; `make run`
+# serves ./www on port 8080; `make check` builds everything and runs every
+# test suite.  Both install missing Debian build dependencies first.
+
+BUILD     ?= build
+CC        ?= gcc
+ARCH      := $(shell $(CC) -dumpmachine | cut -d- -f1)
+PORT      ?= 8080
+
+WARNINGS  := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	     -Wmissing-prototypes -Wvla -Wpointer-arith -Wformat=2 \
+	     -Wno-missing-field-initializers
+BASEFLAGS := -std=gnu11 -D_GNU_SOURCE -Isrc -pthread -MMD -MP $(WARNINGS)
+OPTFLAGS  ?= -O2 -g
+SANFLAGS  := -O1 -g -fno-omit-frame-pointer \
+	     -fsanitize=address,undefined -fno-sanitize-recover=all
+LDLIBS    := -pthread
+
+HTTP_SRCS    := $(wildcard src/http/*.c)
+SERVER_SRCS  := $(filter-out src/server/main.c,$(wildcard src/server/*.c)) \
+		src/server/arch/coro_switch_$(ARCH).S
+LIB_SRCS     := $(HTTP_SRCS) $(SERVER_SRCS)
+HTSTRESS_SRCS := $(wildcard tools/htstress/*.c)
+UNIT_SRCS    := $(wildcard tests/unit/test_*.c)
+UNIT_NAMES   := $(patsubst tests/unit/%.c,%,$(UNIT_SRCS))
+
+obj = $(patsubst %,$(1)/obj/%.o,$(basename $(2)))
+
+LIB_OBJS      := $(call obj,$(BUILD),$(LIB_SRCS))
+SAN_LIB_OBJS  := $(call obj,$(BUILD)/san,$(LIB_SRCS))
+HTSTRESS_LIB_SRCS := $(filter-out tools/htstress/main.c,$(HTSTRESS_SRCS))
+UNIT_BINS     := $(addprefix $(BUILD)/tests/,$(UNIT_NAMES))
+SAN_UNIT_BINS := $(addprefix $(BUILD)/san/tests/,$(UNIT_NAMES))
+
+.PHONY: all run check check-unit check-integration check-aarch64 \
+	check-kernel module bench bench-kernel deps-build deps-check \
+	format clean
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/sehttpd $(BUILD)/htstress
+
+# --- objects -------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(OPTFLAGS) $(CFLAGS) -c -o $@ $<
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -c -o $@ $<
+$(BUILD)/san/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(SANFLAGS) -c -o $@ $<
+$(BUILD)/san/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -c -o $@ $<
+
+$(BUILD)/libsehttpd.a: $(LIB_OBJS) $(call obj,$(BUILD),$(HTSTRESS_LIB_SRCS))
+	$(AR) rcs $@ $^
+$(BUILD)/san/libsehttpd.a: $(SAN_LIB_OBJS) $(call obj,$(BUILD)/san,$(HTSTRESS_LIB_SRCS))
+	$(AR) rcs $@ $^
+
+# --- programs ------------------------------------------------------------
+$(BUILD)/sehttpd: $(call obj,$(BUILD),src/server/main.c) $(BUILD)/libsehttpd.a
+	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS)
+$(BUILD)/san/sehttpd: $(call obj,$(BUILD)/san,src/server/main.c) $(BUILD)/san/libsehttpd.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS)
+$(BUILD)/htstress: $(call obj,$(BUILD),$(HTSTRESS_SRCS))
+	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) -lm
+
+# --- unit tests: each tests/unit/test_X.c is one binary --------------------
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/unit/harness.o $(BUILD)/libsehttpd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS) -lm
+$(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o $(BUILD)/san/obj/tests/unit/harness.o $(BUILD)/san/libsehttpd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS) -lm
+
+# --- set-up, running and testing -----------------------------------------
+DEPS_BUILD := gcc make libc6-dev
+DEPS_CHECK := curl wget python3
+CHECK_SUITES := unit unit-san integration
+
+# Fragments add their own programs, suites (CHECK_SUITES += name, with a
+# suite-name target that prints "name: N passed, N failed") and packages.
+include $(sort $(wildcard mk/*.mk))
+
+deps-build:
+	@scripts/install-deps.sh $(DEPS_BUILD)
+deps-check: deps-build
+	@scripts/install-deps.sh $(DEPS_CHECK)
+
+run: deps-build
+	@$(MAKE) --no-print-directory $(BUILD)/sehttpd
+	$(BUILD)/sehttpd -p $(PORT) www
+
+check: deps-check
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_UNIT_BINS) $(CHECK_PROGRAMS)
+	@BUILD=$(BUILD) MAKE="$(MAKE)" tests/run-suites.sh $(CHECK_SUITES)
+
+suite-unit: $(UNIT_BINS)
+	@rc=0; for t in $^; do $$t || rc=1; done; exit $$rc
+suite-unit-san: $(SAN_UNIT_BINS)
+	@rc=0; for t in $^; do \
+		UBSAN_OPTIONS=print_stacktrace=1 $$t || rc=1; done; exit $$rc
+suite-integration: $(BUILD)/sehttpd $(BUILD)/htstress
+	@SEHTTPD_BIN=$(BUILD)/sehttpd HTSTRESS_BIN=$(BUILD)/htstress \
+		tests/integration/run.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)
+
+.SECONDARY:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

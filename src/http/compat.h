@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one place where the HTTP core touches its environment.  Everything in
+ * src/http/ is pure computation over caller-owned buffers, so the same files
+ * build into the user-space server and into the kernel module; this header
+ * supplies the few types and string functions they need in either world.
+ */
+#ifndef HTTP_COMPAT_H
+#define HTTP_COMPAT_H
+
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#endif
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+#ifndef fallthrough
+#define fallthrough __attribute__((__fallthrough__))
+#endif
+
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
+static inline char http_tolower(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c | 0x20) : c;
+}
+
+/* Case-insensitive comparison of n bytes; b must already be lower case. */
+static inline bool http_eq_lower(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (http_tolower(a[i]) != b[i])
+			return false;
+	}
+	return true;
+}
+
+#endif /* HTTP_COMPAT_H */

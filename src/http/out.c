@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#include "out.h"
+#include "escape.h"
+#include "format.h"
+
+/* Makes room for n bytes (n <= cap); false once an error is recorded. */
+static bool reserve(struct http_out *out, size_t n)
+{
+	if (out->error)
+		return false;
+	if (out->cap - out->len >= n)
+		return true;
+	if (!out->flush || out->flush(out) || out->cap - out->len < n) {
+		out->error = -1;
+		return false;
+	}
+	return true;
+}
+
+void http_out_put(struct http_out *out, const char *s, size_t n)
+{
+	while (n > 0 && reserve(out, 1)) {
+		size_t k = out->cap - out->len;
+
+		if (k > n)
+			k = n;
+		memcpy(out->buf + out->len, s, k);
+		out->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+void http_out_puts(struct http_out *out, const char *s)
+{
+	http_out_put(out, s, strlen(s));
+}
+
+void http_out_u64(struct http_out *out, uint64_t v)
+{
+	if (reserve(out, HTTP_U64_DIGITS))
+		out->len += http_format_u64(out->buf + out->len, v);
+}
+
+void http_out_html(struct http_out *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && reserve(out, HTTP_HTML_ESCAPE_MAX); i++)
+		out->len += http_html_escape_byte(s[i], out->buf + out->len);
+}
+
+void http_out_url(struct http_out *out, const char *s, size_t n,
+		  bool keep_slash)
+{
+	for (size_t i = 0; i < n && reserve(out, HTTP_URL_ENCODE_MAX); i++)
+		out->len += http_url_encode_byte(s[i], out->buf + out->len,
+						 keep_slash);
+}
+
+int http_out_flush(struct http_out *out)
+{
+	if (!out->error && out->len > 0 && (!out->flush || out->flush(out)))
+		out->error = -1;
+	return out->error;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Incremental HTTP/1.x request-head parser (RFC 9112).
+ *
+ * The parser never copies and never allocates: it records offsets into the
+ * caller's buffer, which must hold the request from its first byte at
+ * offset 0.  The caller may call http_parse_request() again with the same
+ * bytes plus more after every read; bytes already examined are not looked at
+ * again.  Because results are offsets, the caller may move the buffer between
+ * calls as long as the request still starts at offset 0.
+ */
+#ifndef HTTP_PARSER_H
+#define HTTP_PARSER_H
+
+#include "compat.h"
+
+#define HTTP_MAX_REQUEST_LINE 8192
+#define HTTP_MAX_HEADER_SECTION 16384
+#define HTTP_MAX_HEADER_FIELDS 100
+/* A buffer this large always holds a complete head that is within limits. */
+#define HTTP_MAX_HEAD (HTTP_MAX_REQUEST_LINE + HTTP_MAX_HEADER_SECTION + 8)
+
+enum http_method {
+	HTTP_METHOD_UNKNOWN,
+	HTTP_GET,
+	HTTP_HEAD,
+	HTTP_POST,
+	HTTP_PUT,
+	HTTP_DELETE,
+	HTTP_CONNECT,
+	HTTP_OPTIONS,
+	HTTP_TRACE,
+	HTTP_PATCH,
+};
+
+/* The header fields the servers act on; others are only syntax-checked. */
+enum http_header_id {
+	HTTP_H_HOST,
+	HTTP_H_CONNECTION,
+	HTTP_H_CONTENT_LENGTH,
+	HTTP_H_TRANSFER_ENCODING,
+	HTTP_H_ACCEPT_ENCODING,
+	HTTP_H_RANGE,
+	HTTP_H_IF_NONE_MATCH,
+	HTTP_H_IF_MODIFIED_SINCE,
+	HTTP_H_IF_RANGE,
+	HTTP_H_USER_AGENT,
+	HTTP_H_REFERER,
+	HTTP_H_COUNT,
+};
+
+/* A run of bytes in the request buffer. */
+struct http_span {
+	uint32_t off;
+	uint32_t len;
+};
+
+struct http_request {
+	enum http_method method;
+	uint8_t version_minor; /* HTTP/1.x */
+	bool keep_alive; /* what the request asks for, after version defaults */
+	bool target_ok; /* origin-form or absolute-form with a path */
+	bool has_query;
+	bool chunked_body;
+	uint64_t content_length; /* body length when not chunked */
+	struct http_span method_name;
+	struct http_span target; /* as sent */
+	struct http_span path; /* still percent-encoded */
+	struct http_span query; /* after '?' */
+	uint32_t present; /* bit (1 << enum http_header_id) when seen */
+	struct http_span header[HTTP_H_COUNT]; /* value, whitespace-trimmed */
+	uint32_t nfields;
+	uint32_t head_len; /* request line, headers and the empty line */
+};
+
+struct http_parser {
+	uint32_t pos; /* next byte to examine */
+	uint32_t mark; /* start of the token being scanned */
+	uint32_t name_len; /* of the field being scanned */
+	uint32_t value_off; /* where its value starts */
+	uint32_t line_end; /* where the header section starts */
+	uint16_t state;
+	uint8_t conn_tokens; /* close / keep-alive seen in any Connection */
+};
+
+/* Parse results other than a head length. */
+enum {
+	HTTP_PARSE_AGAIN = 0,
+};
+
+void http_parser_init(struct http_parser *p);
+
+/*
+ * Examines buf[0..len) and returns the length of the request head once it is
+ * complete (filling req), HTTP_PARSE_AGAIN when more bytes are needed, or the
+ * negated status code of the error response to send (-400, -414, -431,
+ * -501, -505) after which the connection must be closed.
+ */
+int http_parse_request(struct http_parser *p, struct http_request *req,
+		       const char *buf, size_t len);
+
+static inline bool http_has_header(const struct http_request *req,
+				   enum http_header_id id)
+{
+	return req->present & (1u << id);
+}
+
+static inline const char *http_span_ptr(const char *buf, struct http_span s)
+{
+	return buf + s.off;
+}
+
+/* True when the comma-separated list contains token, case-insensitively. */
+bool http_list_has_token(const char *list, size_t len, const char *token);
+
+bool http_method_allowed_on_static(enum http_method m);
+
+#endif /* HTTP_PARSER_H */

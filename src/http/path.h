@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Request path decoding and normalisation (RFC 3986 sections 2.1, 5.2.4). */
+#ifndef HTTP_PATH_H
+#define HTTP_PATH_H
+
+#include "compat.h"
+
+/*
+ * Percent-decodes the raw path once, then resolves "." and ".." segments and
+ * collapses repeated slashes.  The result starts with '/', keeps a trailing
+ * slash when the raw path had one (or ended in a dot segment), and is not
+ * NUL-terminated by this function.  out needs room for len + 1 bytes.
+ *
+ * Returns the result's length, or -1 for a path that must be refused with
+ * 400: a malformed escape, a NUL (encoded or not), or ".." climbing above
+ * the root.
+ */
+int http_path_normalize(const char *raw, size_t len, char *out, size_t cap);
+
+#endif /* HTTP_PATH_H */

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+#include "response.h"
+#include "format.h"
+
+struct status_entry {
+	int code;
+	const char *reason;
+	const char *body;
+};
+
+#define ERROR_PAGE(code, reason)                                \
+	"<!DOCTYPE html>\n<html><head><title>" #code " " reason \
+	"</title></head>\n<body><h1>" #code " " reason "</h1></body></html>\n"
+
+#define STATUS(code, reason)                           \
+	{                                              \
+		code, reason, ERROR_PAGE(code, reason) \
+	}
+
+static const struct status_entry statuses[] = {
+	STATUS(200, "OK"),
+	STATUS(206, "Partial Content"),
+	STATUS(301, "Moved Permanently"),
+	STATUS(304, "Not Modified"),
+	STATUS(400, "Bad Request"),
+	STATUS(403, "Forbidden"),
+	STATUS(404, "Not Found"),
+	STATUS(405, "Method Not Allowed"),
+	STATUS(408, "Request Timeout"),
+	STATUS(412, "Precondition Failed"),
+	STATUS(414, "URI Too Long"),
+	STATUS(416, "Range Not Satisfiable"),
+	STATUS(431, "Request Header Fields Too Large"),
+	STATUS(500, "Internal Server Error"),
+	STATUS(501, "Not Implemented"),
+	STATUS(503, "Service Unavailable"),
+	STATUS(505, "HTTP Version Not Supported"),
+};
+
+static const struct status_entry *find_status(int status)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(statuses); i++) {
+		if (statuses[i].code == status)
+			return &statuses[i];
+	}
+	/* A status the table lacks is a server bug: report it as one. */
+	return status == 500 ? &statuses[0] : find_status(500);
+}
+
+const char *http_status_reason(int status)
+{
+	return find_status(status)->reason;
+}
+
+const char *http_error_body(int status, size_t *len)
+{
+	const char *body = find_status(status)->body;
+
+	*len = strlen(body);
+	return body;
+}
+
+struct head_writer {
+	char *buf;
+	size_t len;
+	size_t cap;
+	bool overflow;
+};
+
+static void put(struct head_writer *w, const char *s, size_t n)
+{
+	if (w->overflow || w->cap - w->len < n) {
+		w->overflow = true;
+		return;
+	}
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+}
+
+static void put_str(struct head_writer *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+static void put_u64(struct head_writer *w, uint64_t v)
+{
+	char digits[HTTP_U64_DIGITS];
+
+	put(w, digits, http_format_u64(digits, v));
+}
+
+size_t http_response_head_build(char *buf, size_t cap,
+				const struct http_response_head *h)
+{
+	struct head_writer w = { buf, 0, cap, false };
+	const struct status_entry *st = find_status(h->status);
+
+	put_str(&w, h->version_minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 ");
+	put_u64(&w, (uint64_t)st->code);
+	put(&w, " ", 1);
+	put_str(&w, st->reason);
+	put_str(&w, "\r\nServer: ");
+	put_str(&w, h->server);
+	put_str(&w, "\r\nDate: ");
+	put(&w, h->date, HTTP_DATE_LEN);
+	if (h->content_type) {
+		put_str(&w, "\r\nContent-Type: ");
+		put_str(&w, h->content_type);
+	}
+	if (h->content_length >= 0) {
+		put_str(&w, "\r\nContent-Length: ");
+		put_u64(&w, (uint64_t)h->content_length);
+	}
+	if (h->chunked)
+		put_str(&w, "\r\nTransfer-Encoding: chunked");
+	if (h->last_modified != HTTP_NO_TIME) {
+		char date[HTTP_DATE_LEN];
+
+		http_format_date(date, h->last_modified);
+		put_str(&w, "\r\nLast-Modified: ");
+		put(&w, date, sizeof(date));
+	}
+	if (h->location) {
+		put_str(&w, "\r\nLocation: ");
+		put(&w, h->location, h->location_len);
+	}
+	if (h->allow_get_head)
+		put_str(&w, "\r\nAllow: GET, HEAD");
+	if (!h->keep_alive)
+		put_str(&w, "\r\nConnection: close");
+	else if (h->version_minor == 0)
+		put_str(&w, "\r\nConnection: keep-alive");
+	put(&w, "\r\n", 2);
+	if (h->extra)
+		put(&w, h->extra, h->extra_len);
+	put(&w, "\r\n", 2);
+	return w.overflow ? 0 : w.len;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Status lines, response heads and the small HTML error pages. */
+#ifndef HTTP_RESPONSE_H
+#define HTTP_RESPONSE_H
+
+#include "compat.h"
+
+#define HTTP_NO_LENGTH (-1)
+#define HTTP_NO_TIME INT64_MIN
+
+struct http_response_head {
+	int status;
+	uint8_t version_minor; /* of the request: 1.0 needs keep-alive said */
+	bool keep_alive;
+	bool chunked;
+	bool allow_get_head; /* "Allow: GET, HEAD", for 405 */
+	const char *server; /* product token */
+	const char *date; /* HTTP_DATE_LEN bytes, formatted once a second */
+	const char *content_type; /* NULL: none */
+	int64_t content_length; /* HTTP_NO_LENGTH: none */
+	int64_t last_modified; /* HTTP_NO_TIME: none */
+	const char *location; /* with location_len; NULL: none */
+	size_t location_len;
+	const char *extra; /* preformatted header lines ending in CRLF */
+	size_t extra_len;
+};
+
+const char *http_status_reason(int status);
+
+/*
+ * Writes the status line and header section, including the final empty
+ * line, into buf; returns its length, or 0 when cap is too small.
+ */
+size_t http_response_head_build(char *buf, size_t cap,
+				const struct http_response_head *h);
+
+/* The HTML body of an error response (constant; never NULL). */
+const char *http_error_body(int status, size_t *len);
+
+#endif /* HTTP_RESPONSE_H */

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a parsed request asks of a static-file server, decided before any file
+ * system access, so that both servers refuse and redirect identically.
+ */
+#ifndef HTTP_ROUTE_H
+#define HTTP_ROUTE_H
+
+#include "compat.h"
+#include "parser.h"
+
+/* Room for any normalised path from a request line within limits. */
+#define HTTP_PATH_MAX (HTTP_MAX_REQUEST_LINE + 1)
+
+/*
+ * Writes the decoded, normalised path of req (starting with '/') into path,
+ * which has HTTP_PATH_MAX bytes, NUL-terminated; returns its length.  Or
+ * returns the negated status to answer instead: -405 for methods other than
+ * GET and HEAD, -400 for a target that is not a usable path.
+ */
+int http_route(const char *buf, const struct http_request *req, char *path);
+
+/*
+ * The Location of the 301 that sends a directory requested without its
+ * trailing slash to the slashed URL: the path re-encoded (so "//host" can
+ * never become a protocol-relative URL), "/", and the query if any.
+ * Returns the length written to out, or 0 when cap is too small.
+ */
+size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
+				  const struct http_request *req,
+				  const char *path, size_t len);
+
+#endif /* HTTP_ROUTE_H */

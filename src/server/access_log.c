@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+#include "access_log.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "http/format.h"
+
+/* A line never needs more than this; a longer one is cut. */
+#define LINE_MAX_BYTES 4096
+
+void client_addr_set(struct client_addr *peer, const struct sockaddr *sa)
+{
+	peer->family = sa->sa_family;
+	if (sa->sa_family == AF_INET6)
+		memcpy(peer->addr,
+		       &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	else if (sa->sa_family == AF_INET)
+		memcpy(peer->addr, &((const struct sockaddr_in *)sa)->sin_addr,
+		       4);
+}
+
+struct line {
+	char *p;
+	size_t len;
+	size_t cap;
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	if (n > l->cap - l->len)
+		n = l->cap - l->len;
+	memcpy(l->p + l->len, s, n);
+	l->len += n;
+}
+
+/* Escapes as nginx does: '"', '\' and non-printable bytes become \xHH. */
+static void put_escaped(struct line *l, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			put(l, (const char *)&c, 1);
+		} else {
+			char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
+
+			put(l, e, 4);
+		}
+	}
+}
+
+static void put_header(struct line *l, const char *reqbuf,
+		       const struct http_request *req, enum http_header_id id)
+{
+	put(l, " \"", 2);
+	if (req && http_has_header(req, id) && req->header[id].len)
+		put_escaped(l, reqbuf + req->header[id].off,
+			    req->header[id].len);
+	else
+		put(l, "-", 1);
+	put(l, "\"", 1);
+}
+
+void access_log_append(struct access_log_buffer *log, int fd,
+		       const struct client_addr *peer, const char *clf_time,
+		       const char *reqbuf, const struct http_request *req,
+		       int status, uint64_t body_bytes)
+{
+	char addr[INET6_ADDRSTRLEN] = "-";
+	char num[HTTP_U64_DIGITS];
+	struct line l;
+
+	if (ACCESS_LOG_BUFFER - log->len < LINE_MAX_BYTES)
+		access_log_flush(log, fd);
+	l = (struct line){ log->buf + log->len, 0, LINE_MAX_BYTES - 1 };
+
+	if (peer->family == AF_INET || peer->family == AF_INET6)
+		inet_ntop(peer->family, peer->addr, addr, sizeof(addr));
+	put(&l, addr, strlen(addr));
+	put(&l, " - - ", 5);
+	put(&l, clf_time, strlen(clf_time));
+	put(&l, " \"", 2);
+	if (req) {
+		put_escaped(&l, reqbuf + req->method_name.off,
+			    req->method_name.len);
+		put(&l, " ", 1);
+		put_escaped(&l, reqbuf + req->target.off, req->target.len);
+		put(&l, req->version_minor ? " HTTP/1.1" : " HTTP/1.0", 9);
+	} else {
+		put(&l, "-", 1);
+	}
+	put(&l, "\" ", 2);
+	put(&l, num, http_format_u64(num, (uint64_t)status));
+	put(&l, " ", 1);
+	put(&l, num, http_format_u64(num, body_bytes));
+	put_header(&l, reqbuf, req, HTTP_H_REFERER);
+	put_header(&l, reqbuf, req, HTTP_H_USER_AGENT);
+	l.p[l.len++] = '\n'; /* cap left room for it */
+	log->len += l.len;
+}
+
+void access_log_flush(struct access_log_buffer *log, int fd)
+{
+	size_t off = 0;
+
+	while (off < log->len) {
+		ssize_t n = write(fd, log->buf + off, log->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* a full disk must not stop the server */
+		off += (size_t)n;
+	}
+	log->len = 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Combined Log Format lines, gathered per thread and written with one
+ * write() per event-loop pass, so logging costs no syscall per request.
+ */
+#ifndef SERVER_ACCESS_LOG_H
+#define SERVER_ACCESS_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "http/parser.h"
+
+#define ACCESS_LOG_BUFFER 16384
+
+struct client_addr {
+	sa_family_t family;
+	uint8_t addr[16];
+};
+
+struct access_log_buffer {
+	size_t len;
+	char buf[ACCESS_LOG_BUFFER];
+};
+
+void client_addr_set(struct client_addr *peer, const struct sockaddr *sa);
+
+/* req is NULL when no request line could be parsed. */
+void access_log_append(struct access_log_buffer *log, int fd,
+		       const struct client_addr *peer, const char *clf_time,
+		       const char *reqbuf, const struct http_request *req,
+		       int status, uint64_t body_bytes);
+void access_log_flush(struct access_log_buffer *log, int fd);
+
+#endif /* SERVER_ACCESS_LOG_H */

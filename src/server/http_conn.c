@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The life of a connection between two idle periods: read and parse request
+ * heads (incrementally, so any split of the bytes works), answer each in
+ * order, skip request bodies, and return as soon as no further request is
+ * pending so that the coroutine, its stack and buffers go back to the pool.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "conn_io.h"
+#include "coro.h"
+#include "http/chunked.h"
+#include "http_conn.h"
+#include "respond.h"
+#include "server.h"
+#include "static_file.h"
+
+/* Bytes read after a final response while waiting for the client's FIN. */
+#define LINGER_MAX_BYTES (256 * 1024)
+#define LINGER_MAX_MS 2000
+
+struct read_buffer {
+	char *data;
+	size_t start; /* first unconsumed byte */
+	size_t end; /* one past the last byte read */
+};
+
+enum read_result {
+	READ_OK,
+	READ_IDLE, /* nothing pending and nothing more on the socket */
+	READ_CLOSED, /* end of stream, error or timeout */
+};
+
+/*
+ * Gets more bytes after rb->end.  With nothing pending it only tries, never
+ * waits: an idle connection must give its coroutine back.
+ */
+static enum read_result fill(struct conn *c, struct read_buffer *rb, bool fresh)
+{
+	bool pending = rb->end > rb->start;
+	ssize_t n;
+
+	if (!pending) {
+		rb->start = rb->end = 0;
+		/* The last read drained the socket: the next byte wakes us. */
+		if (!fresh && !c->maybe_more)
+			return READ_IDLE;
+		n = conn_try_read(c, rb->data, HTTP_CONN_READ_BUF);
+		if (n < 0 && errno == EAGAIN)
+			return READ_IDLE;
+	} else {
+		if (rb->end == HTTP_CONN_READ_BUF) {
+			memmove(rb->data, rb->data + rb->start,
+				rb->end - rb->start);
+			rb->end -= rb->start;
+			rb->start = 0;
+		}
+		n = conn_read(c, rb->data + rb->end,
+			      HTTP_CONN_READ_BUF - rb->end);
+	}
+	if (n <= 0)
+		return READ_CLOSED;
+	rb->end += (size_t)n;
+	return READ_OK;
+}
+
+/* Skips a request body: Content-Length bytes, or a chunked body. */
+static int skip_body(struct conn *c, struct read_buffer *rb,
+		     const struct http_request *req)
+{
+	struct http_chunked_decoder dec;
+	uint64_t left = req->content_length;
+	ssize_t n;
+
+	if (!req->chunked_body && left == 0)
+		return 0;
+	http_chunked_init(&dec);
+	for (;;) {
+		size_t avail = rb->end - rb->start;
+
+		if (req->chunked_body) {
+			size_t used;
+			int r = http_chunked_decode(&dec, rb->data + rb->start,
+						    avail, &used);
+
+			rb->start += used;
+			if (r == HTTP_CHUNKED_DONE)
+				return 0;
+			if (r == HTTP_CHUNKED_ERROR)
+				return -1;
+		} else {
+			size_t take = avail < left ? avail : (size_t)left;
+
+			rb->start += take;
+			left -= take;
+			if (left == 0)
+				return 0;
+		}
+		rb->start = rb->end = 0;
+		n = conn_read(c, rb->data, HTTP_CONN_READ_BUF);
+		if (n <= 0)
+			return -1;
+		rb->end = (size_t)n;
+	}
+}
+
+/*
+ * Half-closes, then reads until the client's FIN (bounded), so that request
+ * bytes still in flight cannot make close() send a reset that destroys the
+ * response before the client has read it.
+ */
+static void lingering_close(struct conn *c, struct read_buffer *rb)
+{
+	struct worker *w = c->worker;
+	size_t total = 0;
+	uint64_t linger = w->server->timeout_ms < LINGER_MAX_MS ?
+				  w->server->timeout_ms :
+				  LINGER_MAX_MS;
+
+	c->close_after = true;
+	if (shutdown(c->fd, SHUT_WR))
+		return;
+	timer_wheel_add(&w->wheel, &c->timer, w->now_ms + linger);
+	while (total < LINGER_MAX_BYTES) {
+		ssize_t n = conn_read(c, rb->data, HTTP_CONN_READ_BUF);
+
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+	}
+}
+
+static void log_request(struct request_ctx *rc)
+{
+	struct worker *w = rc->worker;
+	struct server *s = w->server;
+
+	if (!s->access_log)
+		return;
+	access_log_append(&w->log, s->access_log_fd, &rc->conn->peer,
+			  w->date.clf, rc->buf, rc->req, rc->status,
+			  rc->body_bytes);
+}
+
+/* Answers a head the parser refused; the connection closes after it. */
+static void reject(struct conn *c, struct read_buffer *rb, int status)
+{
+	struct request_ctx rc = {
+		.conn = c,
+		.worker = c->worker,
+		.buf = rb->data + rb->start,
+		.scratch = rb->data + HTTP_CONN_READ_BUF,
+	};
+
+	if (respond_status(&rc, status, NULL, 0) == 0) {
+		log_request(&rc);
+		lingering_close(c, rb);
+	}
+	c->close_after = true;
+}
+
+/* Best effort: a client cut off mid-request learns why, if it listens. */
+static void send_timeout(struct conn *c)
+{
+	static const char resp[] = "HTTP/1.1 408 Request Timeout\r\n"
+				   "Connection: close\r\n"
+				   "Content-Length: 0\r\n\r\n";
+
+	send(c->fd, resp, sizeof(resp) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void http_conn_serve(struct coro *coro, void *data)
+{
+	struct conn *c = data;
+	struct worker *w = c->worker;
+	struct read_buffer rb = { .data = coro_extra(coro) };
+	bool fresh = true;
+
+	for (;;) {
+		struct request_ctx rc;
+		struct http_request req;
+		struct http_parser p;
+		unsigned defer_mark;
+		int r = HTTP_PARSE_AGAIN;
+
+		http_parser_init(&p);
+		for (;;) {
+			enum read_result res;
+
+			if (rb.end > rb.start) {
+				r = http_parse_request(&p, &req,
+						       rb.data + rb.start,
+						       rb.end - rb.start);
+				if (r != HTTP_PARSE_AGAIN)
+					break;
+			}
+			res = fill(c, &rb, fresh);
+			fresh = false;
+			if (res == READ_IDLE)
+				return;
+			if (res == READ_CLOSED) {
+				if (c->timed_out && rb.end > rb.start)
+					send_timeout(c);
+				c->close_after = true;
+				return;
+			}
+		}
+		if (r < 0) {
+			reject(c, &rb, -r);
+			return;
+		}
+
+		rc = (struct request_ctx){
+			.conn = c,
+			.worker = w,
+			.buf = rb.data + rb.start,
+			.req = &req,
+			.scratch = rb.data + HTTP_CONN_READ_BUF,
+			.head_only = req.method == HTTP_HEAD,
+			.keep_alive = req.keep_alive && !w->stopping,
+		};
+		defer_mark = coro_defer_mark(coro);
+		r = serve_request(&rc);
+		coro_defer_run_to(coro, defer_mark);
+		if (r) {
+			c->close_after = true;
+			return;
+		}
+		log_request(&rc);
+		rb.start += req.head_len;
+		/*
+		 * The body is skipped after the reply, so a client waiting
+		 * for 100-continue gets its answer; one that then never sends
+		 * the body is closed by the timeout.
+		 */
+		if (!rc.keep_alive) {
+			lingering_close(c, &rb);
+			return;
+		}
+		if (skip_body(c, &rb, &req)) {
+			c->close_after = true;
+			return;
+		}
+		timer_wheel_add(&w->wheel, &c->timer,
+				w->now_ms + w->server->timeout_ms);
+	}
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sehttpd: serve a directory over HTTP/1.1.  The main thread sets up, starts
+ * one worker per thread, then only waits for SIGINT or SIGTERM to ask the
+ * workers to drain and stop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "listener.h"
+#include "options.h"
+#include "server.h"
+#include "static_file.h"
+
+#define EXIT_USAGE 2
+#define MAX_FDS_CAP (1u << 22)
+
+static int open_root(struct server *s, const char *root, char *real,
+		     size_t real_len)
+{
+	struct stat st;
+	int probe;
+
+	s->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->root_fd < 0 || fstat(s->root_fd, &st)) {
+		fprintf(stderr, "sehttpd: cannot serve '%s': %s\n", root,
+			strerror(errno));
+		return -1;
+	}
+	/* Readable and searchable, checked the way requests will open it. */
+	probe = open_beneath(s->root_fd, "", O_RDONLY | O_DIRECTORY);
+	if (probe < 0) {
+		if (errno == ENOSYS)
+			fprintf(stderr, "sehttpd: this kernel lacks openat2 "
+					"(Linux 5.6 or later is needed)\n");
+		else
+			fprintf(stderr, "sehttpd: cannot serve '%s': %s\n",
+				root, strerror(errno));
+		return -1;
+	}
+	close(probe);
+	if (!realpath(root, real))
+		snprintf(real, real_len, "%s", root);
+	return 0;
+}
+
+static int open_access_log(struct server *s, const char *path)
+{
+	if (!path)
+		return 0;
+	s->access_log = true;
+	if (!strcmp(path, "-")) {
+		s->access_log_fd = STDOUT_FILENO;
+		return 0;
+	}
+	s->access_log_fd =
+		open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (s->access_log_fd < 0) {
+		fprintf(stderr, "sehttpd: cannot open access log '%s': %s\n",
+			path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Raises the descriptor limit to its maximum; sizes the connection table. */
+static unsigned fd_capacity(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 1024;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur > MAX_FDS_CAP ? MAX_FDS_CAP : (unsigned)rl.rlim_cur;
+}
+
+static int start_workers(struct server *s, int *listen_fds)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nworkers; i++) {
+		struct worker *w = &s->workers[i];
+
+		if (worker_init(w, s, listen_fds[i]) ||
+		    pthread_create(&w->thread, NULL, worker_run, w)) {
+			fprintf(stderr, "sehttpd: cannot start thread %u: %s\n",
+				i, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int wait_for_signal(const sigset_t *set)
+{
+	int sig;
+
+	while (sigwait(set, &sig))
+		;
+	return sig;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	struct server s = { .root_fd = -1, .access_log_fd = -1 };
+	struct listen_addr addr;
+	char real_root[PATH_MAX], where[LISTEN_ADDR_STRLEN], err[256];
+	int *listen_fds;
+	sigset_t stop_signals;
+
+	switch (options_parse(&opt, argc, argv)) {
+	case OPTIONS_EXIT_OK:
+		return 0;
+	case OPTIONS_EXIT_USAGE:
+		return EXIT_USAGE;
+	case OPTIONS_RUN:
+		break;
+	}
+	if (open_root(&s, opt.root, real_root, sizeof(real_root)) ||
+	    open_access_log(&s, opt.access_log))
+		return EXIT_USAGE;
+	s.timeout_ms = opt.timeout_ms;
+	s.listing = opt.listing;
+	s.nworkers = opt.threads;
+	s.max_fds = fd_capacity();
+	s.conns = calloc(s.max_fds, sizeof(*s.conns));
+	s.workers = calloc(s.nworkers, sizeof(*s.workers));
+	listen_fds = calloc(s.nworkers, sizeof(*listen_fds));
+	if (!s.conns || !s.workers || !listen_fds) {
+		fprintf(stderr, "sehttpd: out of memory\n");
+		return 1;
+	}
+
+	if (listen_addr_resolve(&addr, opt.bind_addr, opt.port, err,
+				sizeof(err)) ||
+	    listeners_open(&addr, s.nworkers, listen_fds, err, sizeof(err))) {
+		fprintf(stderr, "sehttpd: %s\n", err);
+		return EXIT_USAGE;
+	}
+
+	/* Only the main thread takes the stop signals; workers never see
+	 * them.  Writes to closed sockets fail with EPIPE, not SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+
+	if (start_workers(&s, listen_fds))
+		return 1;
+	listen_addr_format(&addr, where, sizeof(where));
+	printf("sehttpd: listening on http://%s/ (root %s, %u thread%s)\n",
+	       where, real_root, s.nworkers, s.nworkers == 1 ? "" : "s");
+	fflush(stdout);
+
+	wait_for_signal(&stop_signals);
+	for (unsigned i = 0; i < s.nworkers; i++)
+		worker_request_stop(&s.workers[i]);
+	for (unsigned i = 0; i < s.nworkers; i++) {
+		pthread_join(s.workers[i].thread, NULL);
+		worker_destroy(&s.workers[i]);
+	}
+	free(listen_fds);
+	free(s.workers);
+	free(s.conns);
+	close(s.root_fd);
+	return 0;
+}

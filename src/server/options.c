@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "version.h"
+
+enum {
+	OPT_TIMEOUT = 256,
+	OPT_NO_LISTING,
+	OPT_ACCESS_LOG,
+};
+
+static const struct option long_options[] = {
+	{ "port", required_argument, NULL, 'p' },
+	{ "bind", required_argument, NULL, 'b' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "no-listing", no_argument, NULL, OPT_NO_LISTING },
+	{ "access-log", required_argument, NULL, OPT_ACCESS_LOG },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: sehttpd [OPTIONS] [ROOT]\n"
+		"Serve the directory ROOT (default ./www) over HTTP/1.1.\n"
+		"\n"
+		"  -p, --port PORT        port to listen on (default 8080; 0: any)\n"
+		"  -b, --bind ADDR        address to bind, IPv4 or IPv6 (default 0.0.0.0)\n"
+		"  -t, --threads N        event-loop threads (default: online CPUs)\n"
+		"      --timeout SECONDS  idle and request-head timeout (default 15)\n"
+		"      --no-listing       answer 403 for directories without index.html\n"
+		"      --access-log FILE  write a Combined Log Format line per request\n"
+		"                         to FILE ('-' for standard output)\n"
+		"  -h, --help             show this help and exit\n"
+		"  -V, --version          show the version and exit\n");
+}
+
+static int bad(const char *what, const char *value)
+{
+	fprintf(stderr, "sehttpd: invalid %s '%s' (try --help)\n", what, value);
+	return -1;
+}
+
+static int parse_uint(const char *s, unsigned long min, unsigned long max,
+		      unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, uint32_t *ms)
+{
+	char *end;
+	double v;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < 0.001 || v > 86400.0)
+		return -1;
+	*ms = (uint32_t)(v * 1000.0 + 0.5);
+	return 0;
+}
+
+enum options_result options_parse(struct options *opt, int argc, char **argv)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long v;
+	int c;
+
+	*opt = (struct options){
+		.root = "./www",
+		.bind_addr = "0.0.0.0",
+		.port = 8080,
+		.threads = cpus > 0 ? (unsigned)cpus : 1,
+		.timeout_ms = 15000,
+		.listing = true,
+	};
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:b:t:hV", long_options, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'p':
+			if (parse_uint(optarg, 0, 65535, &v))
+				return bad("port", optarg), OPTIONS_EXIT_USAGE;
+			opt->port = (uint16_t)v;
+			break;
+		case 'b':
+			opt->bind_addr = optarg;
+			break;
+		case 't':
+			if (parse_uint(optarg, 1, 1024, &v))
+				return bad("thread count", optarg),
+				       OPTIONS_EXIT_USAGE;
+			opt->threads = (unsigned)v;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_seconds(optarg, &opt->timeout_ms))
+				return bad("timeout", optarg),
+				       OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_NO_LISTING:
+			opt->listing = false;
+			break;
+		case OPT_ACCESS_LOG:
+			opt->access_log = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return OPTIONS_EXIT_OK;
+		case 'V':
+			printf("sehttpd %s\n", SEHTTPD_VERSION);
+			return OPTIONS_EXIT_OK;
+		case ':':
+			fprintf(stderr, "sehttpd: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return OPTIONS_EXIT_USAGE;
+		default:
+			fprintf(stderr,
+				"sehttpd: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+			return OPTIONS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		opt->root = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "sehttpd: unexpected argument '%s'\n",
+			argv[optind]);
+		return OPTIONS_EXIT_USAGE;
+	}
+	return OPTIONS_RUN;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* The command line of sehttpd. */
+#ifndef SERVER_OPTIONS_H
+#define SERVER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct options {
+	const char *root;
+	const char *bind_addr;
+	uint16_t port;
+	unsigned threads;
+	uint32_t timeout_ms;
+	bool listing;
+	const char *access_log; /* NULL: off; "-": stdout */
+};
+
+enum options_result {
+	OPTIONS_RUN,
+	OPTIONS_EXIT_OK, /* --help or --version was printed */
+	OPTIONS_EXIT_USAGE, /* an error line was printed to stderr */
+};
+
+enum options_result options_parse(struct options *opt, int argc, char **argv);
+
+#endif /* SERVER_OPTIONS_H */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing responses for a request_ctx: heads, small bodies, error pages. */
+#ifndef SERVER_RESPOND_H
+#define SERVER_RESPOND_H
+
+#include <stddef.h>
+
+#include "http/response.h"
+#include "http_conn.h"
+
+/* A head for status with the connection's and the thread's defaults. */
+void respond_head_init(struct request_ctx *rc, struct http_response_head *h,
+		       int status);
+
+/*
+ * Sends the head h and body in one write (body omitted for HEAD, but counted
+ * in Content-Length).  Returns 0, or -1 when the connection is broken.
+ */
+int respond_with_body(struct request_ctx *rc, struct http_response_head *h,
+		      const void *body, size_t len);
+
+/* An error page, or a redirect when location is not NULL. */
+int respond_status(struct request_ctx *rc, int status, const char *location,
+		   size_t location_len);
+
+#endif /* SERVER_RESPOND_H */

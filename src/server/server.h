@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shapes shared by the event layer: the server (configuration, read-only
+ * once threads start), one worker per thread, and one conn per accepted
+ * socket, kept in a table indexed by file descriptor.
+ */
+#ifndef SERVER_SERVER_H
+#define SERVER_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "access_log.h"
+#include "date_cache.h"
+#include "timer_wheel.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr)-offsetof(type, member)))
+
+struct coro;
+struct coro_pool;
+
+/* A coroutine yields this instead of epoll events to run again soon. */
+#define CONN_YIELD_TURN 0
+
+struct server {
+	int root_fd; /* O_PATH descriptor of ROOT; lookups stay beneath it */
+	uint32_t timeout_ms;
+	bool listing;
+	bool access_log;
+	int access_log_fd;
+	unsigned nworkers;
+	struct worker *workers;
+	struct conn *conns; /* indexed by fd */
+	unsigned max_fds;
+};
+
+struct worker {
+	struct server *server;
+	pthread_t thread;
+	int epoll_fd;
+	int listen_fd;
+	int stop_fd; /* eventfd: the main thread asks for shutdown */
+	bool stopping;
+	bool accept_paused;
+	uint64_t now_ms;
+	uint64_t drain_deadline_ms;
+	unsigned active; /* open connections */
+	struct timer_wheel wheel;
+	struct timer accept_timer; /* resumes accepting after EMFILE */
+	struct coro_pool *pool;
+	struct date_cache date;
+	struct access_log_buffer log;
+};
+
+struct conn {
+	int fd;
+	bool open;
+	bool timed_out; /* the timer fired while the coroutine waited */
+	bool close_after; /* the coroutine decided to close */
+	bool maybe_more; /* the last read filled the buffer: read again */
+	bool turn; /* the timer is a short "run again" wake-up, no deadline */
+	uint32_t wait_events; /* what the suspended coroutine waits for */
+	struct worker *worker;
+	struct coro *coro; /* NULL while idle between requests */
+	struct timer timer;
+	struct client_addr peer; /* for the access log */
+};
+
+int worker_init(struct worker *w, struct server *s, int listen_fd);
+void *worker_run(void *arg);
+/* Asks the worker to stop accepting and drain; safe from another thread. */
+void worker_request_stop(struct worker *w);
+void worker_destroy(struct worker *w);
+
+/* The coroutine body serving one connection (http_conn.c). */
+void http_conn_serve(struct coro *coro, void *data);
+
+#endif /* SERVER_SERVER_H */

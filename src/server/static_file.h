@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Answering a request from the file system beneath ROOT. */
+#ifndef SERVER_STATIC_FILE_H
+#define SERVER_STATIC_FILE_H
+
+#include "http_conn.h"
+
+/* Returns 0 when answered (even with an error status), -1 when the
+ * connection is broken and must be closed. */
+int serve_request(struct request_ctx *rc);
+
+/*
+ * Opens path (relative to ROOT, "" for ROOT itself) without ever leaving
+ * ROOT: the kernel refuses ".." above it and symlinks that point outside
+ * (openat2 with RESOLVE_BENEATH).  Returns a descriptor or -1 with errno.
+ */
+int open_beneath(int root_fd, const char *path, int flags);
+
+/* The status that answers a failed lookup or read. */
+int status_for_errno(int err);
+
+#endif /* SERVER_STATIC_FILE_H */

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One event loop per thread: its own SO_REUSEPORT listener, epoll instance,
+ * timing wheel and coroutine pool.  Sockets are registered once, edge-
+ * triggered for both directions; an event resumes a connection's coroutine
+ * only when it is what the coroutine waits for, so no epoll_ctl is needed
+ * per request.  An idle connection has no coroutine: one is taken from the
+ * pool when a request starts arriving and returned when the reply is sent.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock_ms.h"
+#include "coro.h"
+#include "http_conn.h"
+#include "server.h"
+
+#define MAX_EVENTS 256
+#define CORO_STACK_SIZE (128 * 1024)
+#define CORO_POOL_KEEP 64
+#define ACCEPT_PAUSE_MS 100
+#define DRAIN_MAX_MS 30000
+
+int worker_init(struct worker *w, struct server *s, int listen_fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+
+	memset(w, 0, sizeof(*w));
+	w->server = s;
+	w->listen_fd = listen_fd;
+	w->now_ms = clock_ms();
+	timer_wheel_init(&w->wheel, w->now_ms);
+	timer_init(&w->accept_timer);
+	date_cache_update(&w->date);
+
+	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	w->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	w->pool =
+		coro_pool_new(CORO_STACK_SIZE, HTTP_CONN_EXTRA, CORO_POOL_KEEP);
+	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool)
+		return -1;
+	ev.data.u32 = (uint32_t)listen_fd;
+	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev))
+		return -1;
+	ev.data.u32 = (uint32_t)w->stop_fd;
+	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->stop_fd, &ev))
+		return -1;
+	return 0;
+}
+
+void worker_destroy(struct worker *w)
+{
+	if (w->pool)
+		coro_pool_free(w->pool);
+	if (w->epoll_fd >= 0)
+		close(w->epoll_fd);
+	if (w->stop_fd >= 0)
+		close(w->stop_fd);
+	if (w->listen_fd >= 0)
+		close(w->listen_fd);
+}
+
+void worker_request_stop(struct worker *w)
+{
+	uint64_t one = 1;
+
+	if (write(w->stop_fd, &one, sizeof(one)) < 0)
+		perror("sehttpd: eventfd");
+}
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+	if (c->coro) {
+		coro_release(c->coro);
+		c->coro = NULL;
+	}
+	timer_wheel_del(&w->wheel, &c->timer);
+	close(c->fd); /* also drops it from the epoll set */
+	c->open = false;
+	w->active--;
+}
+
+static void conn_resume(struct worker *w, struct conn *c)
+{
+	int r = coro_resume(c->coro);
+
+	if (r == CORO_FINISHED) {
+		coro_release(c->coro);
+		c->coro = NULL;
+		if (c->close_after || w->stopping)
+			conn_close(w, c);
+		return; /* idle: the coroutine armed the idle deadline */
+	}
+	c->wait_events = (uint32_t)r;
+	if (r == CONN_YIELD_TURN) {
+		/* After the next poll, not in this expiry pass. */
+		c->turn = true;
+		timer_wheel_add(&w->wheel, &c->timer, w->now_ms + 1);
+	}
+}
+
+static void conn_start(struct worker *w, struct conn *c)
+{
+	c->coro = coro_new(w->pool, http_conn_serve, c);
+	if (!c->coro) {
+		conn_close(w, c); /* out of memory: shed this client only */
+		return;
+	}
+	c->timed_out = false;
+	c->close_after = false;
+	conn_resume(w, c);
+}
+
+static void on_conn_timer(struct worker *w, struct conn *c)
+{
+	if (c->turn) {
+		c->turn = false;
+		conn_resume(w, c);
+	} else if (c->coro) {
+		c->timed_out = true; /* its pending I/O fails; it unwinds */
+		conn_resume(w, c);
+	} else {
+		conn_close(w, c);
+	}
+}
+
+static void set_accepting(struct worker *w, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN | EPOLLET : 0 };
+
+	ev.data.u32 = (uint32_t)w->listen_fd;
+	epoll_ctl(w->epoll_fd, EPOLL_CTL_MOD, w->listen_fd, &ev);
+	w->accept_paused = !on;
+}
+
+static void accept_all(struct worker *w)
+{
+	struct server *s = w->server;
+
+	while (!w->stopping) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT |
+						    EPOLLET };
+		struct conn *c;
+		int one = 1;
+		int fd = accept4(w->listen_fd, (struct sockaddr *)&ss, &sl,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				/*
+				 * Out of descriptors: leave the clients in
+				 * the backlog and look again shortly, rather
+				 * than spin on a listener that stays ready.
+				 */
+				set_accepting(w, false);
+				timer_wheel_add(&w->wheel, &w->accept_timer,
+						w->now_ms + ACCEPT_PAUSE_MS);
+			}
+			return;
+		}
+		if ((unsigned)fd >= s->max_fds) {
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c = &s->conns[fd];
+		*c = (struct conn){ .fd = fd, .open = true, .worker = w };
+		timer_init(&c->timer);
+		if (s->access_log)
+			client_addr_set(&c->peer, (struct sockaddr *)&ss);
+		ev.data.u32 = (uint32_t)fd;
+		if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+			close(fd);
+			c->open = false;
+			continue;
+		}
+		w->active++;
+		timer_wheel_add(&w->wheel, &c->timer,
+				w->now_ms + s->timeout_ms);
+		/* The request has usually arrived with the handshake. */
+		conn_start(w, c);
+	}
+}
+
+static void begin_stop(struct worker *w)
+{
+	struct server *s = w->server;
+
+	w->stopping = true;
+	epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->listen_fd, NULL);
+	close(w->listen_fd);
+	w->listen_fd = -1;
+	timer_wheel_del(&w->wheel, &w->accept_timer);
+	/* Idle connections go now; busy ones finish their reply first. */
+	for (unsigned fd = 0; fd < s->max_fds; fd++) {
+		struct conn *c = &s->conns[fd];
+
+		if (c->open && c->worker == w && !c->coro)
+			conn_close(w, c);
+	}
+	w->drain_deadline_ms =
+		w->now_ms +
+		(s->timeout_ms < DRAIN_MAX_MS ? s->timeout_ms : DRAIN_MAX_MS);
+}
+
+static void force_close_all(struct worker *w)
+{
+	struct server *s = w->server;
+
+	for (unsigned fd = 0; fd < s->max_fds; fd++) {
+		struct conn *c = &s->conns[fd];
+
+		if (c->open && c->worker == w)
+			conn_close(w, c);
+	}
+}
+
+static void handle_event(struct worker *w, const struct epoll_event *ev)
+{
+	struct server *s = w->server;
+	int fd = (int)ev->data.u32;
+	struct conn *c;
+
+	if (fd == w->listen_fd) {
+		accept_all(w);
+		return;
+	}
+	if (fd == w->stop_fd) {
+		if (!w->stopping)
+			begin_stop(w);
+		return;
+	}
+	c = &s->conns[fd];
+	if (!c->open)
+		return;
+	if (c->coro) {
+		/* A coroutine waiting its turn is resumed by the timer. */
+		if (c->wait_events &&
+		    (ev->events & (c->wait_events | EPOLLERR | EPOLLHUP)))
+			conn_resume(w, c);
+	} else if (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+		conn_start(w, c);
+	}
+}
+
+static void expire_timers(struct worker *w)
+{
+	struct timer *t;
+
+	while ((t = timer_wheel_expire(&w->wheel, w->now_ms))) {
+		if (t == &w->accept_timer) {
+			set_accepting(w,
+				      true); /* re-arming reports a backlog */
+			continue;
+		}
+		on_conn_timer(w, container_of(t, struct conn, timer));
+	}
+}
+
+void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	struct server *s = w->server;
+	struct epoll_event events[MAX_EVENTS];
+
+	for (;;) {
+		int timeout = timer_wheel_next_timeout(&w->wheel, w->now_ms);
+		int n;
+
+		if (w->stopping) {
+			if (w->active == 0)
+				break;
+			if (w->now_ms >= w->drain_deadline_ms) {
+				force_close_all(w);
+				break;
+			}
+			if (timeout < 0 ||
+			    (uint64_t)timeout >
+				    w->drain_deadline_ms - w->now_ms)
+				timeout =
+					(int)(w->drain_deadline_ms - w->now_ms);
+		}
+		n = epoll_wait(w->epoll_fd, events, MAX_EVENTS, timeout);
+		if (n < 0 && errno != EINTR) {
+			perror("sehttpd: epoll_wait");
+			break;
+		}
+		w->now_ms = clock_ms();
+		date_cache_update(&w->date);
+		for (int i = 0; i < n; i++)
+			handle_event(w, &events[i]);
+		expire_timers(w);
+		if (w->log.len)
+			access_log_flush(&w->log, s->access_log_fd);
+	}
+	if (w->log.len)
+		access_log_flush(&w->log, s->access_log_fd);
+	return NULL;
+}
