@@ -87,6 +87,21 @@ static unsigned fd_capacity(void)
 	return rl.rlim_cur > MAX_FDS_CAP ? MAX_FDS_CAP : (unsigned)rl.rlim_cur;
 }
 
+/*
+ * Descriptors beyond those of the connections: what is open now, each
+ * worker's epoll and eventfd, and room for the files requests open.
+ */
+static unsigned connection_limit(const struct server *s)
+{
+	int lowest = fcntl(0, F_DUPFD_CLOEXEC, 0);
+	unsigned reserve, files = s->max_fds / 8 > 16 ? s->max_fds / 8 : 16;
+
+	if (lowest >= 0)
+		close(lowest);
+	reserve = (lowest > 0 ? (unsigned)lowest : 3) + 2 * s->nworkers + files;
+	return s->max_fds > reserve + 1 ? s->max_fds - reserve : 1;
+}
+
 static int start_workers(struct server *s, int *listen_fds)
 {
 	unsigned i;
@@ -160,6 +175,7 @@ int main(int argc, char **argv)
 	sigaddset(&stop_signals, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
+	s.max_conns = connection_limit(&s);
 	if (start_workers(&s, listen_fds))
 		return 1;
 	listen_addr_format(&addr, where, sizeof(where));

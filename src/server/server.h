@@ -2,7 +2,9 @@
 /*
  * The shapes shared by the event layer: the server (configuration, read-only
  * once threads start), one worker per thread, and one conn per accepted
- * socket, kept in a table indexed by file descriptor.
+ * socket, kept in a table indexed by file descriptor.  An entry belongs to
+ * the worker that accepted its descriptor until that worker closes it; no
+ * other thread reads or writes it meanwhile.
  */
 #ifndef SERVER_SERVER_H
 #define SERVER_SERVER_H
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 
 #include "access_log.h"
@@ -36,6 +39,10 @@ struct server {
 	struct worker *workers;
 	struct conn *conns; /* indexed by fd */
 	unsigned max_fds;
+	/* Connections stop being accepted at max_conns, so that descriptors
+	 * remain for opening files; the rest wait in the backlog. */
+	unsigned max_conns;
+	atomic_uint open_conns;
 };
 
 struct worker {
@@ -49,6 +56,7 @@ struct worker {
 	uint64_t now_ms;
 	uint64_t drain_deadline_ms;
 	unsigned active; /* open connections */
+	struct conn *conns; /* this thread's open connections */
 	struct timer_wheel wheel;
 	struct timer accept_timer; /* resumes accepting after EMFILE */
 	struct coro_pool *pool;
@@ -66,6 +74,7 @@ struct conn {
 	uint32_t wait_events; /* what the suspended coroutine waits for */
 	struct worker *worker;
 	struct coro *coro; /* NULL while idle between requests */
+	struct conn *prev, *next; /* in worker->conns */
 	struct timer timer;
 	struct client_addr peer; /* for the access log */
 };

@@ -76,16 +76,45 @@ void worker_request_stop(struct worker *w)
 		perror("sehttpd: eventfd");
 }
 
+static void conn_list_add(struct worker *w, struct conn *c)
+{
+	c->prev = NULL;
+	c->next = w->conns;
+	if (w->conns)
+		w->conns->prev = c;
+	w->conns = c;
+	w->active++;
+}
+
+static void conn_list_del(struct worker *w, struct conn *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	w->active--;
+}
+
 static void conn_close(struct worker *w, struct conn *c)
 {
+	int fd = c->fd;
+
 	if (c->coro) {
 		coro_release(c->coro);
 		c->coro = NULL;
 	}
 	timer_wheel_del(&w->wheel, &c->timer);
-	close(c->fd); /* also drops it from the epoll set */
+	conn_list_del(w, c);
+	atomic_fetch_sub_explicit(&w->server->open_conns, 1,
+				  memory_order_relaxed);
 	c->open = false;
-	w->active--;
+	/*
+	 * Last: once the descriptor is closed another thread may accept a
+	 * connection with the same number and take over this table entry.
+	 */
+	close(fd); /* also drops it from the epoll set */
 }
 
 static void conn_resume(struct worker *w, struct conn *c)
@@ -141,6 +170,13 @@ static void set_accepting(struct worker *w, bool on)
 	w->accept_paused = !on;
 }
 
+static void pause_accepting(struct worker *w)
+{
+	set_accepting(w, false);
+	timer_wheel_add(&w->wheel, &w->accept_timer,
+			w->now_ms + ACCEPT_PAUSE_MS);
+}
+
 static void accept_all(struct worker *w)
 {
 	struct server *s = w->server;
@@ -152,9 +188,16 @@ static void accept_all(struct worker *w)
 						    EPOLLET };
 		struct conn *c;
 		int one = 1;
-		int fd = accept4(w->listen_fd, (struct sockaddr *)&ss, &sl,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd;
 
+		if (atomic_load_explicit(&s->open_conns,
+					 memory_order_relaxed) >=
+		    s->max_conns) {
+			pause_accepting(w);
+			return;
+		}
+		fd = accept4(w->listen_fd, (struct sockaddr *)&ss, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -165,9 +208,7 @@ static void accept_all(struct worker *w)
 				 * the backlog and look again shortly, rather
 				 * than spin on a listener that stays ready.
 				 */
-				set_accepting(w, false);
-				timer_wheel_add(&w->wheel, &w->accept_timer,
-						w->now_ms + ACCEPT_PAUSE_MS);
+				pause_accepting(w);
 			}
 			return;
 		}
@@ -187,7 +228,9 @@ static void accept_all(struct worker *w)
 			c->open = false;
 			continue;
 		}
-		w->active++;
+		conn_list_add(w, c);
+		atomic_fetch_add_explicit(&s->open_conns, 1,
+					  memory_order_relaxed);
 		timer_wheel_add(&w->wheel, &c->timer,
 				w->now_ms + s->timeout_ms);
 		/* The request has usually arrived with the handshake. */
@@ -197,7 +240,8 @@ static void accept_all(struct worker *w)
 
 static void begin_stop(struct worker *w)
 {
-	struct server *s = w->server;
+	struct conn *c, *next;
+	uint64_t timeout;
 
 	w->stopping = true;
 	epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->listen_fd, NULL);
@@ -205,27 +249,20 @@ static void begin_stop(struct worker *w)
 	w->listen_fd = -1;
 	timer_wheel_del(&w->wheel, &w->accept_timer);
 	/* Idle connections go now; busy ones finish their reply first. */
-	for (unsigned fd = 0; fd < s->max_fds; fd++) {
-		struct conn *c = &s->conns[fd];
-
-		if (c->open && c->worker == w && !c->coro)
+	for (c = w->conns; c; c = next) {
+		next = c->next;
+		if (!c->coro)
 			conn_close(w, c);
 	}
+	timeout = w->server->timeout_ms;
 	w->drain_deadline_ms =
-		w->now_ms +
-		(s->timeout_ms < DRAIN_MAX_MS ? s->timeout_ms : DRAIN_MAX_MS);
+		w->now_ms + (timeout < DRAIN_MAX_MS ? timeout : DRAIN_MAX_MS);
 }
 
 static void force_close_all(struct worker *w)
 {
-	struct server *s = w->server;
-
-	for (unsigned fd = 0; fd < s->max_fds; fd++) {
-		struct conn *c = &s->conns[fd];
-
-		if (c->open && c->worker == w)
-			conn_close(w, c);
-	}
+	while (w->conns)
+		conn_close(w, w->conns);
 }
 
 static void handle_event(struct worker *w, const struct epoll_event *ev)
