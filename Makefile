@@ -15,6 +15,7 @@ OPTFLAGS  ?= -O2 -g
 SANFLAGS  := -O1 -g -fno-omit-frame-pointer \
 	     -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS    := -pthread
+SEHTTPD_LIBS := -ldeflate
 
 HTTP_SRCS    := $(wildcard src/http/*.c)
 SERVER_SRCS  := $(filter-out src/server/main.c,$(wildcard src/server/*.c)) \
@@ -75,7 +76,7 @@ $(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o $(BUILD)/san/obj/tests/uni
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS) -lm
 
 # --- set-up, running and testing -----------------------------------------
-DEPS_BUILD := gcc make libc6-dev
+DEPS_BUILD := gcc make libc6-dev libdeflate-dev
 DEPS_CHECK := curl wget python3
 CHECK_SUITES := unit unit-san integration
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The listing is generated into the scratch buffer and leaves in chunks
- * (HTTP/1.1) or as a close-delimited body (HTTP/1.0) as the buffer fills, so
- * a directory of any size needs only the memory for its names.
+ * A directory's entries are read, sorted (directories first, then by name)
+ * and rendered by the shared core into one buffer, which the content cache
+ * keeps (with its compressed variants) for a second.
  */
 #include "dir_listing.h"
 
@@ -12,18 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-#include "conn_io.h"
-#include "coro.h"
-#include "http/chunked.h"
 #include "http/listing.h"
-#include "respond.h"
 #include "server.h"
 #include "static_file.h"
-
-#define HEAD_ROOM 1024 /* scratch bytes kept for the response head */
 
 struct entry_list {
 	struct http_listing_entry *items;
@@ -133,92 +126,62 @@ static int read_entries(struct request_ctx *rc, int dir_fd,
 	return 0;
 }
 
-struct listing_sink {
-	struct request_ctx *rc;
-	char *head;
-	size_t head_len; /* not yet sent while non-zero */
-	bool chunked;
-	bool last; /* this flush ends the body */
+/* The listing grows in one malloc'd buffer as http_out flushes into it. */
+struct listing_buffer {
+	char *data;
+	size_t len;
+	size_t cap;
 };
 
-/* Sends the buffered part of the body, with the head the first time. */
-static int flush_listing(struct http_out *out)
+static int append_flushed(struct http_out *out)
 {
-	struct listing_sink *sink = out->ctx;
-	struct iovec iov[4];
-	char chunk_head[HTTP_CHUNK_HEADER_MAX];
-	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
-	int n = 0;
+	struct listing_buffer *b = out->ctx;
 
-	if (sink->head_len)
-		iov[n++] = (struct iovec){ sink->head, sink->head_len };
-	if (!sink->chunked) {
-		if (out->len)
-			iov[n++] = (struct iovec){ out->buf, out->len };
-	} else if (out->len) {
-		iov[n++] = (struct iovec){
-			chunk_head, http_chunk_header(chunk_head, out->len)
-		};
-		iov[n++] = (struct iovec){ out->buf, out->len };
-		iov[n++] = sink->last ?
-				   (struct iovec){ (void *)tail,
-						   sizeof(tail) - 1 } :
-				   (struct iovec){ (void *)HTTP_CHUNK_END, 2 };
-	} else if (sink->last) {
-		iov[n++] =
-			(struct iovec){ (void *)(tail + 2), sizeof(tail) - 3 };
+	if (b->cap - b->len < out->len) {
+		size_t cap = b->cap ? b->cap : 16384;
+		char *p;
+
+		while (cap - b->len < out->len)
+			cap *= 2;
+		p = realloc(b->data, cap);
+		if (!p)
+			return -1;
+		b->data = p;
+		b->cap = cap;
 	}
-	sink->rc->body_bytes += out->len;
+	memcpy(b->data + b->len, out->buf, out->len);
+	b->len += out->len;
 	out->len = 0;
-	sink->head_len = 0;
-	if (n == 0)
-		return 0;
-	return conn_writev(sink->rc->conn, iov, n, !sink->last);
+	return 0;
 }
 
-int send_dir_listing(struct request_ctx *rc, int dir_fd)
+char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
 {
-	struct entry_list *l;
-	struct http_response_head h;
-	struct listing_sink sink = { .rc = rc, .head = rc->scratch };
-	struct http_out out;
-
-	l = calloc(1, sizeof(*l));
-	if (!l || coro_defer(rc->conn->coro, free, l)) {
-		free(l);
-		return respond_status(rc, 503, NULL, 0);
-	}
-	if (coro_defer(rc->conn->coro, free_entries, l) ||
-	    read_entries(rc, dir_fd, l))
-		return respond_status(rc, status_for_errno(errno), NULL, 0);
-	qsort(l->items, l->count, sizeof(*l->items), http_listing_entry_cmp);
-
-	sink.chunked = rc->req->version_minor >= 1;
-	if (!sink.chunked)
-		rc->keep_alive = false; /* the end of the body is the close */
-	respond_head_init(rc, &h, 200);
-	h.content_type = "text/html; charset=utf-8";
-	h.chunked = sink.chunked;
-	sink.head_len = http_response_head_build(sink.head, HEAD_ROOM, &h);
-	if (sink.head_len == 0)
-		return -1;
-	rc->status = 200;
-	if (rc->head_only)
-		return conn_write(rc->conn, sink.head, sink.head_len, false);
-
-	out = (struct http_out){
-		.buf = rc->scratch + HEAD_ROOM,
-		.cap = HTTP_CONN_SCRATCH - HEAD_ROOM,
-		.flush = flush_listing,
-		.ctx = &sink,
+	struct entry_list l = { 0 };
+	struct listing_buffer b = { 0 };
+	char chunk[4096];
+	struct http_out out = {
+		.buf = chunk,
+		.cap = sizeof(chunk),
+		.flush = append_flushed,
+		.ctx = &b,
 	};
+
+	if (read_entries(rc, dir_fd, &l)) {
+		free_entries(&l);
+		return NULL;
+	}
+	qsort(l.items, l.count, sizeof(*l.items), http_listing_entry_cmp);
 	http_listing_begin(&out, rc->path, (size_t)rc->path_len);
-	for (size_t i = 0; i < l->count; i++)
-		http_listing_entry(&out, &l->items[i]);
+	for (size_t i = 0; i < l.count; i++)
+		http_listing_entry(&out, &l.items[i]);
 	http_listing_end(&out);
-	/* The last flush also ends the chunked body, even when empty. */
-	sink.last = true;
-	if (out.error || flush_listing(&out))
-		return -1;
-	return 0;
+	free_entries(&l);
+	if (http_out_flush(&out)) {
+		free(b.data);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
 }

@@ -5,7 +5,12 @@
 
 #include "http_conn.h"
 
-/* dir_fd is the open directory rc->path names (ending in '/'). */
-int send_dir_listing(struct request_ctx *rc, int dir_fd);
+#include <stddef.h>
+
+/*
+ * The HTML listing of dir_fd, the open directory rc->path names (ending in
+ * '/'), in a malloc'd buffer of *len bytes; NULL with errno on failure.
+ */
+char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len);
 
 #endif /* SERVER_DIR_LISTING_H */

@@ -150,6 +150,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	s.timeout_ms = opt.timeout_ms;
 	s.listing = opt.listing;
+	s.compress = opt.compress;
+	/* Each thread owns a share: hits never wait for another thread. */
+	s.cache_bytes = (size_t)opt.cache_mib * 1024 * 1024 / opt.threads;
 	s.nworkers = opt.threads;
 	s.max_fds = fd_capacity();
 	s.conns = calloc(s.max_fds, sizeof(*s.conns));

@@ -16,6 +16,8 @@ enum {
 	OPT_TIMEOUT = 256,
 	OPT_NO_LISTING,
 	OPT_ACCESS_LOG,
+	OPT_NO_COMPRESS,
+	OPT_CACHE_SIZE,
 };
 
 static const struct option long_options[] = {
@@ -25,6 +27,8 @@ static const struct option long_options[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "no-listing", no_argument, NULL, OPT_NO_LISTING },
 	{ "access-log", required_argument, NULL, OPT_ACCESS_LOG },
+	{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
+	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -43,6 +47,9 @@ static void usage(FILE *out)
 		"      --no-listing       answer 403 for directories without index.html\n"
 		"      --access-log FILE  write a Combined Log Format line per request\n"
 		"                         to FILE ('-' for standard output)\n"
+		"      --no-compress      never compress responses\n"
+		"      --cache-size MIB   memory for cached files and listings\n"
+		"                         (default 64; 0 disables the cache)\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -97,6 +104,8 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.threads = cpus > 0 ? (unsigned)cpus : 1,
 		.timeout_ms = 15000,
 		.listing = true,
+		.compress = true,
+		.cache_mib = 64,
 	};
 
 	opterr = 0;
@@ -124,6 +133,15 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_NO_LISTING:
 			opt->listing = false;
+			break;
+		case OPT_NO_COMPRESS:
+			opt->compress = false;
+			break;
+		case OPT_CACHE_SIZE:
+			if (parse_uint(optarg, 0, 1u << 20, &v))
+				return bad("cache size", optarg),
+				       OPTIONS_EXIT_USAGE;
+			opt->cache_mib = (uint32_t)v;
 			break;
 		case OPT_ACCESS_LOG:
 			opt->access_log = optarg;

@@ -13,6 +13,8 @@ struct options {
 	unsigned threads;
 	uint32_t timeout_ms;
 	bool listing;
+	bool compress;
+	uint32_t cache_mib;
 	const char *access_log; /* NULL: off; "-": stdout */
 };
 

@@ -25,6 +25,8 @@
 
 struct coro;
 struct coro_pool;
+struct content_cache;
+struct compressor;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
@@ -33,6 +35,8 @@ struct server {
 	int root_fd; /* O_PATH descriptor of ROOT; lookups stay beneath it */
 	uint32_t timeout_ms;
 	bool listing;
+	bool compress;
+	size_t cache_bytes; /* per thread */
 	bool access_log;
 	int access_log_fd;
 	unsigned nworkers;
@@ -60,6 +64,8 @@ struct worker {
 	struct timer_wheel wheel;
 	struct timer accept_timer; /* resumes accepting after EMFILE */
 	struct coro_pool *pool;
+	struct content_cache *cache;
+	struct compressor *compressor;
 	struct date_cache date;
 	struct access_log_buffer log;
 };

@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: MIT
+/*
+ * Mapping a request path to an answer: from the content cache when a fresh
+ * entry is there, else from the file system beneath ROOT, filling the cache
+ * on the way for small files and listings.
+ */
 #include "static_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-#include "conn_io.h"
+#include "content_cache.h"
 #include "coro.h"
 #include "dir_listing.h"
+#include "file_response.h"
 #include "http/mime.h"
 #include "http/route.h"
 #include "respond.h"
 #include "server.h"
 
 #define INDEX_FILE "index.html"
+#define GZIP_SUFFIX ".gz"
 
 int open_beneath(int root_fd, const char *path, int flags)
 {
@@ -79,42 +86,158 @@ static int open_for_request(struct request_ctx *rc, const char *path)
 	return fd;
 }
 
-static int send_file(struct request_ctx *rc, int fd, const struct stat *st,
-		     const char *name, size_t name_len)
+static int stat_beneath(struct request_ctx *rc, const char *path,
+			struct stat *st)
 {
-	struct http_response_head h;
-	size_t hlen;
-	uint64_t size = (uint64_t)st->st_size;
+	int fd = open_beneath(rc->worker->server->root_fd, path, O_PATH);
+	int ret;
 
-	respond_head_init(rc, &h, 200);
-	h.content_type = http_mime_type(name, name_len);
-	h.content_length = (int64_t)size;
-	h.last_modified = st->st_mtim.tv_sec;
-	hlen = http_response_head_build(rc->scratch, HTTP_CONN_SCRATCH, &h);
-	if (hlen == 0)
+	if (fd < 0)
 		return -1;
-	rc->status = 200;
-	if (rc->head_only || size == 0)
-		return conn_write(rc->conn, rc->scratch, hlen, false);
-
-	if (size <= HTTP_CONN_SCRATCH - hlen) {
-		/* Small: head and body leave in one write. */
-		ssize_t n = pread(fd, rc->scratch + hlen, size, 0);
-
-		if (n != (ssize_t)size)
-			return -1; /* changed under us; the head is unsent */
-		rc->body_bytes = size;
-		return conn_write(rc->conn, rc->scratch, hlen + size, false);
-	}
-	if (conn_write(rc->conn, rc->scratch, hlen, true))
-		return -1;
-	if (conn_sendfile(rc->conn, fd, 0, size))
-		return -1;
-	rc->body_bytes = size;
-	return 0;
+	ret = fstat(fd, st);
+	close(fd);
+	return ret;
 }
 
-static int serve_directory(struct request_ctx *rc, int dir_fd)
+/* Reads a whole regular file of the given size into a new buffer. */
+static char *read_all(int fd, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	size_t got = 0;
+
+	while (buf && got < size) {
+		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+
+		if (n <= 0) {
+			free(buf);
+			return NULL; /* shrank under us: not cached */
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
+/*
+ * A cached entry for rc->path that is still fresh, or NULL.  At most once a
+ * second an entry is checked against the file; listings are rebuilt.
+ */
+static struct cache_entry *cache_lookup(struct request_ctx *rc)
+{
+	struct worker *w = rc->worker;
+	struct cache_entry *e;
+	char *path = rc->path;
+	size_t len = (size_t)rc->path_len;
+	struct stat st;
+	bool fresh;
+
+	if (!content_cache_enabled(w->cache))
+		return NULL;
+	e = content_cache_get(w->cache, path, len);
+	if (!e || !content_cache_due(e, w->now_ms))
+		return e;
+	if (e->kind == CACHE_LISTING) {
+		fresh = false;
+	} else if (path[len - 1] == '/') {
+		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
+		fresh = !stat_beneath(rc, path + 1, &st) &&
+			content_cache_same_file(e, &st);
+		path[len] = '\0';
+	} else {
+		fresh = !stat_beneath(rc, path + 1, &st) &&
+			content_cache_same_file(e, &st);
+	}
+	if (fresh) {
+		e->checked_ms = w->now_ms;
+		return e;
+	}
+	content_cache_remove(w->cache, e);
+	content_cache_put(e);
+	return NULL;
+}
+
+/* A "FILE.gz" beside the file, not older than it, as its gzip body. */
+static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
+				 const char *file, size_t len,
+				 const struct stat *st)
+{
+	char gz_path[HTTP_PATH_MAX + sizeof(GZIP_SUFFIX)];
+	struct stat gz_st;
+	char *gz;
+	int fd;
+
+	if (len + sizeof(GZIP_SUFFIX) > sizeof(gz_path))
+		return;
+	memcpy(gz_path, file, len);
+	memcpy(gz_path + len, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
+	fd = open_beneath(rc->worker->server->root_fd, gz_path,
+			  O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &gz_st) && S_ISREG(gz_st.st_mode) &&
+	    gz_st.st_size <= CACHE_FILE_MAX &&
+	    (gz_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
+	     (gz_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
+	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec))) {
+		gz = read_all(fd, (size_t)gz_st.st_size);
+		if (gz)
+			content_cache_set_gzip(rc->worker->cache, e, gz,
+					       (size_t)gz_st.st_size);
+	}
+	close(fd);
+}
+
+/*
+ * Answers with an open regular file: small ones through the cache (read
+ * once, compressed on demand), larger ones straight from the file.
+ * file is its path relative to ROOT.
+ */
+static int serve_file(struct request_ctx *rc, int fd, const struct stat *st,
+		      const char *file)
+{
+	struct worker *w = rc->worker;
+	size_t file_len = strlen(file);
+	const char *type = http_mime_type(file, file_len);
+	struct cache_entry *e;
+	char *body;
+
+	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX)
+		return respond_from_file(rc, fd, st, type);
+	body = read_all(fd, (size_t)st->st_size);
+	if (!body)
+		return respond_from_file(rc, fd, st, type);
+	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
+			    (size_t)st->st_size, st, type,
+			    w->server->compress && http_mime_compressible(type),
+			    w->now_ms);
+	if (!e)
+		return respond_status(rc, 503, NULL, 0);
+	if (e->compressible)
+		attach_precompressed(rc, e, file, file_len, st);
+	content_cache_link(w->cache, e);
+	return respond_from_entry(rc, e);
+}
+
+static int serve_listing(struct request_ctx *rc, int dir_fd,
+			 const struct stat *st)
+{
+	struct worker *w = rc->worker;
+	struct cache_entry *e;
+	size_t len;
+	char *html = build_dir_listing(rc, dir_fd, &len);
+
+	if (!html)
+		return respond_status(rc, status_for_errno(errno), NULL, 0);
+	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_LISTING, html,
+			    len, st, "text/html; charset=utf-8",
+			    w->server->compress, w->now_ms);
+	if (!e)
+		return respond_status(rc, 503, NULL, 0);
+	content_cache_link(w->cache, e);
+	return respond_from_entry(rc, e);
+}
+
+static int serve_directory(struct request_ctx *rc, int dir_fd,
+			   const struct stat *dir_st)
 {
 	char *path = rc->path;
 	size_t len = (size_t)rc->path_len;
@@ -134,24 +257,32 @@ static int serve_directory(struct request_ctx *rc, int dir_fd)
 	if (len + sizeof(INDEX_FILE) <= sizeof(rc->path)) {
 		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
 		fd = open_for_request(rc, path + 1);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			char file[HTTP_PATH_MAX];
+
+			memcpy(file, path + 1, len + sizeof(INDEX_FILE) - 1);
+			path[len] = '\0';
+			return serve_file(rc, fd, &st, file);
+		}
 		path[len] = '\0';
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			return send_file(rc, fd, &st, INDEX_FILE,
-					 sizeof(INDEX_FILE) - 1);
 	}
 	if (!rc->worker->server->listing)
 		return respond_status(rc, 403, NULL, 0);
-	return send_dir_listing(rc, dir_fd);
+	return serve_listing(rc, dir_fd, dir_st);
 }
 
 int serve_request(struct request_ctx *rc)
 {
+	struct cache_entry *e;
 	struct stat st;
 	int fd;
 
 	rc->path_len = http_route(rc->buf, rc->req, rc->path);
 	if (rc->path_len < 0)
 		return respond_status(rc, -rc->path_len, NULL, 0);
+	e = cache_lookup(rc);
+	if (e)
+		return respond_from_entry(rc, e);
 
 	fd = open_for_request(rc, rc->path + 1);
 	if (fd < 0)
@@ -159,11 +290,8 @@ int serve_request(struct request_ctx *rc)
 	if (fstat(fd, &st))
 		return respond_status(rc, 500, NULL, 0);
 	if (S_ISDIR(st.st_mode))
-		return serve_directory(rc, fd);
+		return serve_directory(rc, fd, &st);
 	if (!S_ISREG(st.st_mode))
 		return respond_status(rc, 403, NULL, 0);
-	/* "/file/" names a directory that is not there. */
-	if (rc->path[rc->path_len - 1] == '/')
-		return respond_status(rc, 404, NULL, 0);
-	return send_file(rc, fd, &st, rc->path, (size_t)rc->path_len);
+	return serve_file(rc, fd, &st, rc->path + 1);
 }

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "clock_ms.h"
+#include "compress.h"
+#include "content_cache.h"
 #include "coro.h"
 #include "http_conn.h"
 #include "server.h"
@@ -45,7 +47,10 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 	w->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	w->pool =
 		coro_pool_new(CORO_STACK_SIZE, HTTP_CONN_EXTRA, CORO_POOL_KEEP);
-	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool)
+	w->cache = content_cache_new(s->cache_bytes);
+	w->compressor = s->compress ? compressor_new() : NULL;
+	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool || !w->cache ||
+	    (s->compress && !w->compressor))
 		return -1;
 	ev.data.u32 = (uint32_t)listen_fd;
 	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev))
@@ -58,6 +63,8 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 
 void worker_destroy(struct worker *w)
 {
+	content_cache_free(w->cache);
+	compressor_free(w->compressor);
 	if (w->pool)
 		coro_pool_free(w->pool);
 	if (w->epoll_fd >= 0)

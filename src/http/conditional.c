@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+#include "conditional.h"
+#include "format.h"
+
+size_t http_format_etag(char *out, uint64_t ino, uint64_t size,
+			int64_t mtime_ns, const char *variant)
+{
+	size_t n = 0, vlen = strlen(variant);
+
+	out[n++] = '"';
+	n += http_format_hex(out + n, ino);
+	out[n++] = '-';
+	n += http_format_hex(out + n, size);
+	out[n++] = '-';
+	n += http_format_hex(out + n, (uint64_t)mtime_ns);
+	if (vlen && vlen <= 3) {
+		out[n++] = '-';
+		memcpy(out + n, variant, vlen);
+		n += vlen;
+	}
+	out[n++] = '"';
+	return n;
+}
+
+bool http_etag_list_matches(const char *list, size_t len, const char *etag,
+			    size_t etag_len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start, end;
+
+		while (i < len &&
+		       (list[i] == ' ' || list[i] == '\t' || list[i] == ','))
+			i++;
+		start = i;
+		while (i < len && list[i] != ',')
+			i++;
+		end = i;
+		while (end > start &&
+		       (list[end - 1] == ' ' || list[end - 1] == '\t'))
+			end--;
+		if (end - start == 1 && list[start] == '*')
+			return true;
+		if (end - start > 2 && list[start] == 'W' &&
+		    list[start + 1] == '/')
+			start += 2;
+		if (end - start == etag_len &&
+		    !memcmp(list + start, etag, etag_len))
+			return true;
+	}
+	return false;
+}
+
+static int month_from_name(const char *s)
+{
+	static const char months[] = "janfebmaraprmayjunjulaugsepoctnovdec";
+	char m[3] = { http_tolower(s[0]), http_tolower(s[1]),
+		      http_tolower(s[2]) };
+
+	for (int i = 0; i < 12; i++) {
+		if (!memcmp(months + 3 * i, m, 3))
+			return i + 1;
+	}
+	return -1;
+}
+
+/* Reads exactly n digits at s. */
+static int digits(const char *s, size_t n, int *v)
+{
+	*v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+static int parse_clock(const char *s, int *h, int *m, int *sec)
+{
+	if (digits(s, 2, h) || s[2] != ':' || digits(s + 3, 2, m) ||
+	    s[5] != ':' || digits(s + 6, 2, sec))
+		return -1;
+	return *h < 24 && *m < 60 && *sec < 61 ? 0 : -1;
+}
+
+/* Days since the epoch of a proleptic Gregorian date (H. Hinnant). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int http_parse_date(const char *s, size_t len, int64_t *t)
+{
+	int day, month, year, h, m, sec;
+	const char *comma = memchr(s, ',', len);
+
+	if (comma && comma - s == 3 && len == HTTP_DATE_LEN) {
+		/* Sun, 06 Nov 1994 08:49:37 GMT */
+		if (s[4] != ' ' || digits(s + 5, 2, &day) || s[7] != ' ' ||
+		    (month = month_from_name(s + 8)) < 0 || s[11] != ' ' ||
+		    digits(s + 12, 4, &year) || s[16] != ' ' ||
+		    parse_clock(s + 17, &h, &m, &sec) ||
+		    memcmp(s + 25, " GMT", 4))
+			return -1;
+	} else if (comma) {
+		/* Sunday, 06-Nov-94 08:49:37 GMT */
+		const char *p = comma + 1;
+		size_t rest = len - (size_t)(p - s);
+
+		if (rest != 23 || p[0] != ' ' || digits(p + 1, 2, &day) ||
+		    p[3] != '-' || (month = month_from_name(p + 4)) < 0 ||
+		    p[7] != '-' || digits(p + 8, 2, &year) || p[10] != ' ' ||
+		    parse_clock(p + 11, &h, &m, &sec) ||
+		    memcmp(p + 19, " GMT", 4))
+			return -1;
+		/* RFC 9110: a two-digit year more than 50 years ahead is in
+		 * the past century; 70-99 and 00-69 is the usual reading. */
+		year += year < 70 ? 2000 : 1900;
+	} else {
+		/* Sun Nov  6 08:49:37 1994 */
+		if (len != 24 || s[3] != ' ' ||
+		    (month = month_from_name(s + 4)) < 0 || s[7] != ' ' ||
+		    digits(s + 8 + (s[8] == ' '), 2 - (s[8] == ' '), &day) ||
+		    s[10] != ' ' || parse_clock(s + 11, &h, &m, &sec) ||
+		    s[19] != ' ' || digits(s + 20, 4, &year))
+			return -1;
+	}
+	if (day < 1 || day > 31)
+		return -1;
+	*t = days_from_civil(year, month, day) * 86400 + h * 3600 + m * 60 +
+	     sec;
+	return 0;
+}
+
+enum http_precondition http_check_preconditions(const char *buf,
+						const struct http_request *req,
+						const char *etag,
+						size_t etag_len,
+						int64_t last_modified)
+{
+	if (http_has_header(req, HTTP_H_IF_NONE_MATCH)) {
+		struct http_span v = req->header[HTTP_H_IF_NONE_MATCH];
+
+		return http_etag_list_matches(buf + v.off, v.len, etag,
+					      etag_len) ?
+			       HTTP_PRECOND_NOT_MODIFIED :
+			       HTTP_PRECOND_NONE;
+	}
+	if (http_has_header(req, HTTP_H_IF_MODIFIED_SINCE)) {
+		struct http_span v = req->header[HTTP_H_IF_MODIFIED_SINCE];
+		int64_t since;
+
+		if (!http_parse_date(buf + v.off, v.len, &since) &&
+		    last_modified <= since)
+			return HTTP_PRECOND_NOT_MODIFIED;
+	}
+	return HTTP_PRECOND_NONE;
+}
+
+bool http_if_range_allows(const char *buf, const struct http_request *req,
+			  const char *etag, size_t etag_len,
+			  int64_t last_modified)
+{
+	struct http_span v = req->header[HTTP_H_IF_RANGE];
+	const char *s = buf + v.off;
+	int64_t t;
+
+	if (!http_has_header(req, HTTP_H_IF_RANGE))
+		return true;
+	if (v.len > 0 && (s[0] == '"' || s[0] == 'W'))
+		/* Strong comparison: a weak tag never matches. */
+		return v.len == etag_len && !memcmp(s, etag, etag_len);
+	return !http_parse_date(s, v.len, &t) && t == last_modified;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Validators and conditional requests (RFC 9110 sections 8.8 and 13). */
+#ifndef HTTP_CONDITIONAL_H
+#define HTTP_CONDITIONAL_H
+
+#include "compat.h"
+#include "parser.h"
+
+/* '"' + 3 * 16 hex digits + 2 dashes + a 3-byte variant suffix + '"' */
+#define HTTP_ETAG_MAX 64
+
+/*
+ * A strong entity tag from a file's identity: inode, size and modification
+ * time in nanoseconds, plus a suffix naming the content coding ("" for
+ * identity, "gz", "df"), so each representation has its own tag.
+ * Returns its length (quotes included).
+ */
+size_t http_format_etag(char *out, uint64_t ino, uint64_t size,
+			int64_t mtime_ns, const char *variant);
+
+/* If-None-Match: "*" or a list containing etag (weak comparison). */
+bool http_etag_list_matches(const char *list, size_t len, const char *etag,
+			    size_t etag_len);
+
+/* Parses IMF-fixdate, RFC 850 and asctime dates; returns 0 or -1. */
+int http_parse_date(const char *s, size_t len, int64_t *t);
+
+enum http_precondition {
+	HTTP_PRECOND_NONE, /* answer normally */
+	HTTP_PRECOND_NOT_MODIFIED, /* 304 */
+};
+
+/* Evaluates If-None-Match (which wins) and If-Modified-Since for GET/HEAD. */
+enum http_precondition http_check_preconditions(const char *buf,
+						const struct http_request *req,
+						const char *etag,
+						size_t etag_len,
+						int64_t last_modified);
+
+/*
+ * If-Range: true when a Range header may be honoured, i.e. If-Range is
+ * absent, or is exactly the (strong) etag, or a date equal to
+ * last_modified.
+ */
+bool http_if_range_allows(const char *buf, const struct http_request *req,
+			  const char *etag, size_t etag_len,
+			  int64_t last_modified);
+
+#endif /* HTTP_CONDITIONAL_H */

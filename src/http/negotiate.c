@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#include "negotiate.h"
+
+/* q-values in thousandths; -1 when a coding is not mentioned. */
+struct coding_q {
+	int gzip;
+	int deflate;
+	int star;
+};
+
+static bool is_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Parses "q=0.5" style weights; malformed ones count as 1 (lenient). */
+static int parse_q(const char *s, size_t n)
+{
+	int q = 0, scale = 1000;
+	size_t i = 2;
+
+	if (n < 3 || http_tolower(s[0]) != 'q' || s[1] != '=')
+		return 1000;
+	if (s[i] == '1')
+		return 1000;
+	if (s[i] != '0')
+		return 1000;
+	i++;
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && scale > 1 && s[i] >= '0' && s[i] <= '9';
+		     i++) {
+			scale /= 10;
+			q += (s[i] - '0') * scale;
+		}
+	}
+	return q;
+}
+
+static void parse_accept(const char *s, size_t len, struct coding_q *q)
+{
+	size_t i = 0;
+
+	q->gzip = q->deflate = q->star = -1;
+	while (i < len) {
+		size_t tok, tok_end, end;
+		int weight = 1000;
+
+		while (i < len && (is_ows(s[i]) || s[i] == ','))
+			i++;
+		tok = i;
+		while (i < len && s[i] != ',' && s[i] != ';' && !is_ows(s[i]))
+			i++;
+		tok_end = i;
+		end = i;
+		while (end < len && s[end] != ',')
+			end++;
+		/* Parameters: only q matters. */
+		while (i < end) {
+			if (s[i] == ';') {
+				i++;
+				while (i < end && is_ows(s[i]))
+					i++;
+				weight = parse_q(s + i, end - i);
+			}
+			i++;
+		}
+		i = end;
+		if (tok_end - tok == 4 && http_eq_lower(s + tok, "gzip", 4))
+			q->gzip = weight;
+		else if (tok_end - tok == 6 &&
+			 http_eq_lower(s + tok, "x-gzip", 6) && q->gzip < 0)
+			q->gzip = weight;
+		else if (tok_end - tok == 7 &&
+			 http_eq_lower(s + tok, "deflate", 7))
+			q->deflate = weight;
+		else if (tok_end - tok == 1 && s[tok] == '*')
+			q->star = weight;
+	}
+}
+
+enum http_coding http_choose_coding(const char *accept, size_t len,
+				    unsigned available)
+{
+	struct coding_q q;
+	int gzip, deflate;
+
+	if (!accept)
+		return HTTP_CODING_IDENTITY;
+	parse_accept(accept, len, &q);
+	gzip = q.gzip >= 0 ? q.gzip : q.star;
+	deflate = q.deflate >= 0 ? q.deflate : q.star;
+	if (!(available & HTTP_CODING_BIT(HTTP_CODING_GZIP)))
+		gzip = -1;
+	if (!(available & HTTP_CODING_BIT(HTTP_CODING_DEFLATE)))
+		deflate = -1;
+	if (gzip > 0 && gzip >= deflate)
+		return HTTP_CODING_GZIP;
+	if (deflate > 0)
+		return HTTP_CODING_DEFLATE;
+	return HTTP_CODING_IDENTITY;
+}
