@@ -10,8 +10,17 @@
 
 #ifdef __KERNEL__
 #include <linux/kernel.h>
+#include <linux/limits.h>
 #include <linux/string.h>
 #include <linux/types.h>
+/* <stdint.h>'s limits, under their kernel names. */
+#define INT64_MIN S64_MIN
+#define INT64_MAX S64_MAX
+#define UINT64_MAX U64_MAX
+#define INT32_MAX S32_MAX
+#define UINT32_MAX U32_MAX
+#define UINT16_MAX U16_MAX
+#define UINT8_MAX U8_MAX
 #else
 #include <stdbool.h>
 #include <stddef.h>

@@ -126,8 +126,11 @@ const char *http_mime_type(const char *name, size_t len)
 	if (n < 2 || n > MIME_EXT_MAX)
 		return HTTP_MIME_DEFAULT;
 	n--; /* without the dot */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		ext[i] = http_tolower(name[dot + 1 + i]);
+		if (ext[i] == '\0') /* would cut the strcmp() short */
+			return HTTP_MIME_DEFAULT;
+	}
 	ext[n] = '\0';
 
 	while (lo < hi) {

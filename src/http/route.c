@@ -24,8 +24,9 @@ size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
 				  const char *path, size_t len)
 {
 	size_t n = http_url_encode(path, len, out, cap, true);
+	size_t query = req->has_query ? 1 + (size_t)req->query.len : 0;
 
-	if (n == 0 || cap - n < 2 + (size_t)req->query.len)
+	if (n == 0 || cap - n < 1 + query)
 		return 0;
 	out[n++] = '/';
 	if (req->has_query) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compress.h"
+#include "http/format.h"
 
 #define INITIAL_BUCKETS 256
 
@@ -151,7 +152,7 @@ static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 {
 	static const char *const suffix[] = { "", "gz", "df" };
 	static const char *const encoding[] = { NULL, "gzip", "deflate" };
-	char etag[HTTP_ETAG_MAX];
+	char etag[HTTP_ETAG_MAX], date[HTTP_DATE_LEN];
 	size_t n = 0, etag_len;
 
 	if (e->kind == CACHE_FILE) {
@@ -167,6 +168,11 @@ static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
 				      "%.*s\r\nAccept-Ranges: bytes\r\n",
 				      (int)etag_len, etag);
+		/* Formatted once here rather than on every hit. */
+		http_format_date(date, e->last_modified);
+		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
+				      "Last-Modified: %.*s\r\n",
+				      HTTP_DATE_LEN, date);
 	}
 	if (e->compressible)
 		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,

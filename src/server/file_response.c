@@ -142,8 +142,6 @@ int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
 	h.content_type = e->content_type;
 	h.extra = extra;
 	h.extra_len = extra_len;
-	if (e->kind == CACHE_FILE)
-		h.last_modified = e->last_modified;
 	if (sel.status == 304 || sel.status == 416)
 		return respond_without_body(rc, &h);
 
