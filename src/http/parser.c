@@ -330,7 +330,7 @@ static uint32_t state_limit(const struct http_parser *p)
 	if (p->state == S_VERSION) /* its CR or LF may sit at the limit */
 		return HTTP_MAX_REQUEST_LINE + 1;
 	if (p->state == S_REQUEST_LINE_LF)
-		return UINT32_MAX;
+		return (uint32_t)-1;
 	return p->line_end + HTTP_MAX_HEADER_SECTION;
 }
 

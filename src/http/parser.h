@@ -14,7 +14,9 @@
 
 #include "compat.h"
 
+/* Bytes before the request line's CRLF, empty lines before it included. */
 #define HTTP_MAX_REQUEST_LINE 8192
+/* Bytes after the request line's CRLF, through the final empty line. */
 #define HTTP_MAX_HEADER_SECTION 16384
 #define HTTP_MAX_HEADER_FIELDS 100
 /* A buffer this large always holds a complete head that is within limits. */
@@ -78,7 +80,7 @@ struct http_parser {
 	uint32_t mark; /* start of the token being scanned */
 	uint32_t name_len; /* of the field being scanned */
 	uint32_t value_off; /* where its value starts */
-	uint32_t line_end; /* where the header section starts */
+	uint32_t line_end; /* past the request line: the header section */
 	uint16_t state;
 	uint8_t conn_tokens; /* close / keep-alive seen in any Connection */
 };

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+/* The directory listing: order, escaping, links, and streaming. */
+#include "harness.h"
+
+#include "http/listing.h"
+
+struct sink {
+	char data[1 << 20];
+	size_t len;
+};
+
+static int sink_flush(struct http_out *out)
+{
+	struct sink *s = out->ctx;
+
+	if (s->len + out->len > sizeof(s->data))
+		return -1;
+	memcpy(s->data + s->len, out->buf, out->len);
+	s->len += out->len;
+	out->len = 0;
+	return 0;
+}
+
+static void out_init(struct http_out *out, char *buf, size_t cap,
+		     struct sink *s)
+{
+	s->len = 0;
+	*out = (struct http_out){
+		.buf = buf, .cap = cap, .flush = sink_flush, .ctx = s
+	};
+}
+
+static struct http_listing_entry file(const char *name, uint64_t size,
+				      int64_t mtime)
+{
+	return (struct http_listing_entry){ .name = name,
+					    .name_len = strlen(name),
+					    .has_stat = true,
+					    .size = size,
+					    .mtime = mtime };
+}
+
+static struct http_listing_entry dir(const char *name, int64_t mtime)
+{
+	return (struct http_listing_entry){ .name = name,
+					    .name_len = strlen(name),
+					    .is_dir = true,
+					    .has_stat = true,
+					    .mtime = mtime };
+}
+
+/* Renders a whole listing through a buffer of the given capacity. */
+static size_t render(struct sink *s, size_t cap, const char *path,
+		     const struct http_listing_entry *e, size_t n)
+{
+	struct http_out out;
+	char *buf = malloc(cap);
+
+	out_init(&out, buf, cap, s);
+	http_listing_begin(&out, path, strlen(path));
+	for (size_t i = 0; i < n; i++)
+		http_listing_entry(&out, &e[i]);
+	http_listing_end(&out);
+	if (http_out_flush(&out))
+		s->len = 0;
+	free(buf);
+	s->data[s->len] = '\0';
+	return s->len;
+}
+
+static bool contains(const struct sink *s, const char *needle)
+{
+	return strstr(s->data, needle) != NULL;
+}
+
+TEST(exact_document)
+{
+	static struct sink s;
+	struct http_listing_entry e[] = {
+		dir("sub", 784111777),
+		file("a b.txt", 12, 1795153200), /* 2026-11-20 05:40 */
+		{ .name = "nostat", .name_len = 6 },
+	};
+
+	render(&s, 4096, "/docs/", e, ARRAY_SIZE(e));
+	CHECK_EQ_STR(
+		s.data,
+		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		"<title>Index of /docs/</title>\n"
+		"<style>body{font-family:sans-serif}"
+		"td{padding:0 1em 0 0}td.size{text-align:right}</style>"
+		"</head>\n<body>\n<h1>Index of /docs/</h1>\n<table>\n"
+		"<tr><th>Name</th><th>Size</th><th>Modified</th></tr>\n"
+		"<tr><td><a href=\"../\">../</a></td><td></td><td></td></tr>\n"
+		"<tr><td><a href=\"sub/\">sub/</a></td><td class=\"size\">-"
+		"</td><td>1994-11-06 08:49</td></tr>\n"
+		"<tr><td><a href=\"a%20b.txt\">a b.txt</a></td>"
+		"<td class=\"size\">12</td><td>2026-11-20 05:40</td></tr>\n"
+		"<tr><td><a href=\"nostat\">nostat</a></td>"
+		"<td class=\"size\">-</td><td></td></tr>\n"
+		"</table>\n</body></html>\n");
+}
+
+TEST(parent_link_except_at_root)
+{
+	static struct sink s;
+
+	render(&s, 4096, "/", NULL, 0);
+	CHECK(!contains(&s, "href=\"../\""));
+	CHECK(contains(&s, "<title>Index of /</title>"));
+	render(&s, 4096, "/a/", NULL, 0);
+	CHECK(contains(&s, "<a href=\"../\">../</a>"));
+	render(&s, 4096, "/a/b/c/", NULL, 0);
+	CHECK(contains(&s, "<a href=\"../\">../</a>"));
+}
+
+TEST(hostile_names_are_escaped_and_encoded)
+{
+	static struct sink s;
+	struct http_listing_entry e[] = {
+		file("<b>&\"x'.txt", 1, 0),
+		file("space name.txt", 2, 0),
+		file("percent%41.txt", 3, 0),
+		file("\xc3\xbcn\xc3\xaf"
+		     "c\xc3\xb6"
+		     "d\xc3\xa9.txt",
+		     4, 0),
+		file("#hash?.txt", 5, 0),
+		file("javascript:alert(1)", 6, 0),
+		file("\"><script>x</script>", 7, 0),
+		file("line\r\nbreak", 8, 0),
+		dir("<i>dir", 0),
+	};
+
+	render(&s, 4096, "/<p>&\"'/", e, ARRAY_SIZE(e));
+	CHECK(contains(&s, "<a href=\"%3Cb%3E%26%22x%27.txt\">"
+			   "&lt;b&gt;&amp;&quot;x&#39;.txt</a>"));
+	CHECK(contains(&s, "<a href=\"space%20name.txt\">space name.txt</a>"));
+	CHECK(contains(&s, "<a href=\"percent%2541.txt\">percent%41.txt</a>"));
+	CHECK(contains(&s, "<a href=\"%C3%BCn%C3%AFc%C3%B6d%C3%A9.txt\">"
+			   "\xc3\xbcn\xc3\xaf"
+			   "c\xc3\xb6"
+			   "d\xc3\xa9.txt</a>"));
+	CHECK(contains(&s, "<a href=\"%23hash%3F.txt\">#hash?.txt</a>"));
+	CHECK(contains(&s, "<a href=\"javascript%3Aalert%281%29\">"));
+	CHECK(contains(&s, "<a href=\"%22%3E%3Cscript%3Ex%3C%2Fscript%3E\">"
+			   "&quot;&gt;&lt;script&gt;x&lt;/script&gt;</a>"));
+	CHECK(contains(&s, "<a href=\"line%0D%0Abreak\">line\r\nbreak</a>"));
+	CHECK(contains(&s, "<a href=\"%3Ci%3Edir/\">&lt;i&gt;dir/</a>"));
+	CHECK(contains(&s, "<title>Index of /&lt;p&gt;&amp;&quot;&#39;/"));
+	/* No markup from a name gets through raw. */
+	CHECK(!contains(&s, "<b>"));
+	CHECK(!contains(&s, "<i>"));
+	CHECK(!contains(&s, "<script"));
+	CHECK(!contains(&s, "<p>"));
+}
+
+TEST(sizes_and_times)
+{
+	static struct sink s;
+	struct http_listing_entry e[] = {
+		file("zero", 0, -1),
+		file("big", 4295016448ull, 253402300799ll),
+		file("max", UINT64_MAX, 0),
+	};
+
+	render(&s, 4096, "/", e, ARRAY_SIZE(e));
+	CHECK(contains(&s, "\">zero</a></td><td class=\"size\">0</td>"
+			   "<td>1969-12-31 23:59</td>"));
+	CHECK(contains(&s, "\">big</a></td><td class=\"size\">4295016448</td>"
+			   "<td>9999-12-31 23:59</td>"));
+	CHECK(contains(&s, "<td class=\"size\">18446744073709551615</td>"
+			   "<td>1970-01-01 00:00</td>"));
+}
+
+static int cmp(const char *a, bool adir, const char *b, bool bdir)
+{
+	struct http_listing_entry x = { .name = a,
+					.name_len = strlen(a),
+					.is_dir = adir };
+	struct http_listing_entry y = { .name = b,
+					.name_len = strlen(b),
+					.is_dir = bdir };
+
+	return http_listing_entry_cmp(&x, &y);
+}
+
+TEST(comparator)
+{
+	CHECK(cmp("a", false, "b", false) < 0);
+	CHECK(cmp("b", false, "a", false) > 0);
+	CHECK(cmp("a", false, "a", false) == 0);
+	CHECK(cmp("z", true, "a", false) < 0);
+	CHECK(cmp("a", false, "z", true) > 0);
+	CHECK(cmp("B", false, "a", false) < 0);
+	CHECK(cmp("a", false, "a.txt", false) < 0);
+	CHECK(cmp("a.txt", false, "a", false) > 0);
+	CHECK(cmp("z", false, "\xc3\xbc", false) < 0); /* bytes unsigned */
+	CHECK(cmp("\x7f", false, "\x80", false) < 0);
+	CHECK(cmp("", false, "a", false) < 0);
+	/* The length counts, not a NUL: "ab" cut to "a" equals "a". */
+	{
+		struct http_listing_entry x = { .name = "ab", .name_len = 1 };
+		struct http_listing_entry y = { .name = "a", .name_len = 1 };
+
+		CHECK(http_listing_entry_cmp(&x, &y) == 0);
+	}
+}
+
+TEST(sorted_order)
+{
+	static const char *const names[] = {
+		"b.txt", "A",	  "a",	  "..foo", "\xc3\xbc", "a.txt",
+		"_x",	 "B.txt", "zeta", "a b",   "10",       "9",
+	};
+	static const char *const want[] = {
+		/* directories (odd indices above) first, by byte order */
+		"..foo",
+		"9",
+		"A",
+		"B.txt",
+		"a b",
+		"a.txt",
+		/* then files */
+		"10",
+		"_x",
+		"a",
+		"b.txt",
+		"zeta",
+		"\xc3\xbc",
+	};
+	struct http_listing_entry e[ARRAY_SIZE(names)];
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		e[i] = file(names[i], 0, 0);
+		e[i].is_dir = i % 2 == 1;
+	}
+	qsort(e, ARRAY_SIZE(e), sizeof(e[0]), http_listing_entry_cmp);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		CHECK_EQ_STR(e[i].name, want[i]);
+}
+
+TEST(tiny_buffer_streams_the_same_bytes)
+{
+	static struct sink small, big;
+	struct http_listing_entry e[120];
+	char names[120][64];
+	unsigned seed = 31337;
+
+	for (size_t i = 0; i < ARRAY_SIZE(e); i++) {
+		static const char pool[] = "<>&\"' %az.\xc3\xbc#?";
+		size_t n = 1 + i % 60;
+
+		for (size_t k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			names[i][k] = pool[(seed >> 16) % (sizeof(pool) - 1)];
+		}
+		names[i][n] = '\0';
+		e[i] = file(names[i], (uint64_t)seed * i, (int64_t)seed * 97);
+		e[i].is_dir = i % 3 == 0;
+		e[i].has_stat = i % 5 != 0;
+	}
+	qsort(e, ARRAY_SIZE(e), sizeof(e[0]), http_listing_entry_cmp);
+	for (size_t cap = 64; cap <= 80; cap++) {
+		render(&small, cap, "/a<b>/", e, ARRAY_SIZE(e));
+		render(&big, 1 << 19, "/a<b>/", e, ARRAY_SIZE(e));
+		CHECK(small.len > 10000);
+		CHECK_EQ_INT(small.len, big.len);
+		CHECK(small.len == big.len &&
+		      !memcmp(small.data, big.data, small.len));
+	}
+}

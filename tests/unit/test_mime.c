@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/* File name extension to media type. */
+#include "harness.h"
+
+#include <ctype.h>
+
+#include "http/mime.h"
+
+static const char *mime(const char *name)
+{
+	return http_mime_type(name, strlen(name));
+}
+
+TEST(types_the_specification_names)
+{
+	CHECK_EQ_STR(mime("index.html"), "text/html; charset=utf-8");
+	CHECK_EQ_STR(mime("a.txt"), "text/plain; charset=utf-8");
+	CHECK_EQ_STR(mime("s.css"), "text/css; charset=utf-8");
+	CHECK_EQ_STR(mime("app.js"), "text/javascript; charset=utf-8");
+	CHECK_EQ_STR(mime("d.json"), "application/json");
+	CHECK_EQ_STR(mime("i.svg"), "image/svg+xml");
+	CHECK_EQ_STR(mime("i.png"), "image/png");
+	CHECK_EQ_STR(mime("i.jpg"), "image/jpeg");
+	CHECK_EQ_STR(mime("i.jpeg"), "image/jpeg");
+	CHECK_EQ_STR(mime("i.gif"), "image/gif");
+	CHECK_EQ_STR(mime("i.webp"), "image/webp");
+	CHECK_EQ_STR(mime("favicon.ico"), "image/x-icon");
+	CHECK_EQ_STR(mime("f.woff2"), "font/woff2");
+	CHECK_EQ_STR(mime("v.mp4"), "video/mp4");
+	CHECK_EQ_STR(mime("a.mp3"), "audio/mpeg");
+	CHECK_EQ_STR(mime("d.pdf"), "application/pdf");
+	CHECK_EQ_STR(mime("a.zip"), "application/zip");
+	CHECK_EQ_STR(mime("a.gz"), "application/gzip");
+	CHECK_EQ_STR(mime("m.wasm"), "application/wasm");
+	CHECK_EQ_STR(mime("d.xml"), "application/xml");
+	CHECK_EQ_STR(mime("x.unknownext"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("noextension"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(HTTP_MIME_DEFAULT, "application/octet-stream");
+}
+
+/* Every entry of the table, so an unsorted table cannot go unnoticed. */
+static const struct {
+	const char *ext;
+	const char *type;
+} table[] = {
+	{ "7z", "application/x-7z-compressed" },
+	{ "aac", "audio/aac" },
+	{ "apng", "image/apng" },
+	{ "atom", "application/atom+xml" },
+	{ "avi", "video/x-msvideo" },
+	{ "avif", "image/avif" },
+	{ "bin", "application/octet-stream" },
+	{ "bmp", "image/bmp" },
+	{ "bz2", "application/x-bzip2" },
+	{ "c", "text/plain; charset=utf-8" },
+	{ "cjs", "text/javascript; charset=utf-8" },
+	{ "conf", "text/plain; charset=utf-8" },
+	{ "css", "text/css; charset=utf-8" },
+	{ "csv", "text/csv; charset=utf-8" },
+	{ "deb", "application/vnd.debian.binary-package" },
+	{ "doc", "application/msword" },
+	{ "docx",
+	  "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+	{ "eot", "application/vnd.ms-fontobject" },
+	{ "epub", "application/epub+zip" },
+	{ "flac", "audio/flac" },
+	{ "gif", "image/gif" },
+	{ "gz", "application/gzip" },
+	{ "h", "text/plain; charset=utf-8" },
+	{ "heic", "image/heic" },
+	{ "htm", "text/html; charset=utf-8" },
+	{ "html", "text/html; charset=utf-8" },
+	{ "ico", "image/x-icon" },
+	{ "ics", "text/calendar; charset=utf-8" },
+	{ "iso", "application/x-iso9660-image" },
+	{ "jar", "application/java-archive" },
+	{ "jpeg", "image/jpeg" },
+	{ "jpg", "image/jpeg" },
+	{ "js", "text/javascript; charset=utf-8" },
+	{ "json", "application/json" },
+	{ "jsonld", "application/ld+json" },
+	{ "log", "text/plain; charset=utf-8" },
+	{ "m3u8", "application/vnd.apple.mpegurl" },
+	{ "m4a", "audio/mp4" },
+	{ "m4v", "video/mp4" },
+	{ "manifest", "text/cache-manifest; charset=utf-8" },
+	{ "map", "application/json" },
+	{ "md", "text/markdown; charset=utf-8" },
+	{ "mid", "audio/midi" },
+	{ "midi", "audio/midi" },
+	{ "mjs", "text/javascript; charset=utf-8" },
+	{ "mkv", "video/x-matroska" },
+	{ "mov", "video/quicktime" },
+	{ "mp3", "audio/mpeg" },
+	{ "mp4", "video/mp4" },
+	{ "mpeg", "video/mpeg" },
+	{ "mpg", "video/mpeg" },
+	{ "odp", "application/vnd.oasis.opendocument.presentation" },
+	{ "ods", "application/vnd.oasis.opendocument.spreadsheet" },
+	{ "odt", "application/vnd.oasis.opendocument.text" },
+	{ "oga", "audio/ogg" },
+	{ "ogg", "audio/ogg" },
+	{ "ogv", "video/ogg" },
+	{ "opus", "audio/opus" },
+	{ "otf", "font/otf" },
+	{ "pdf", "application/pdf" },
+	{ "png", "image/png" },
+	{ "ppt", "application/vnd.ms-powerpoint" },
+	{ "pptx",
+	  "application/vnd.openxmlformats-officedocument.presentationml.presentation" },
+	{ "ps", "application/postscript" },
+	{ "rar", "application/vnd.rar" },
+	{ "rss", "application/rss+xml" },
+	{ "rtf", "application/rtf" },
+	{ "sh", "text/x-shellscript; charset=utf-8" },
+	{ "svg", "image/svg+xml" },
+	{ "tar", "application/x-tar" },
+	{ "tgz", "application/gzip" },
+	{ "tif", "image/tiff" },
+	{ "tiff", "image/tiff" },
+	{ "toml", "application/toml" },
+	{ "ts", "video/mp2t" },
+	{ "ttf", "font/ttf" },
+	{ "txt", "text/plain; charset=utf-8" },
+	{ "vtt", "text/vtt; charset=utf-8" },
+	{ "wasm", "application/wasm" },
+	{ "wav", "audio/wav" },
+	{ "weba", "audio/webm" },
+	{ "webm", "video/webm" },
+	{ "webmanifest", "application/manifest+json" },
+	{ "webp", "image/webp" },
+	{ "woff", "font/woff" },
+	{ "woff2", "font/woff2" },
+	{ "xhtml", "application/xhtml+xml" },
+	{ "xls", "application/vnd.ms-excel" },
+	{ "xlsx",
+	  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
+	{ "xml", "application/xml" },
+	{ "xz", "application/x-xz" },
+	{ "yaml", "application/yaml" },
+	{ "yml", "application/yaml" },
+	{ "zip", "application/zip" },
+	{ "zst", "application/zstd" },
+};
+
+/* The expected type of an extension given by length, from the table. */
+static const char *lookup(const char *ext, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		if (strlen(table[i].ext) == n && !memcmp(table[i].ext, ext, n))
+			return table[i].type;
+	}
+	return HTTP_MIME_DEFAULT;
+}
+
+TEST(every_table_entry_is_found)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		char name[64], upper[64];
+		size_t n;
+
+		n = (size_t)snprintf(name, sizeof(name), "/d.x/f.%s",
+				     table[i].ext);
+		CHECK_EQ_STR(http_mime_type(name, n), table[i].type);
+		for (size_t k = 0; k <= n; k++)
+			upper[k] = (char)toupper((unsigned char)name[k]);
+		CHECK_EQ_STR(http_mime_type(upper, n), table[i].type);
+		/* Only the exact extension matches, not a prefix of it. */
+		name[n] = '0';
+		CHECK_EQ_STR(http_mime_type(name, n + 1), HTTP_MIME_DEFAULT);
+		CHECK_EQ_STR(http_mime_type(name, n - 1),
+			     lookup(table[i].ext, strlen(table[i].ext) - 1));
+	}
+}
+
+TEST(only_the_last_extension_of_the_last_segment_counts)
+{
+	CHECK_EQ_STR(mime("archive.tar.gz"), "application/gzip");
+	CHECK_EQ_STR(mime("page.html.bak"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("/dir.html/file"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("/dir.html/"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("/a/b/c.CSS"), "text/css; charset=utf-8");
+	CHECK_EQ_STR(mime("/a/b/c.Html"), "text/html; charset=utf-8");
+	CHECK_EQ_STR(mime(".html"), "text/html; charset=utf-8");
+	CHECK_EQ_STR(mime("file."), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("."), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime(""), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("/"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("..foo"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("a.ht"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("a.htmlx"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(mime("a. html"), HTTP_MIME_DEFAULT);
+	/* The length bounds the name: "a.html" cut to "a.htm". */
+	CHECK_EQ_STR(http_mime_type("a.html", 5), "text/html; charset=utf-8");
+	CHECK_EQ_STR(http_mime_type("a.jsonld", 6), "application/json");
+	CHECK_EQ_STR(http_mime_type("a.txt", 0), HTTP_MIME_DEFAULT);
+}
+
+TEST(long_and_hostile_extensions)
+{
+	char name[300];
+
+	/* Extensions of every length up to far beyond the longest known. */
+	for (size_t len = 0; len < 280; len++) {
+		char *buf = malloc(len + 2); /* exact, for ASan */
+
+		buf[0] = '.';
+		memset(buf + 1, 'w', len);
+		CHECK_EQ_STR(http_mime_type(buf, len + 1), HTTP_MIME_DEFAULT);
+		free(buf);
+	}
+	memset(name, 'x', sizeof(name));
+	memcpy(name + sizeof(name) - 12, ".webmanifest", 12);
+	CHECK_EQ_STR(http_mime_type(name, sizeof(name)),
+		     "application/manifest+json");
+	/* High bytes and NUL inside an extension are just unknown. */
+	CHECK_EQ_STR(mime("a.\xc3\xbc"), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(http_mime_type("a.h\0ml", 6), HTTP_MIME_DEFAULT);
+	CHECK_EQ_STR(http_mime_type("a.txt\0", 6), HTTP_MIME_DEFAULT);
+}
+
+TEST(compressible)
+{
+	static const char *const yes[] = {
+		"text/html; charset=utf-8",
+		"text/plain; charset=utf-8",
+		"text/css; charset=utf-8",
+		"text/javascript; charset=utf-8",
+		"application/json",
+		"image/svg+xml",
+		"application/wasm",
+		"application/xml",
+		"image/x-icon",
+		"application/manifest+json",
+	};
+	static const char *const no[] = {
+		"image/png",
+		"image/jpeg",
+		"image/gif",
+		"image/webp",
+		"font/woff2",
+		"video/mp4",
+		"audio/mpeg",
+		"application/pdf",
+		"application/zip",
+		"application/gzip",
+		HTTP_MIME_DEFAULT,
+		"",
+		"text",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		CHECK(http_mime_compressible(yes[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++) {
+		if (http_mime_compressible(no[i]))
+			fprintf(stderr, "  \"%s\"\n", no[i]);
+		CHECK(!http_mime_compressible(no[i]));
+	}
+}
