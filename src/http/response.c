@@ -95,7 +95,8 @@ size_t http_response_head_build(char *buf, size_t cap,
 	struct head_writer w = { buf, 0, cap, false };
 	const struct status_entry *st = find_status(h->status);
 
-	put_str(&w, h->version_minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 ");
+	/* RFC 9110 2.5: a server answers with its own version, also to 1.0. */
+	put_str(&w, "HTTP/1.1 ");
 	put_u64(&w, (uint64_t)st->code);
 	put(&w, " ", 1);
 	put_str(&w, st->reason);

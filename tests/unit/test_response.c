@@ -125,12 +125,12 @@ TEST(connection_header_by_version)
 			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
 			  "Content-Length: 0\r\nConnection: close\r\n\r\n"));
 	h.version_minor = 0;
-	CHECK(head_is(&h, "HTTP/1.0 404 Not Found\r\nServer: sehttpd\r\n"
+	CHECK(head_is(&h, "HTTP/1.1 404 Not Found\r\nServer: sehttpd\r\n"
 			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
 			  "Content-Length: 0\r\nConnection: close\r\n\r\n"));
 	/* 1.0 keep-alive must be said, or the client closes. */
 	h.keep_alive = true;
-	CHECK(head_is(&h, "HTTP/1.0 404 Not Found\r\nServer: sehttpd\r\n"
+	CHECK(head_is(&h, "HTTP/1.1 404 Not Found\r\nServer: sehttpd\r\n"
 			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
 			  "Content-Length: 0\r\n"
 			  "Connection: keep-alive\r\n\r\n"));
