@@ -148,10 +148,13 @@ enum http_precondition http_check_preconditions(const char *buf,
 						int64_t last_modified)
 {
 	if (http_has_header(req, HTTP_H_IF_NONE_MATCH)) {
-		struct http_span v = req->header[HTTP_H_IF_NONE_MATCH];
+		char tmp[HTTP_LIST_JOIN_MAX];
+		const char *list;
+		size_t n = http_header_list(buf, req, HTTP_H_IF_NONE_MATCH, tmp,
+					    sizeof(tmp), &list);
 
-		return http_etag_list_matches(buf + v.off, v.len, etag,
-					      etag_len) ?
+		/* A list too long to join is taken as not matching. */
+		return list && http_etag_list_matches(list, n, etag, etag_len) ?
 			       HTTP_PRECOND_NOT_MODIFIED :
 			       HTTP_PRECOND_NONE;
 	}

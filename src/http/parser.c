@@ -140,6 +140,54 @@ static int header_id_from_name(const char *s, size_t n)
 	return -1;
 }
 
+size_t http_header_list(const char *buf, const struct http_request *req,
+			enum http_header_id id, char *tmp, size_t cap,
+			const char **value)
+{
+	uint32_t pos = req->fields_off;
+	size_t n = 0;
+
+	*value = NULL;
+	if (!http_has_header(req, id))
+		return 0;
+	if (!(req->repeated & (1u << id))) {
+		*value = buf + req->header[id].off;
+		return req->header[id].len;
+	}
+	/* Rare: walk the (already validated) field lines again. */
+	while (pos < req->head_len) {
+		uint32_t start = pos, colon, vs, ve;
+
+		while (buf[pos] != '\n')
+			pos++;
+		ve = pos++;
+		if (ve > start && buf[ve - 1] == '\r')
+			ve--;
+		if (ve == start)
+			break; /* the empty line ending the head */
+		colon = start;
+		while (buf[colon] != ':')
+			colon++;
+		if (header_id_from_name(buf + start, colon - start) != (int)id)
+			continue;
+		vs = colon + 1;
+		while (vs < ve && (buf[vs] == ' ' || buf[vs] == '\t'))
+			vs++;
+		while (ve > vs && (buf[ve - 1] == ' ' || buf[ve - 1] == '\t'))
+			ve--;
+		if (n + 2 + (ve - vs) > cap)
+			return 0;
+		if (n) {
+			tmp[n++] = ',';
+			tmp[n++] = ' ';
+		}
+		memcpy(tmp + n, buf + vs, ve - vs);
+		n += ve - vs;
+	}
+	*value = tmp;
+	return n;
+}
+
 bool http_list_has_token(const char *list, size_t len, const char *token)
 {
 	size_t tlen = strlen(token);
@@ -243,6 +291,8 @@ static int end_of_field(struct http_parser *p, struct http_request *req,
 	default:
 		break;
 	}
+	if (req->present & (1u << id))
+		req->repeated |= 1u << id;
 	req->present |= 1u << id;
 	req->header[id] = v;
 	return 0;
@@ -312,6 +362,7 @@ static int end_of_head(struct http_parser *p, struct http_request *req,
 	if (req->version_minor == 1 && !http_has_header(req, HTTP_H_HOST))
 		return -400;
 	req->keep_alive = req->version_minor == 1 ? !close : keep && !close;
+	req->fields_off = p->line_end;
 	req->head_len = head_len;
 	return (int)head_len;
 }

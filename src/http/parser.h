@@ -70,6 +70,8 @@ struct http_request {
 	struct http_span path; /* still percent-encoded */
 	struct http_span query; /* after '?' */
 	uint32_t present; /* bit (1 << enum http_header_id) when seen */
+	uint32_t repeated; /* same bits: seen on more than one line */
+	uint32_t fields_off; /* where the header fields start */
 	struct http_span header[HTTP_H_COUNT]; /* value, whitespace-trimmed */
 	uint32_t nfields;
 	uint32_t head_len; /* request line, headers and the empty line */
@@ -111,6 +113,18 @@ static inline const char *http_span_ptr(const char *buf, struct http_span s)
 {
 	return buf + s.off;
 }
+
+/*
+ * The value of a list-valued header (Accept-Encoding, If-None-Match...).
+ * Field lines with the same name form one comma-separated list (RFC 9110
+ * 5.3): when the header came on several lines they are joined into tmp.
+ * Sets *value and returns the length; 0 with *value NULL when absent or when
+ * the joined list does not fit in cap.
+ */
+#define HTTP_LIST_JOIN_MAX 512 /* a tmp size that also suits kernel stacks */
+size_t http_header_list(const char *buf, const struct http_request *req,
+			enum http_header_id id, char *tmp, size_t cap,
+			const char **value);
 
 /* True when the comma-separated list contains token, case-insensitively. */
 bool http_list_has_token(const char *list, size_t len, const char *token);

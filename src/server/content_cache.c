@@ -146,6 +146,24 @@ bool content_cache_same_file(const struct cache_entry *e, const struct stat *st)
 	       st->st_mtim.tv_nsec == e->mtime.tv_nsec;
 }
 
+static bool same_identity(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+bool content_cache_same_sibling(const struct cache_entry *e,
+				const struct stat *st)
+{
+	if (!e->sibling_checked)
+		return true;
+	if (!st || !e->sibling_exists)
+		return !st && !e->sibling_exists;
+	return same_identity(st, &e->sibling);
+}
+
 /* Header lines that depend only on the representation. */
 static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 			      enum http_coding coding)
@@ -171,8 +189,8 @@ static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 		/* Formatted once here rather than on every hit. */
 		http_format_date(date, e->last_modified);
 		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "Last-Modified: %.*s\r\n",
-				      HTTP_DATE_LEN, date);
+				      "Last-Modified: %.*s\r\n", HTTP_DATE_LEN,
+				      date);
 	}
 	if (e->compressible)
 		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,

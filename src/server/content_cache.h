@@ -52,6 +52,10 @@ struct cache_entry {
 	off_t size;
 	struct timespec mtime;
 	uint64_t checked_ms;
+	/* FILE.gz as last seen, used or not: its change also makes e stale. */
+	bool sibling_checked;
+	bool sibling_exists;
+	struct stat sibling;
 	size_t bytes; /* counted against the limit */
 	unsigned refs; /* the table's, plus one per response being written */
 	bool linked; /* still in the table */
@@ -75,6 +79,9 @@ bool content_cache_due(const struct cache_entry *e, uint64_t now_ms);
 /* True when st still describes what e holds. */
 bool content_cache_same_file(const struct cache_entry *e,
 			     const struct stat *st);
+/* True when the FILE.gz beside e's file is as it was (st NULL: absent). */
+bool content_cache_same_sibling(const struct cache_entry *e,
+				const struct stat *st);
 /* Drops e from the table (it lives on while referenced). */
 void content_cache_remove(struct content_cache *c, struct cache_entry *e);
 void content_cache_put(struct cache_entry *e); /* releases a reference */

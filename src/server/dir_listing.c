@@ -171,7 +171,9 @@ char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
 		free_entries(&l);
 		return NULL;
 	}
-	qsort(l.items, l.count, sizeof(*l.items), http_listing_entry_cmp);
+	if (l.count)
+		qsort(l.items, l.count, sizeof(*l.items),
+		      http_listing_entry_cmp);
 	http_listing_begin(&out, rc->path, (size_t)rc->path_len);
 	for (size_t i = 0; i < l.count; i++)
 		http_listing_entry(&out, &l.items[i]);

@@ -123,10 +123,14 @@ int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
 	if (e->compressible &&
 	    http_has_header(rc->req, HTTP_H_ACCEPT_ENCODING) &&
 	    !(e->kind == CACHE_FILE && range_requested(rc))) {
-		struct http_span v = rc->req->header[HTTP_H_ACCEPT_ENCODING];
+		char tmp[HTTP_LIST_JOIN_MAX];
+		const char *accept;
+		size_t accept_len = http_header_list(rc->buf, rc->req,
+						     HTTP_H_ACCEPT_ENCODING,
+						     tmp, sizeof(tmp), &accept);
 
 		coding = http_choose_coding(
-			rc->buf + v.off, v.len,
+			accept, accept_len,
 			HTTP_CODING_BIT(HTTP_CODING_GZIP) |
 				HTTP_CODING_BIT(HTTP_CODING_DEFLATE));
 	}

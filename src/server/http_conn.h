@@ -17,6 +17,8 @@
 _Static_assert(HTTP_CONN_READ_BUF > HTTP_MAX_HEAD,
 	       "a request head within limits must fit the read buffer");
 
+#define HTTP_CONN_PATH_SLACK 16
+
 struct conn;
 struct worker;
 
@@ -32,7 +34,9 @@ struct request_ctx {
 	int status; /* for the access log */
 	uint64_t body_bytes;
 	int path_len;
-	char path[HTTP_PATH_MAX]; /* decoded and normalised, from '/' */
+	/* Decoded and normalised, from '/'; with room to append a suffix
+	 * ("index.html", ".gz") to the longest path http_route() returns. */
+	char path[HTTP_PATH_MAX + HTTP_CONN_PATH_SLACK];
 };
 
 #endif /* SERVER_HTTP_CONN_H */

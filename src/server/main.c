@@ -102,21 +102,30 @@ static unsigned connection_limit(const struct server *s)
 	return s->max_fds > reserve + 1 ? s->max_fds - reserve : 1;
 }
 
-static int start_workers(struct server *s, int *listen_fds)
+/* Starts the workers in turn; returns how many are running. */
+static unsigned start_workers(struct server *s, int *listen_fds)
 {
 	unsigned i;
 
 	for (i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->workers[i];
 
-		if (worker_init(w, s, listen_fds[i]) ||
-		    pthread_create(&w->thread, NULL, worker_run, w)) {
-			fprintf(stderr, "sehttpd: cannot start thread %u: %s\n",
-				i, strerror(errno));
-			return -1;
+		if (worker_init(w, s, listen_fds[i])) {
+			fprintf(stderr,
+				"sehttpd: cannot set up thread %u: %s\n", i,
+				strerror(errno));
+			worker_destroy(w);
+			i++; /* its listener is closed */
+			break;
+		}
+		if (pthread_create(&w->thread, NULL, worker_run, w)) {
+			fprintf(stderr, "sehttpd: cannot start thread %u\n", i);
+			worker_destroy(w);
+			i++;
+			break;
 		}
 	}
-	return 0;
+	return i;
 }
 
 static int wait_for_signal(const sigset_t *set)
@@ -134,8 +143,10 @@ int main(int argc, char **argv)
 	struct server s = { .root_fd = -1, .access_log_fd = -1 };
 	struct listen_addr addr;
 	char real_root[PATH_MAX], where[LISTEN_ADDR_STRLEN], err[256];
-	int *listen_fds;
+	int *listen_fds = NULL;
+	unsigned started;
 	sigset_t stop_signals;
+	int ret = 1;
 
 	switch (options_parse(&opt, argc, argv)) {
 	case OPTIONS_EXIT_OK:
@@ -146,8 +157,11 @@ int main(int argc, char **argv)
 		break;
 	}
 	if (open_root(&s, opt.root, real_root, sizeof(real_root)) ||
-	    open_access_log(&s, opt.access_log))
+	    open_access_log(&s, opt.access_log)) {
+		if (s.root_fd >= 0)
+			close(s.root_fd);
 		return EXIT_USAGE;
+	}
 	s.timeout_ms = opt.timeout_ms;
 	s.listing = opt.listing;
 	s.compress = opt.compress;
@@ -160,14 +174,15 @@ int main(int argc, char **argv)
 	listen_fds = calloc(s.nworkers, sizeof(*listen_fds));
 	if (!s.conns || !s.workers || !listen_fds) {
 		fprintf(stderr, "sehttpd: out of memory\n");
-		return 1;
+		goto out;
 	}
 
 	if (listen_addr_resolve(&addr, opt.bind_addr, opt.port, err,
 				sizeof(err)) ||
 	    listeners_open(&addr, s.nworkers, listen_fds, err, sizeof(err))) {
 		fprintf(stderr, "sehttpd: %s\n", err);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
 
 	/* Only the main thread takes the stop signals; workers never see
@@ -179,23 +194,31 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
 	s.max_conns = connection_limit(&s);
-	if (start_workers(&s, listen_fds))
-		return 1;
-	listen_addr_format(&addr, where, sizeof(where));
-	printf("sehttpd: listening on http://%s/ (root %s, %u thread%s)\n",
-	       where, real_root, s.nworkers, s.nworkers == 1 ? "" : "s");
-	fflush(stdout);
-
-	wait_for_signal(&stop_signals);
-	for (unsigned i = 0; i < s.nworkers; i++)
+	started = start_workers(&s, listen_fds);
+	if (started == s.nworkers) {
+		listen_addr_format(&addr, where, sizeof(where));
+		printf("sehttpd: listening on http://%s/ (root %s, %u thread%s)\n",
+		       where, real_root, s.nworkers,
+		       s.nworkers == 1 ? "" : "s");
+		fflush(stdout);
+		wait_for_signal(&stop_signals);
+		ret = 0;
+	}
+	for (unsigned i = 0; i < started; i++)
 		worker_request_stop(&s.workers[i]);
-	for (unsigned i = 0; i < s.nworkers; i++) {
+	for (unsigned i = 0; i < started; i++) {
 		pthread_join(s.workers[i].thread, NULL);
 		worker_destroy(&s.workers[i]);
 	}
+	/* Listeners of threads that never started. */
+	for (unsigned i = started; i < s.nworkers; i++)
+		close(listen_fds[i]);
+out:
 	free(listen_fds);
 	free(s.workers);
 	free(s.conns);
 	close(s.root_fd);
-	return 0;
+	if (s.access_log_fd > STDOUT_FILENO)
+		close(s.access_log_fd);
+	return ret;
 }

@@ -58,7 +58,6 @@ struct worker {
 	bool stopping;
 	bool accept_paused;
 	uint64_t now_ms;
-	uint64_t drain_deadline_ms;
 	unsigned active; /* open connections */
 	struct conn *conns; /* this thread's open connections */
 	struct timer_wheel wheel;

@@ -145,6 +145,13 @@ static struct cache_entry *cache_lookup(struct request_ctx *rc)
 	} else {
 		fresh = !stat_beneath(rc, path + 1, &st) &&
 			content_cache_same_file(e, &st);
+		if (fresh && e->sibling_checked) {
+			memcpy(path + len, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
+			fresh = content_cache_same_sibling(
+				e,
+				stat_beneath(rc, path + 1, &st) ? NULL : &st);
+			path[len] = '\0';
+		}
 	}
 	if (fresh) {
 		e->checked_ms = w->now_ms;
@@ -171,10 +178,16 @@ static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
 	memcpy(gz_path + len, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
 	fd = open_beneath(rc->worker->server->root_fd, gz_path,
 			  O_RDONLY | O_NONBLOCK);
+	e->sibling_checked = true;
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &gz_st) && S_ISREG(gz_st.st_mode) &&
-	    gz_st.st_size <= CACHE_FILE_MAX &&
+	if (fstat(fd, &gz_st)) {
+		close(fd);
+		return;
+	}
+	e->sibling_exists = true;
+	e->sibling = gz_st;
+	if (S_ISREG(gz_st.st_mode) && gz_st.st_size <= CACHE_FILE_MAX &&
 	    (gz_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
 	     (gz_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
 	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec))) {

@@ -29,7 +29,6 @@
 #define CORO_STACK_SIZE (128 * 1024)
 #define CORO_POOL_KEEP 64
 #define ACCEPT_PAUSE_MS 100
-#define DRAIN_MAX_MS 30000
 
 int worker_init(struct worker *w, struct server *s, int listen_fd)
 {
@@ -248,7 +247,6 @@ static void accept_all(struct worker *w)
 static void begin_stop(struct worker *w)
 {
 	struct conn *c, *next;
-	uint64_t timeout;
 
 	w->stopping = true;
 	epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->listen_fd, NULL);
@@ -261,9 +259,11 @@ static void begin_stop(struct worker *w)
 		if (!c->coro)
 			conn_close(w, c);
 	}
-	timeout = w->server->timeout_ms;
-	w->drain_deadline_ms =
-		w->now_ms + (timeout < DRAIN_MAX_MS ? timeout : DRAIN_MAX_MS);
+	/*
+	 * No overall deadline: every busy connection has its own timer, which
+	 * a reply that keeps making progress keeps pushing back, and which
+	 * cuts off one that stalls.
+	 */
 }
 
 static void force_close_all(struct worker *w)
@@ -306,8 +306,8 @@ static void expire_timers(struct worker *w)
 
 	while ((t = timer_wheel_expire(&w->wheel, w->now_ms))) {
 		if (t == &w->accept_timer) {
-			set_accepting(w,
-				      true); /* re-arming reports a backlog */
+			/* Re-arming reports a waiting backlog. */
+			set_accepting(w, true);
 			continue;
 		}
 		on_conn_timer(w, container_of(t, struct conn, timer));
@@ -324,19 +324,8 @@ void *worker_run(void *arg)
 		int timeout = timer_wheel_next_timeout(&w->wheel, w->now_ms);
 		int n;
 
-		if (w->stopping) {
-			if (w->active == 0)
-				break;
-			if (w->now_ms >= w->drain_deadline_ms) {
-				force_close_all(w);
-				break;
-			}
-			if (timeout < 0 ||
-			    (uint64_t)timeout >
-				    w->drain_deadline_ms - w->now_ms)
-				timeout =
-					(int)(w->drain_deadline_ms - w->now_ms);
-		}
+		if (w->stopping && w->active == 0)
+			break;
 		n = epoll_wait(w->epoll_fd, events, MAX_EVENTS, timeout);
 		if (n < 0 && errno != EINTR) {
 			perror("sehttpd: epoll_wait");
@@ -350,6 +339,7 @@ void *worker_run(void *arg)
 		if (w->log.len)
 			access_log_flush(&w->log, s->access_log_fd);
 	}
+	force_close_all(w); /* only left after an epoll failure */
 	if (w->log.len)
 		access_log_flush(&w->log, s->access_log_fd);
 	return NULL;

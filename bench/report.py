@@ -1,0 +1,150 @@
+"""Turns the measured rounds into the report: medians with min and max,
+ratios of sehttpd to every other server, the issue's targets (PASS/MISS),
+as one JSON-able document and as text tables."""
+
+import statistics
+import time
+
+from scenarios import TARGETS
+
+TIMED_METRICS = [('rps', 'req/s', 0), ('user_us', 'user us/req', 2),
+                 ('sys_us', 'sys us/req', 2), ('total_us', 'total us/req', 2)]
+IDLE_METRICS = [('kib_per_conn', 'KiB/conn', 2),
+                ('rss_before_kib', 'RSS before KiB', 0),
+                ('rss_after_kib', 'RSS after KiB', 0)]
+SUBJECT = 'sehttpd'
+
+
+def summarize(samples, metrics):
+    return {key: {'median': statistics.median(s[key] for s in samples),
+                  'min': min(s[key] for s in samples),
+                  'max': max(s[key] for s in samples)}
+            for key, _, _ in metrics}
+
+
+def load_text(opts, sc):
+    if sc.kind == 'idle':
+        return 'idle_clients.py, %d connections, fresh server each round' % (
+            opts.idle_conns or sc.conns)
+    if sc.kind == 'newconn':
+        return 'htstress -t1 -c%d -d%gs (no -k)' % (sc.conns, opts.seconds)
+    return 'wrk -t1 -c%d -d%gs' % (sc.conns, opts.seconds)
+
+
+def ratios(servers):
+    """sehttpd's median over each other server's, total and user."""
+    me = servers.get(SUBJECT, {}).get('summary')
+    out = {}
+    if not me:
+        return out
+    for name, r in servers.items():
+        other = r.get('summary')
+        if name == SUBJECT or not other:
+            continue
+        out[name] = {m: me[m]['median'] / other[m]['median']
+                     if other[m]['median'] else None
+                     for m in ('total_us', 'user_us')}
+    return out
+
+
+def check_target(t, scenarios):
+    sc = scenarios.get(t.scenario)
+    what = '%s %s' % (t.scenario, t.metric)
+    if t.versus:
+        goal = '%s <= %.2fx %s' % (what, t.factor, t.versus)
+    else:
+        goal = '%s <= %g' % (what, t.factor)
+    entry = {'scenario': t.scenario, 'metric': t.metric,
+             'versus': t.versus, 'factor': t.factor, 'goal': goal}
+    if sc is None:
+        return dict(entry, status='SKIP', why='scenario not run')
+    me = sc['servers'].get(SUBJECT, {})
+    if not me.get('summary'):
+        return dict(entry, status='MISS',
+                    why='no sehttpd figure: %s' % me.get('error', 'not run'))
+    mine = me['summary'][t.metric]['median']
+    if t.versus:
+        other = sc['servers'].get(t.versus, {})
+        if not other.get('summary'):
+            return dict(entry, status='MISS', why='no %s figure: %s' % (
+                t.versus, other.get('error', 'not run')))
+        theirs = other['summary'][t.metric]['median']
+        limit = t.factor * theirs
+        why = 'sehttpd %.2f vs %s %.2f: %.2fx' % (
+            mine, t.versus, theirs, mine / theirs if theirs else 0)
+    else:
+        limit = t.factor
+        why = 'sehttpd %.2f' % mine
+    return dict(entry, status='PASS' if mine <= limit else 'MISS',
+                value=mine, limit=limit, why=why)
+
+
+def build(opts, results, info, wall):
+    scenarios = {}
+    for sc, res in results:
+        metrics = IDLE_METRICS if sc.kind == 'idle' else TIMED_METRICS
+        servers = {}
+        for name, r in res.items():
+            entry = {'error': r['error'], 'samples': r['samples']}
+            if not r['error'] and r['samples']:
+                entry['summary'] = summarize(r['samples'], metrics)
+            elif not r['error']:
+                entry['error'] = 'no samples'
+            servers[name] = entry
+        scenarios[sc.key] = {
+            'title': sc.title, 'short': sc.short, 'kind': sc.kind,
+            'path': sc.path,
+            'load': load_text(opts, sc), 'servers': servers,
+            'ratios': ratios(servers) if sc.kind != 'idle' else {}}
+    return {
+        'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+        'wall_seconds': round(wall, 1),
+        'settings': {'rounds': opts.rounds, 'seconds': opts.seconds,
+                     'warmup': opts.warmup, 'server_cpu': 1,
+                     'client_cpu': 0},
+        'servers': info,
+        'scenarios': scenarios,
+        'targets': [check_target(t, scenarios) for t in TARGETS],
+    }
+
+
+def cell(summary, key, digits):
+    s = summary[key]
+    fmt = '%%.%df' % digits
+    return (fmt + ' [' + fmt + '-' + fmt + ']') % (s['median'], s['min'],
+                                                   s['max'])
+
+
+def print_scenario(key, sc):
+    metrics = IDLE_METRICS if sc['kind'] == 'idle' else TIMED_METRICS
+    print('\n== %s (%s; %s) ==' % (sc['title'], sc['path'], sc['load']))
+    rows = [['server'] + [title for _, title, _ in metrics]]
+    for name, r in sc['servers'].items():
+        if r.get('summary'):
+            rows.append([name] + [cell(r['summary'], k, d)
+                                  for k, _, d in metrics])
+        else:
+            rows.append([name, 'error: %s' % r['error']])
+    # Error rows span the table: only the figure rows set the widths.
+    full = [row for row in rows if len(row) == len(rows[0])]
+    widths = [max(len(row[i]) for row in full) for i in range(len(rows[0]))]
+    for row in rows:
+        if len(row) != len(rows[0]):
+            print('  %-*s  %s' % (widths[0], row[0], row[1]))
+            continue
+        print('  ' + '  '.join(c.ljust(w) if i == 0 else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(row, widths))))
+    for name, r in sc['ratios'].items():
+        parts = ['%s %.2f' % (m.split('_')[0], v)
+                 for m, v in r.items() if v is not None]
+        print('  %s/%s CPU per request: %s' % (SUBJECT, name,
+                                                ', '.join(parts)))
+
+
+def print_all(doc):
+    for key, sc in doc['scenarios'].items():
+        print_scenario(key, sc)
+    print('\n== targets ==')
+    for t in doc['targets']:
+        print('  %-4s %-44s %s' % (t['status'], t['goal'], t['why']))
+    print('\nbenchmark wall time %.0f s' % doc['wall_seconds'])

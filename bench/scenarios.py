@@ -1,0 +1,63 @@
+"""What the benchmark measures: the scenarios, and the issue's targets.
+
+A scenario's kind picks how it is driven: 'keepalive' (wrk), 'newconn'
+(htstress, a new connection per request) or 'idle' (idle_clients.py
+holds that many keep-alive connections while the server's RSS is read).
+floor, when set, is the body size of a floor server measured alongside.
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    title: str
+    kind: str
+    path: str
+    short: str  # label in the chart
+    conns: int = 50
+    floor: Optional[int] = None
+
+
+SCENARIOS = [
+    Scenario('keepalive_12b', 'keep-alive, 12 B file', 'keepalive',
+             '/12.txt', 'keep-alive 12 B', floor=12),
+    Scenario('newconn_12b', 'new connection per request, 12 B file',
+             'newconn', '/12.txt', 'new conn 12 B'),
+    Scenario('keepalive_4k', 'keep-alive, 4 KiB file', 'keepalive',
+             '/4k.bin', 'keep-alive 4 KiB', floor=4096),
+    Scenario('keepalive_100k', 'keep-alive, 100 KiB file', 'keepalive',
+             '/100k.bin', '100 KiB'),
+    # Fewer connections: 50 x 10 MiB in flight only fills socket buffers.
+    Scenario('keepalive_10m', 'keep-alive, 10 MiB file', 'keepalive',
+             '/10m.bin', '10 MiB', conns=10),
+    Scenario('listing_100', 'keep-alive, listing of 100 entries',
+             'keepalive', '/dir/', 'listing 100'),
+    Scenario('idle_10k', 'idle keep-alive connections', 'idle',
+             '/12.txt', 'idle', conns=10000),
+]
+
+
+@dataclass(frozen=True)
+class Target:
+    """sehttpd's figure `metric` in `scenario` must be at most `factor`
+    times `versus`'s (or at most `factor` itself when versus is None)."""
+    scenario: str
+    metric: str  # 'user_us', 'total_us' or 'kib_per_conn'
+    versus: Optional[str]
+    factor: float
+
+
+TARGETS = [
+    Target('keepalive_12b', 'user_us', 'nginx', 0.35),
+    Target('keepalive_12b', 'total_us', 'floor', 1.1),
+    Target('keepalive_4k', 'user_us', 'nginx', 0.35),
+    Target('keepalive_4k', 'total_us', 'floor', 1.1),
+    Target('newconn_12b', 'total_us', 'nginx', 0.9),
+    Target('listing_100', 'total_us', 'nginx', 0.1),
+    Target('keepalive_100k', 'total_us', 'nginx', 0.9),
+    Target('keepalive_10m', 'total_us', 'nginx', 0.9),
+    Target('idle_10k', 'kib_per_conn', None, 2.0),
+]

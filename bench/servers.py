@@ -1,0 +1,306 @@
+"""The servers under test: how each is configured, started and stopped.
+
+Every server gets the same settings: one worker (thread or process),
+127.0.0.1 on a free port, no access log, sendfile on (h2o has no sendfile;
+it reads files with pread), directory listings on, keep-alive limits far
+beyond a run's length, room for 16,384 connections, RLIMIT_NOFILE 65536
+(or the hard limit, if lower), and CPU 1 only (`taskset -c 1`).  Each runs
+in the foreground as a root-started daemon; the PID we measure is the root
+of its process tree.
+"""
+
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import procstat
+
+SERVER_CPU = '1'
+KEEPALIVE_S = 3600
+
+
+def raise_nofile(want=65536):
+    """Raises this process's RLIMIT_NOFILE (inherited by every server and
+    client it starts) to want, or to the hard limit when the process may
+    not raise that (no CAP_SYS_RESOURCE); returns the new limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, max(want, hard)))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+NOFILE = raise_nofile()
+# Connections each server must accept: the 10,000 idle ones and spares.
+MAX_CONNS = min(16384, NOFILE - 64)
+
+
+def free_port():
+    """A loopback port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def _version(cmd):
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True,
+                             timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return '?'
+    text = (out.stdout + out.stderr).strip().splitlines()
+    return text[0] if text else '?'
+
+
+class Server:
+    """One server process tree, restartable on a new port."""
+
+    name = None
+
+    def __init__(self, run_dir, www):
+        self.run_dir = run_dir
+        self.www = www
+        self.proc = None
+        self.port = None
+        self.log = None
+
+    # --- per server -----------------------------------------------------
+    def available(self):
+        """None, or why the server cannot run."""
+        return None
+
+    def version(self):
+        return '?'
+
+    def command(self):
+        raise NotImplementedError
+
+    # --- common ---------------------------------------------------------
+    def url(self, path):
+        return 'http://127.0.0.1:%d%s' % (self.port, path)
+
+    def start(self, timeout=10.0):
+        """Starts on a fresh port; returns None or an error string."""
+        self.stop()
+        self.port = free_port()
+        cmd = ['taskset', '-c', SERVER_CPU] + self.command()
+        self.log = os.path.join(self.run_dir, self.name + '.log')
+        with open(self.log, 'ab') as log:
+            log.write(('\n$ %s\n' % ' '.join(cmd)).encode())
+            log.flush()
+            # A session of its own: Ctrl-C reaches only the harness,
+            # which then stops the server in order.
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True,
+                cwd=self.run_dir)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return '%s exited with %s at start (see %s)' % (
+                    self.name, self.proc.returncode, self.log)
+            try:
+                socket.create_connection(('127.0.0.1', self.port),
+                                         timeout=1).close()
+                return None
+            except OSError:
+                time.sleep(0.02)
+        self.stop()
+        return '%s did not listen within %.0f s' % (self.name, timeout)
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def death(self):
+        """How the server ended, for a server that is not alive."""
+        rc = self.proc.poll() if self.proc else None
+        if rc is None:
+            how = 'not running'
+        elif rc < 0:
+            how = 'killed by %s' % signal.Signals(-rc).name
+        else:
+            how = 'exited with status %d' % rc
+        return 'server %s (see %s)' % (how, self.log)
+
+    def pids(self):
+        if not self.alive():
+            return []
+        return procstat.tree_pids(self.proc.pid)
+
+    def stop(self):
+        """Stops the tree: SIGTERM to the root, then SIGKILL to any PID of
+        the tree still there."""
+        if self.proc is None:
+            return
+        pids = self.pids()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        for pid in pids:
+            if pid != self.proc.pid and os.path.exists('/proc/%d' % pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        self.proc = None
+
+    def conf_path(self, ext):
+        return os.path.join(self.run_dir, '%s.%s' % (self.name, ext))
+
+
+class Sehttpd(Server):
+    name = 'sehttpd'
+
+    def __init__(self, run_dir, www, binary):
+        super().__init__(run_dir, www)
+        self.binary = os.path.abspath(binary)
+
+    def available(self):
+        if not os.access(self.binary, os.X_OK):
+            return '%s not built' % self.binary
+        return None
+
+    def version(self):
+        return _version([self.binary, '--version'])
+
+    def command(self):
+        return [self.binary, '-b', '127.0.0.1', '-p', str(self.port),
+                '-t', '1', '--timeout', str(KEEPALIVE_S), self.www]
+
+
+class Nginx(Server):
+    name = 'nginx'
+
+    def available(self):
+        return None if shutil.which('nginx') else 'nginx not installed'
+
+    def version(self):
+        return _version(['nginx', '-v'])
+
+    def command(self):
+        conf = self.conf_path('conf')
+        err = os.path.join(self.run_dir, 'nginx-error.log')
+        with open(conf, 'w') as f:
+            f.write(f'''\
+user root;
+daemon off;
+master_process on;
+worker_processes 1;
+worker_rlimit_nofile {NOFILE};
+pid {self.run_dir}/nginx.pid;
+error_log {err} warn;
+events {{
+    worker_connections {MAX_CONNS};
+}}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    access_log off;
+    sendfile on;
+    keepalive_requests 100000000;
+    keepalive_timeout {KEEPALIVE_S}s;
+    server {{
+        listen 127.0.0.1:{self.port};
+        root {self.www};
+        autoindex on;
+    }}
+}}
+''')
+        return ['nginx', '-e', err, '-p', self.run_dir, '-c', conf]
+
+
+class Lighttpd(Server):
+    name = 'lighttpd'
+
+    def available(self):
+        return None if shutil.which('lighttpd') else 'lighttpd not installed'
+
+    def version(self):
+        return _version(['lighttpd', '-v'])
+
+    def command(self):
+        conf = self.conf_path('conf')
+        with open(conf, 'w') as f:
+            f.write(f'''\
+server.modules = ( "mod_dirlisting" )
+server.document-root = "{self.www}"
+server.bind = "127.0.0.1"
+server.port = {self.port}
+server.errorlog = "{self.run_dir}/lighttpd-error.log"
+server.network-backend = "sendfile"
+server.max-fds = {NOFILE}
+server.max-connections = {MAX_CONNS}
+server.max-keep-alive-requests = 100000000
+server.max-keep-alive-idle = {KEEPALIVE_S}
+server.max-read-idle = {KEEPALIVE_S}
+server.max-write-idle = {KEEPALIVE_S}
+dir-listing.activate = "enable"
+mimetype.assign = (
+    ".txt" => "text/plain",
+    ".html" => "text/html",
+    ".bin" => "application/octet-stream",
+)
+''')
+        return ['lighttpd', '-D', '-f', conf]
+
+
+class H2o(Server):
+    name = 'h2o'
+
+    def available(self):
+        return None if shutil.which('h2o') else 'h2o not installed'
+
+    def version(self):
+        return _version(['h2o', '--version'])
+
+    def command(self):
+        conf = self.conf_path('conf')
+        with open(conf, 'w') as f:
+            f.write(f'''\
+user: root
+num-threads: 1
+max-connections: {MAX_CONNS}
+http1-request-timeout: {KEEPALIVE_S}
+error-log: {self.run_dir}/h2o-error.log
+pid-file: {self.run_dir}/h2o.pid
+listen:
+  host: 127.0.0.1
+  port: {self.port}
+hosts:
+  default:
+    paths:
+      /:
+        file.dir: {self.www}
+        file.dirlisting: ON
+''')
+        return ['h2o', '-c', conf]
+
+
+class Floor(Server):
+    """bench/floor.c: the same fixed reply to every request."""
+
+    def __init__(self, run_dir, www, binary, body_bytes):
+        super().__init__(run_dir, www)
+        self.binary = os.path.abspath(binary)
+        self.body_bytes = body_bytes
+        self.name = 'floor-%d' % body_bytes
+
+    def available(self):
+        if not os.access(self.binary, os.X_OK):
+            return '%s not built' % self.binary
+        return None
+
+    def version(self):
+        return 'fixed %d-byte body' % self.body_bytes
+
+    def command(self):
+        return [self.binary, str(self.port), str(self.body_bytes)]

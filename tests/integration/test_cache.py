@@ -1,0 +1,393 @@
+"""The content cache: files changed, replaced or deleted on disk are
+served fresh within two seconds (identity, gzip and precompressed), new
+files show in listings, a tiny cache evicts correctly, and --cache-size
+is validated.  Every test here changes files, so it serves a tree of its
+own and runs only where the suite starts the server."""
+
+import os
+import subprocess
+import time
+import unittest
+
+from httpraw import build_request, Conn
+from target import (ServerTestCase, needs_process, sehttpd_bin, start_server,
+                    temp_dir)
+import tree as treemod
+from codings import coding_of, decode, sehttpd_only
+
+FRESH_WITHIN_S = 2.0  # what the server promises
+POLL_S = 3.0  # how long a test waits for a first fresh response
+# When every thread's cache must be fresh: the promise plus some slack.
+ALL_FRESH_AT_S = 2.5
+CONNECTIONS = 8  # new connections spread over the server's threads
+
+
+def text(size, seed):
+    return treemod.english_like(size, seed)
+
+
+class OwnTreeTestCase(ServerTestCase):
+    """A server over a fresh copy of the tree, which the tests change."""
+
+    server_args = ()
+    # Whether a big text file must come gzip-coded when gzip is accepted.
+    expect_gzip = True
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tree = treemod.make_tree(temp_dir())
+        cls.target = start_server(cls.server_args, tree=cls.tree)
+        cls.addClassCleanup(cls._stop_target)
+
+    def setUp(self):
+        srv = self.target.server
+        if not srv.alive():
+            type(self).target = start_server(self.server_args,
+                                             tree=self.tree)
+
+    def path(self, url):
+        return os.path.join(self.tree.www, url.lstrip('/'))
+
+    def write(self, url, data, mtime):
+        p = self.path(url)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, 'wb') as fh:
+            fh.write(data)
+        os.utime(p, (mtime, mtime))
+        self.addCleanup(self.remove, url)
+
+    def remove(self, url):
+        try:
+            os.unlink(self.path(url))
+        except FileNotFoundError:
+            pass
+
+    def fetch(self, url, ae=None, conn=None, method='GET'):
+        headers = [] if ae is None else [('Accept-Encoding', ae)]
+        data = build_request(method, url, headers=headers)
+        if conn is None:
+            return self.send(data, method)
+        conn.send(data)
+        return conn.read_response(method)
+
+    def check(self, resp, want, ae):
+        """None when resp is the fresh answer want (bytes, or an int
+        status), else what is wrong with it."""
+        if isinstance(want, int):
+            return None if resp.status == want else \
+                'status %d, not %d' % (resp.status, want)
+        if resp.status != 200:
+            return 'status %d' % resp.status
+        if ae == 'gzip' and self.expect_gzip and len(want) > 1000 and \
+                coding_of(resp) != 'gzip':
+            return 'not gzip-coded: %s' % coding_of(resp)
+        try:
+            body = decode(resp)
+        except AssertionError as e:
+            return str(e)
+        if body != want:
+            return 'stale or wrong body (%d bytes, expected %d)' \
+                % (len(body), len(want))
+        return None
+
+    def warm(self, url, want, codings=(None, 'gzip')):
+        """Gets url over several connections so that every thread caches
+        it; checks each answer."""
+        for i in range(CONNECTIONS):
+            for ae in codings:
+                err = self.check(self.fetch(url, ae), want, ae)
+                self.assertIsNone(err, '%s %s before the change' % (url, ae))
+
+    def wait_fresh(self, url, want, changed_at, codings=(None, 'gzip'),
+                   kept=()):
+        """Polls until url answers want in every coding (failing after
+        POLL_S), then checks that answers over new connections and over
+        the connections kept (opened before the change) are all fresh
+        once ALL_FRESH_AT_S has passed since changed_at."""
+        for ae in codings:
+            while True:
+                resp = self.fetch(url, ae)
+                err = self.check(resp, want, ae)
+                if err is None:
+                    break
+                waited = time.monotonic() - changed_at
+                if waited > POLL_S:
+                    self.fail('%s (Accept-Encoding %s) still not fresh %.1f '
+                              's after the change: %s\n%s'
+                              % (url, ae, waited, err, resp.describe()))
+                time.sleep(0.05)
+        time.sleep(max(0.0, changed_at + ALL_FRESH_AT_S - time.monotonic()))
+        for i in range(CONNECTIONS):
+            for ae in codings:
+                resp = self.fetch(url, ae)
+                err = self.check(resp, want, ae)
+                self.assertIsNone(err, '%s (Accept-Encoding %s) on new '
+                                  'connection %d, %.1f s after the change\n%s'
+                                  % (url, ae, i, ALL_FRESH_AT_S,
+                                     resp.describe()))
+        for i, c in enumerate(kept):
+            for ae in codings:
+                resp = self.fetch(url, ae, c)
+                err = self.check(resp, want, ae)
+                self.assertIsNone(err, '%s (Accept-Encoding %s) on kept '
+                                  'connection %d\n%s'
+                                  % (url, ae, i, resp.describe()))
+        return resp
+
+    def open_kept(self, n=4):
+        conns = [Conn(self.target.host, self.target.port) for _ in range(n)]
+        for c in conns:
+            self.addCleanup(c.close)
+        return conns
+
+
+@needs_process('changes files in a tree of its own')
+class CacheFreshnessTest(OwnTreeTestCase):
+    MTIME = treemod.FIXED_MTIME
+
+    def test_changed_same_size(self):
+        url = '/fresh/same.txt'
+        old, new = text(20000, 41), text(20000, 42)
+        self.assertNotEqual(old, new)
+        self.write(url, old, self.MTIME)
+        kept = self.open_kept()
+        for c in kept:
+            for ae in (None, 'gzip'):
+                self.assertIsNone(self.check(self.fetch(url, ae, c), old, ae))
+        self.warm(url, old)
+        tags = {ae: self.fetch(url, ae).header('ETag')
+                for ae in (None, 'gzip')}
+        self.write(url, new, self.MTIME + 10)
+        changed_at = time.monotonic()
+        self.wait_fresh(url, new, changed_at, kept=kept)
+        for ae in (None, 'gzip'):
+            resp = self.fetch(url, ae)
+            self.assertNotEqual(resp.header('ETag'), tags[ae],
+                                'ETag unchanged after the file changed')
+            self.assertEqual(resp.header('Last-Modified'),
+                             'Tue, 14 Nov 2023 22:13:30 GMT')
+            # The old tag no longer matches.
+            resp = self.send(build_request('GET', url, headers=[
+                ('If-None-Match', tags[ae])] + ([] if ae is None else [
+                    ('Accept-Encoding', ae)])))
+            self.assertIsNone(self.check(resp, new, ae), resp.describe())
+
+    def test_changed_size(self):
+        grow, shrink = '/fresh/grow.txt', '/fresh/shrink.txt'
+        self.write(grow, text(8000, 43), self.MTIME)
+        self.write(shrink, text(30000, 44), self.MTIME)
+        self.warm(grow, text(8000, 43))
+        self.warm(shrink, text(30000, 44))
+        self.write(grow, text(30000, 45), self.MTIME + 20)
+        self.write(shrink, text(3000, 46), self.MTIME + 20)
+        changed_at = time.monotonic()
+        self.wait_fresh(grow, text(30000, 45), changed_at)
+        self.wait_fresh(shrink, text(3000, 46), changed_at)
+
+    def test_changed_without_new_size_or_second(self):
+        """Same size, mtime moved by a fraction of a second only."""
+        url = '/fresh/subsecond.txt'
+        old, new = text(6000, 47), text(6000, 48)
+        self.write(url, old, self.MTIME)
+        self.warm(url, old)
+        p = self.path(url)
+        with open(p, 'wb') as fh:
+            fh.write(new)
+        os.utime(p, ns=(self.MTIME * 10**9 + 500000000,
+                        self.MTIME * 10**9 + 500000000))
+        self.wait_fresh(url, new, time.monotonic())
+
+    def test_replaced_by_rename(self):
+        url = '/fresh/renamed.txt'
+        old, new = text(12000, 49), text(12000, 50)
+        self.write(url, old, self.MTIME)
+        self.warm(url, old)
+        tmp = self.path('/fresh/.renamed.tmp')
+        with open(tmp, 'wb') as fh:
+            fh.write(new)
+        os.utime(tmp, (self.MTIME + 30, self.MTIME + 30))
+        os.rename(tmp, self.path(url))
+        self.wait_fresh(url, new, time.monotonic())
+
+    def test_deleted(self):
+        url = '/fresh/deleted.txt'
+        self.write(url, text(9000, 51), self.MTIME)
+        self.warm(url, text(9000, 51))
+        kept = self.open_kept()
+        for c in kept:
+            self.assertEqual(self.fetch(url, 'gzip', c).status, 200)
+        self.remove(url)
+        self.wait_fresh(url, 404, time.monotonic(), kept=kept)
+        resp = self.fetch(url, 'gzip', method='HEAD')
+        self.assertEqual(resp.status, 404)
+
+    def test_new_file_in_listing(self):
+        d = '/fresh/listed/'
+        self.write(d + 'first.txt', b'first\n', self.MTIME)
+        os.utime(self.path(d), (self.MTIME, self.MTIME))
+        listing = {ae: self.fetch(d, ae) for ae in (None, 'gzip')}
+        for ae, resp in listing.items():
+            self.assertEqual(resp.status, 200, resp.describe())
+            self.assertIn(b'first.txt', decode(resp))
+            self.assertNotIn(b'second-new.txt', decode(resp))
+        for _ in range(CONNECTIONS):
+            for ae in (None, 'gzip'):
+                self.fetch(d, ae)
+        self.write(d + 'second-new.txt', b'second\n', self.MTIME + 5)
+        changed_at = time.monotonic()
+        for ae in (None, 'gzip'):
+            while True:
+                resp = self.fetch(d, ae)
+                self.assertEqual(resp.status, 200)
+                if b'second-new.txt' in decode(resp):
+                    break
+                if time.monotonic() - changed_at > POLL_S:
+                    self.fail('new file not in the listing (%s) after %.1f '
+                              's' % (ae, POLL_S))
+                time.sleep(0.05)
+        time.sleep(max(0.0, changed_at + ALL_FRESH_AT_S - time.monotonic()))
+        for i in range(CONNECTIONS):
+            for ae in (None, 'gzip'):
+                body = decode(self.fetch(d, ae))
+                self.assertIn(b'second-new.txt', body, 'connection %d, %s'
+                              % (i, ae))
+                self.assertIn(b'first.txt', body)
+
+    @sehttpd_only('support for precompressed .gz siblings')
+    def test_gz_sibling_replaced(self):
+        """A new FILE.gz is sent (its exact bytes) within two seconds."""
+        url = '/fresh/sib.txt'
+        data = text(15000, 52)
+        gz1 = treemod._gzip_bytes(data, 1, 1000000001, 'one')
+        gz2 = treemod._gzip_bytes(data, 9, 1000000002, 'two')
+        self.write(url, data, self.MTIME)
+        self.write(url + '.gz', gz1, self.MTIME + 100)
+        self.warm(url, data, ('gzip',))
+        resp = self.fetch(url, 'gzip')
+        self.assertEqual(resp.body, gz1, 'the .gz sibling not sent')
+        tag1 = resp.header('ETag')
+        self.write(url + '.gz', gz2, self.MTIME + 200)
+        changed_at = time.monotonic()
+        while True:
+            resp = self.fetch(url, 'gzip')
+            if resp.body == gz2:
+                break
+            if time.monotonic() - changed_at > POLL_S:
+                self.fail('the replaced %s.gz is not sent %.1f s later '
+                          '(got %d bytes, header %r; the old one is %d '
+                          'bytes)' % (url, POLL_S, len(resp.body),
+                                      resp.body[:20], len(gz1)))
+            time.sleep(0.05)
+        self.assertNotEqual(resp.header('ETag'), tag1,
+                            'other gzip bytes under the same strong ETag')
+
+    @sehttpd_only('support for precompressed .gz siblings')
+    def test_gz_sibling_removed(self):
+        url = '/fresh/sibgone.txt'
+        data = text(15000, 53)
+        gz = treemod._gzip_bytes(data, 1, 1000000003, 'gone')
+        self.write(url, data, self.MTIME)
+        self.write(url + '.gz', gz, self.MTIME + 100)
+        for _ in range(CONNECTIONS):
+            self.assertEqual(self.fetch(url, 'gzip').body, gz)
+        self.remove(url + '.gz')
+        changed_at = time.monotonic()
+        while True:
+            resp = self.fetch(url, 'gzip')
+            if resp.body != gz:
+                break
+            if time.monotonic() - changed_at > POLL_S:
+                self.fail('the removed %s.gz is still sent %.1f s later'
+                          % (url, POLL_S))
+            time.sleep(0.05)
+        self.assertIsNone(self.check(resp, data, 'gzip'), resp.describe())
+
+
+@needs_process('starts sehttpd with --cache-size')
+class TinyCacheTest(OwnTreeTestCase):
+    server_args = ('--cache-size', '1')
+    FILES = 24
+    SIZE = 200 * 1024
+
+    def test_eviction_keeps_bodies_exact(self):
+        """Many distinct 200 KB files through a 1 MiB cache, twice each,
+        identity and gzip: every answer is exact."""
+        urls = []
+        for i in range(self.FILES):
+            url = '/evict/f%02d.txt' % i
+            self.write(url, text(self.SIZE, 1000 + i), treemod.FIXED_MTIME)
+            urls.append(url)
+        with self.conn() as c:
+            for rnd in range(2):
+                for i, url in enumerate(urls):
+                    want = text(self.SIZE, 1000 + i)
+                    for ae in ((None, 'gzip') if (i + rnd) % 2 else
+                               ('gzip', None)):
+                        resp = self.fetch(url, ae, c)
+                        err = self.check(resp, want, ae)
+                        self.assertIsNone(err, 'round %d %s %s: %s'
+                                          % (rnd, url, ae, err))
+        # And over new connections, which land on other threads.
+        for i in range(0, self.FILES, 3):
+            for ae in (None, 'gzip'):
+                resp = self.fetch(urls[i], ae)
+                self.assertIsNone(self.check(resp, text(self.SIZE, 1000 + i),
+                                             ae))
+
+    def test_large_file_through_tiny_cache(self):
+        url = '/content/large.txt'
+        for ae in (None, 'gzip'):
+            resp = self.fetch(url, ae)
+            self.assert_file(resp, url)
+
+
+@needs_process('starts sehttpd with --cache-size 0')
+class NoCacheTest(OwnTreeTestCase):
+    server_args = ('--cache-size', '0')
+    expect_gzip = False  # unspecified without a cache
+
+    def test_serves_and_compresses_exactly(self):
+        for url in ('/content/big.txt', '/content/app.js', '/a.txt',
+                    '/content/image.png', '/big/1m.bin'):
+            for ae in (None, 'gzip', 'deflate'):
+                with self.subTest(url=url, accept_encoding=ae):
+                    resp = self.fetch(url, ae)
+                    self.assertIsNone(self.check(resp, self.tree.files[url],
+                                                 None), resp.describe())
+                    self.assertEqual(resp.header('Content-Length'),
+                                     str(len(resp.body)))
+
+    def test_changes_seen(self):
+        url = '/fresh/nocache.txt'
+        self.write(url, text(5000, 54), treemod.FIXED_MTIME)
+        self.warm(url, text(5000, 54))
+        self.write(url, text(5000, 55), treemod.FIXED_MTIME + 1)
+        self.wait_fresh(url, text(5000, 55), time.monotonic())
+
+
+@needs_process('runs sehttpd with bad --cache-size values')
+class CacheSizeFlagTest(unittest.TestCase):
+
+    def run_sehttpd(self, args):
+        """Runs sehttpd expecting it to exit at once: (rc, out, err)."""
+        p = subprocess.run([sehttpd_bin()] + args, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=5)
+        return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+    def test_invalid_values(self):
+        www = treemod.make_tree(temp_dir()).www
+        for args in (['--cache-size', '-1'], ['--cache-size', 'abc'],
+                     ['--cache-size', ''], ['--cache-size', '12abc'],
+                     ['--cache-size', '-0x10']):
+            with self.subTest(args=args):
+                rc, out, err = self.run_sehttpd(['-b', '127.0.0.1', '-p', '0']
+                                                + args + [www])
+                self.assertEqual(rc, 2, 'exit %s; stderr %r' % (rc, err))
+                lines = err.splitlines()
+                self.assertEqual(len(lines), 1, err)
+                self.assertTrue(lines[0].startswith('sehttpd: '), err)
+                self.assertNotIn('listening', out)
+        rc, out, err = self.run_sehttpd(['-b', '127.0.0.1', '-p', '0', www,
+                                         '--cache-size'])
+        self.assertEqual(rc, 2, 'a missing value: exit %s, %r' % (rc, err))
+        self.assertTrue(err.startswith('sehttpd: '), err)

@@ -1,0 +1,469 @@
+"""The command line: flags, bad values, the listening line, IPv6,
+signals and graceful shutdown, and the access log."""
+
+import datetime
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import unittest
+
+import httpraw
+from httpraw import build_request, Conn
+from target import (ServerProcess, ServerTestCase, needs_process,
+                    sehttpd_bin, session_tree, temp_dir)
+
+LISTEN_LINE = re.compile(r'^sehttpd: listening on http://(\S+):(\d+)/ '
+                         r'\(root (.+), (\d+) threads?\)$')
+CLF = re.compile(r'^(\S+) (\S+) (\S+) \[(\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:'
+                 r'\d\d [+-]\d{4})\] "((?:[^"\\]|\\.)*)" (\d{3}) (\d+|-) '
+                 r'"((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)"$')
+LOG_WAIT_S = 1.2  # "within a second", plus scheduling slack
+
+
+def clf_unescape(field):
+    """Undoes the escaping of a quoted log field: \\" or \\xHH for a
+    quote, \\\\ for a backslash, \\t or \\xHH for control bytes."""
+    simple = {'"': '"', '\\': '\\', 't': '\t', 'n': '\n', 'r': '\r'}
+    return re.sub(r'\\(x[0-9A-Fa-f]{2}|.)',
+                  lambda m: chr(int(m.group(1)[1:], 16))
+                  if len(m.group(1)) == 3 else simple.get(m.group(1),
+                                                          m.group(0)),
+                  field)
+
+
+def run_cli(args, cwd=None, timeout=5):
+    """Runs sehttpd expecting it to exit on its own; returns (rc, stdout,
+    stderr), rc None when it kept running (it is then killed)."""
+    p = subprocess.Popen([sehttpd_bin()] + list(args), cwd=cwd,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        rc = None
+    return rc, out.decode('utf-8', 'replace'), err.decode('utf-8', 'replace')
+
+
+def free_port(host='127.0.0.1'):
+    s = socket.socket(httpraw.addr_family(host))
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@needs_process('runs sehttpd with command-line options')
+class CommandLineTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tree = session_tree()
+
+    def start(self, args=(), **kw):
+        kw.setdefault('root', self.tree.www)
+        srv = ServerProcess(args, **kw)
+        self.addCleanup(srv.kill)
+        return srv
+
+    def serve_check(self, host, port):
+        with Conn(host, port) as c:
+            c.send(build_request('GET', '/a.txt'))
+            resp = c.read_response()
+        self.assertEqual(resp.body, self.tree.files['/a.txt'])
+
+    def expect_usage_error(self, args, cwd=None):
+        rc, out, err = run_cli(args, cwd)
+        what = 'sehttpd %s' % ' '.join(args)
+        self.assertIsNotNone(rc, '%s kept running' % what)
+        self.assertEqual(rc, 2, '%s: exit %s, stderr %r' % (what, rc, err))
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 1, '%s: stderr should be one line: %r'
+                         % (what, err))
+        self.assertTrue(lines[0].startswith('sehttpd: '),
+                        '%s: %r' % (what, lines[0]))
+        self.assertNotIn('listening', out)
+
+    def test_help(self):
+        for flag in ('-h', '--help'):
+            with self.subTest(flag=flag):
+                rc, out, err = run_cli([flag])
+                self.assertEqual(rc, 0)
+                self.assertIn('usage', out.lower())
+                for opt in ('--port', '--bind', '--threads', '--timeout',
+                            '--no-listing', '--access-log'):
+                    self.assertIn(opt, out, 'usage does not mention ' + opt)
+
+    def test_version(self):
+        for flag in ('-V', '--version'):
+            with self.subTest(flag=flag):
+                rc, out, err = run_cli([flag])
+                self.assertEqual(rc, 0)
+                self.assertIn('sehttpd', out)
+                self.assertEqual(err, '')
+
+    def test_bad_flags_and_values(self):
+        www = self.tree.www
+        cases = [['--bogus'], ['-x'], ['-p', '70000'], ['-p', '65536'],
+                 ['-p', '-1'], ['-p', 'abc'], ['-p', '80x'], ['-p', ''],
+                 ['-t', '0'], ['-t', 'abc'], ['-t', '-2'],
+                 ['--threads', '0'], ['--timeout', '-1'],
+                 ['--timeout', 'abc'], ['--timeout', ''],
+                 ['--timeout', '1x'], ['-b', 'not-an-address'],
+                 ['-b', '256.1.1.1'], ['--port'], ['-p']]
+        for args in cases:
+            full = ['-b', '127.0.0.1', '-p', '0'] + args + [www] \
+                if args[-1] not in ('--port', '-p') else args
+            with self.subTest(args=args):
+                self.expect_usage_error(full)
+
+    def test_bad_root(self):
+        missing = os.path.join(temp_dir(), 'missing')
+        for root in (missing, os.path.join(self.tree.www, 'a.txt'),
+                     os.path.join(self.tree.www, 'link_inside.txt')):
+            with self.subTest(root=root):
+                self.expect_usage_error(['-b', '127.0.0.1', '-p', '0', root])
+
+    def test_unreadable_root(self):
+        if os.getuid() != 0:
+            self.skipTest('needs root to run sehttpd as nobody')
+        secret = os.path.join(temp_dir(), 'www')  # in a 0700 directory
+        os.mkdir(secret)
+
+        def as_nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+
+        p = subprocess.run([sehttpd_bin(), '-b', '127.0.0.1', '-p', '0',
+                            secret], stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=5,
+                           preexec_fn=as_nobody)
+        err = p.stderr.decode('utf-8', 'replace')
+        self.assertEqual(p.returncode, 2, 'ROOT %s unreadable for nobody: '
+                         'exit %s, stderr %r' % (secret, p.returncode, err))
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertTrue(err.startswith('sehttpd: '), err)
+
+    def test_default_root_is_www(self):
+        empty = temp_dir()
+        self.expect_usage_error(['-b', '127.0.0.1', '-p', '0'], cwd=empty)
+        srv = self.start(root=None, cwd=self.tree.base)
+        m = LISTEN_LINE.match(srv.listen_line)
+        self.assertIsNotNone(m, srv.listen_line)
+        self.assertEqual(os.path.realpath(m.group(3)),
+                         os.path.realpath(self.tree.www))
+        self.serve_check(srv.host, srv.port)
+        srv.stop()
+
+    def test_listening_line(self):
+        srv = self.start(['-t', '3'])
+        m = LISTEN_LINE.match(srv.listen_line)
+        self.assertIsNotNone(m, 'listening line %r' % srv.listen_line)
+        self.assertEqual(m.group(1), '127.0.0.1')
+        self.assertNotEqual(int(m.group(2)), 0)
+        self.assertTrue(os.path.isabs(m.group(3)))
+        self.assertEqual(os.path.realpath(m.group(3)),
+                         os.path.realpath(self.tree.www))
+        self.assertEqual(m.group(4), '3')
+        self.serve_check(srv.host, srv.port)
+        srv.stop()
+
+    def test_relative_root_printed_absolute(self):
+        srv = self.start(root='www', cwd=self.tree.base)
+        m = LISTEN_LINE.match(srv.listen_line)
+        self.assertIsNotNone(m, srv.listen_line)
+        self.assertTrue(m.group(3).startswith('/'), m.group(3))
+        self.serve_check(srv.host, srv.port)
+        srv.stop()
+
+    def test_default_threads_online_cpus(self):
+        srv = self.start()
+        m = LISTEN_LINE.match(srv.listen_line)
+        self.assertIsNotNone(m, srv.listen_line)
+        self.assertEqual(int(m.group(4)),
+                         os.sysconf('SC_NPROCESSORS_ONLN'))
+        srv.stop()
+
+    def test_long_options(self):
+        port = free_port()
+        srv = self.start(['--bind', '127.0.0.1', '--port', str(port),
+                          '--threads', '2', '--timeout', '5'],
+                         bind=None, port=None)
+        self.assertEqual(srv.port, port)
+        m = LISTEN_LINE.match(srv.listen_line)
+        self.assertEqual(m.group(4), '2')
+        self.serve_check('127.0.0.1', port)
+        srv.stop()
+
+    def test_default_bind_and_port(self):
+        probe = socket.socket()
+        try:
+            probe.bind(('0.0.0.0', 8080))
+        except OSError:
+            self.skipTest('port 8080 is in use here')
+        finally:
+            probe.close()
+        srv = self.start(bind=None, port=None)
+        self.assertEqual(srv.port, 8080)
+        self.serve_check('127.0.0.1', 8080)
+        srv.stop()
+
+    def test_ipv6(self):
+        srv = self.start(bind='::1')
+        self.assertIn('http://[::1]:%d/' % srv.port, srv.listen_line)
+        self.assertEqual(srv.host, '::1')
+        self.serve_check('::1', srv.port)
+        srv.stop()
+
+    def test_port_in_use(self):
+        holder = socket.socket()
+        holder.bind(('127.0.0.1', 0))
+        holder.listen(1)
+        try:
+            port = holder.getsockname()[1]
+            self.expect_usage_error(['-b', '127.0.0.1', '-p', str(port),
+                                     self.tree.www])
+        finally:
+            holder.close()
+
+    def test_second_sehttpd_same_port(self):
+        first = self.start()
+        self.expect_usage_error(['-b', '127.0.0.1', '-p', str(first.port),
+                                 self.tree.www])
+        self.serve_check(first.host, first.port)
+        first.stop()
+
+    # --- signals --------------------------------------------------------
+
+    def test_sigint_and_sigterm_exit_0(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(sig=sig):
+                srv = self.start()
+                self.serve_check(srv.host, srv.port)
+                srv.send_signal(sig)
+                self.assertEqual(srv.wait(3), 0, srv.stderr_text())
+
+    def test_signal_closes_idle_connections(self):
+        srv = self.start()  # default --timeout 15: closing must not wait
+        idle = Conn(srv.host, srv.port)
+        self.addCleanup(idle.close)
+        idle.send(build_request('GET', '/a.txt'))
+        self.assertEqual(idle.read_response().status, 200)
+        silent = Conn(srv.host, srv.port)
+        self.addCleanup(silent.close)
+        time.sleep(0.1)
+        start = time.monotonic()
+        srv.send_signal(signal.SIGTERM)
+        for c in (idle, silent):
+            closed, data = c.wait_closed(3)
+            self.assertTrue(closed, 'idle connection still open 3 s after '
+                            'SIGTERM')
+        self.assertEqual(srv.wait(3), 0)
+        self.assertLess(time.monotonic() - start, 3.5)
+
+    def test_graceful_shutdown_finishes_slow_download(self):
+        """The download lasts about 4 timeouts after the signal, but
+        every read is progress, so it must complete."""
+        srv = self.start(['--timeout', '1'])
+        idle = Conn(srv.host, srv.port)
+        self.addCleanup(idle.close)
+        idle.send(build_request('GET', '/a.txt'))
+        self.assertEqual(idle.read_response().status, 200)
+        slow = Conn(srv.host, srv.port, rcvbuf=65536)
+        self.addCleanup(slow.close)
+        slow.send(build_request('GET', '/big/10m.bin'))
+        resp = slow.read_response(body=False)
+        self.assertEqual(resp.status, 200)
+        body = bytearray(slow.buf)
+        slow.buf.clear()
+        while len(body) < 256 << 10:
+            chunk = slow.sock.recv(65536)
+            self.assertTrue(chunk, 'download ended early')
+            body += chunk
+        srv.send_signal(signal.SIGTERM)
+
+        # New connections are refused soon after the signal.
+        deadline = time.monotonic() + 2
+        while not httpraw.connect_refused(srv.host, srv.port):
+            self.assertLess(time.monotonic(), deadline, 'still accepting '
+                            'connections 2 s after SIGTERM')
+            time.sleep(0.05)
+        closed, _ = idle.wait_closed(2)
+        self.assertTrue(closed, 'idle connection not closed on SIGTERM')
+
+        # The in-flight download goes on, read slowly (about 2.5 MiB/s).
+        size = len(self.tree.files['/big/10m.bin'])
+        signalled = time.monotonic()
+        while len(body) < size:
+            chunk = slow.sock.recv(65536)
+            if not chunk:
+                break
+            body += chunk
+            time.sleep(0.025)
+        self.assertEqual(len(body), size, 'download cut short by shutdown '
+                         '%.1f s after SIGTERM (--timeout 1, still reading)'
+                         % (time.monotonic() - signalled))
+        self.assertEqual(bytes(body), self.tree.files['/big/10m.bin'])
+        self.assertTrue(httpraw.connect_refused(srv.host, srv.port))
+        self.assertEqual(srv.wait(4), 0, 'not exited 4 s after the last '
+                         'response (stderr %r)' % srv.stderr_text())
+
+    def test_shutdown_bounded_by_stuck_client(self):
+        """A client that stops reading mid-download cannot hold the
+        server up for longer than about the timeout."""
+        srv = self.start(['--timeout', '1'])
+        stuck = Conn(srv.host, srv.port, rcvbuf=16384)
+        self.addCleanup(stuck.close)
+        stuck.send(build_request('GET', '/big/10m.bin'))
+        stuck.read_response(body=False)
+        time.sleep(0.2)
+        start = time.monotonic()
+        srv.send_signal(signal.SIGTERM)
+        rc = srv.wait(5)
+        self.assertEqual(rc, 0, 'exit status %r %.1f s after SIGTERM with '
+                         'a stuck client (timeout 1 s)'
+                         % (rc, time.monotonic() - start))
+
+
+class AccessLogMixin:
+    """Reads the access log lines a server writes."""
+
+    def log_lines(self):
+        raise NotImplementedError
+
+    def wait_lines(self, count, since=0):
+        deadline = time.monotonic() + LOG_WAIT_S
+        while True:
+            lines = self.log_lines()[since:]
+            if len(lines) >= count or time.monotonic() > deadline:
+                return lines
+            time.sleep(0.05)
+
+    def parse(self, line):
+        m = CLF.match(line)
+        self.assertIsNotNone(m, 'not a Combined Log Format line: %r' % line)
+        host, ident, user, when, req, status, size, ref, ua = m.groups()
+        self.assertEqual((ident, user), ('-', '-'))
+        t = datetime.datetime.strptime(when, '%d/%b/%Y:%H:%M:%S %z')
+        self.assertLess(abs(t.timestamp() - time.time()), 10,
+                        'log time %s is not now' % when)
+        return {'host': host, 'request': req, 'status': int(status),
+                'size': size, 'referer': ref, 'agent': ua}
+
+    def check_basic_lines(self):
+        n0 = len(self.log_lines())
+        with self.target.conn() as c:
+            c.send(build_request('GET', '/a.txt', headers=[
+                ('User-Agent', 'it-agent/1.0'),
+                ('Referer', 'http://ref.test/page')]))
+            self.assertEqual(c.read_response().status, 200)
+            c.send(build_request('GET', '/nope.txt'))
+            r404 = c.read_response()
+            c.send(build_request('HEAD', '/b.txt'))
+            c.read_response('HEAD')
+        lines = self.wait_lines(3, n0)
+        self.assertEqual(len(lines), 3, 'expected 3 new lines within %.1f s'
+                         ': %r' % (LOG_WAIT_S, lines))
+        a, b, c = [self.parse(x) for x in lines]
+        self.assertEqual(a, {'host': '127.0.0.1',
+                             'request': 'GET /a.txt HTTP/1.1',
+                             'status': 200, 'size': '12',
+                             'referer': 'http://ref.test/page',
+                             'agent': 'it-agent/1.0'})
+        self.assertEqual((b['request'], b['status'], b['size'],
+                          b['referer'], b['agent']),
+                         ('GET /nope.txt HTTP/1.1', 404, str(len(r404.body)),
+                          '-', '-'))
+        self.assertEqual((c['request'], c['status']),
+                         ('HEAD /b.txt HTTP/1.1', 200))
+        self.assertIn(c['size'], ('0', '-'), 'HEAD sends no body bytes')
+
+
+@needs_process('starts sehttpd with --access-log FILE')
+class AccessLogFileTest(ServerTestCase, AccessLogMixin):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.log_path = os.path.join(temp_dir(), 'access.log')
+        cls.server_args = ('--access-log', cls.log_path)
+        super().setUpClass()
+
+    def log_bytes(self):
+        try:
+            with open(self.log_path, 'rb') as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return b''
+
+    def log_lines(self):
+        data = self.log_bytes()
+        # Only complete lines count.
+        return data[:data.rfind(b'\n') + 1].decode('utf-8',
+                                                   'replace').splitlines()
+
+    def test_lines(self):
+        self.check_basic_lines()
+
+    def test_one_line_per_request(self):
+        n0 = len(self.log_lines())
+        with self.conn() as c:
+            for i in range(10):
+                c.send(build_request('GET', '/many/file_%03d.txt' % i))
+                self.assertEqual(c.read_response().status, 200)
+        lines = self.wait_lines(10, n0)
+        self.assertEqual([self.parse(x)['request'] for x in lines],
+                         ['GET /many/file_%03d.txt HTTP/1.1' % i
+                          for i in range(10)])
+
+    def test_escaping(self):
+        before = len(self.log_bytes())
+        n0 = len(self.log_lines())
+        ua = 'evil" "injected\tagent\\x'
+        with self.conn() as c:
+            c.send(build_request('GET', '/a.txt', headers=[
+                ('User-Agent', ua), ('Referer', 'r"\te"f')]))
+            self.assertEqual(c.read_response().status, 200)
+        for bad in (b'GET /a\x7fb HTTP/1.1\r\nHost: t\r\n\r\n',
+                    b'GET /a\x1b[31mred HTTP/1.1\r\nHost: t\r\n\r\n',
+                    b'GET /a\rb HTTP/1.1\r\nHost: t\r\n\r\n'):
+            with self.conn() as c:
+                c.send(bad)
+                self.assertEqual(c.read_response().status, 400)
+        with self.conn() as c:
+            # A quote is no URI character: 400 or 404, logged either way.
+            c.send(b'GET /"quoted" HTTP/1.1\r\nHost: t\r\n\r\n')
+            self.assertIn(c.read_response().status, (400, 404))
+        # Lines from different connections may come in any order.
+        lines = self.wait_lines(5, n0)
+        self.assertEqual(len(lines), 5, lines)
+        parsed = [self.parse(x) for x in lines]
+        good = [p for p in parsed if p['status'] == 200]
+        self.assertEqual(len(good), 1, lines)
+        self.assertEqual(clf_unescape(good[0]['agent']), ua)
+        self.assertEqual(clf_unescape(good[0]['referer']), 'r"\te"f')
+        self.assertEqual(sorted(p['status'] for p in parsed
+                                if p is not good[0])[:3], [400, 400, 400])
+        raw = self.log_bytes()[before:]
+        for ch in range(0x20):
+            if ch != 0x0a:
+                self.assertNotIn(bytes([ch]), raw,
+                                 'raw control byte %#x in the log' % ch)
+        self.assertNotIn(b'\x7f', raw, 'raw DEL in the log')
+
+
+@needs_process('starts sehttpd with --access-log -')
+class AccessLogStdoutTest(ServerTestCase, AccessLogMixin):
+    server_args = ('--access-log', '-')
+
+    def log_lines(self):
+        srv = self.target.server
+        with srv.cond:
+            return [x for x in srv.lines if 'listening on' not in x]
+
+    def test_lines_on_stdout(self):
+        self.check_basic_lines()

@@ -1,0 +1,251 @@
+"""Connections: keep-alive rules, pipelining, requests split at any byte,
+clients that go away, and many clients at once."""
+
+import socket
+import struct
+import threading
+import time
+
+from httpraw import build_request, Conn
+from target import ServerTestCase, IS_SEHTTPD
+
+CONCURRENCY = 200 if IS_SEHTTPD else 3
+REQUESTS_PER_CLIENT = 5 if IS_SEHTTPD else 3
+SEQUENTIAL_CONNECTIONS = 300 if IS_SEHTTPD else 40
+
+SPLIT_REQUEST = (b'GET /hello.txt HTTP/1.1\r\nHost: split.test\r\n'
+                 b'User-Agent: split/1\r\nAccept: */*\r\n\r\n')
+
+
+class ConnectionsTest(ServerTestCase):
+
+    # --- keep-alive -----------------------------------------------------
+
+    def test_http11_keep_alive_by_default(self):
+        with self.conn() as c:
+            for url in ('/a.txt', '/b.txt', '/mime/style.css', '/a.txt'):
+                c.send(build_request('GET', url))
+                resp = c.read_response()
+                self.assert_file(resp, url)
+                self.assertNotIn('close', resp.connection_tokens())
+            self.assert_open(c)
+
+    def test_http10_closes_by_default(self):
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.0\r\n\r\n')
+            resp = c.read_response()
+            self.assert_file(resp, '/a.txt')
+            self.assertNotIn('keep-alive', resp.connection_tokens())
+            self.assert_closed(c, what=' after an HTTP/1.0 response')
+
+    def test_http10_keep_alive(self):
+        with self.conn() as c:
+            for url in ('/a.txt', '/nope', '/b.txt'):
+                c.send(b'GET %s HTTP/1.0\r\nConnection: keep-alive\r\n\r\n'
+                       % url.encode())
+                resp = c.read_response()
+                self.assertIn('keep-alive', resp.connection_tokens(),
+                              'no Connection: keep-alive in\n'
+                              + resp.describe())
+                self.assertIn(resp.framing, ('length', 'chunked'))
+                self.assert_open(c, ' after an HTTP/1.0 keep-alive '
+                                 'response')
+            c.send(b'GET /hello.txt HTTP/1.0\r\n\r\n')
+            self.assert_file(c.read_response(), '/hello.txt')
+            self.assert_closed(c)
+
+    def test_connection_close_honoured(self):
+        for value in ('close', 'Close', 'CLOSE', 'keep-alive, close'):
+            with self.subTest(value=value), self.conn() as c:
+                c.send(build_request('GET', '/a.txt',
+                                     headers=[('Connection', value)]))
+                resp = c.read_response()
+                self.assert_file(resp, '/a.txt')
+                self.assertIn('close', resp.connection_tokens())
+                self.assert_closed(c)
+
+    def test_connection_close_on_404(self):
+        with self.conn() as c:
+            c.send(build_request('GET', '/nope',
+                                 headers=[('Connection', 'close')]))
+            resp = c.read_response()
+            self.assert_error(resp, 404)
+            self.assertIn('close', resp.connection_tokens())
+            self.assert_closed(c)
+
+    def test_nothing_answered_after_close(self):
+        with self.conn() as c:
+            c.send(build_request('GET', '/a.txt',
+                                 headers=[('Connection', 'close')]) +
+                   build_request('GET', '/b.txt'))
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_closed(c, what=' (answered a request sent after '
+                               'Connection: close?)')
+
+    def test_many_requests_one_connection(self):
+        with self.conn() as c:
+            for i in range(200):
+                url = ('/a.txt', '/b.txt', '/mime/data.json')[i % 3]
+                c.send(build_request('GET', url))
+                self.assert_file(c.read_response(), url, ' (#%d)' % i)
+
+    def test_many_connections_in_sequence(self):
+        for i in range(SEQUENTIAL_CONNECTIONS):
+            with self.conn() as c:
+                c.send(build_request('GET', '/a.txt'))
+                self.assert_file(c.read_response(), '/a.txt', ' (#%d)' % i)
+
+    # --- pipelining -----------------------------------------------------
+
+    def test_pipelined_in_one_packet(self):
+        plan = [('GET', '/a.txt', 200), ('GET', '/b.txt', 200),
+                ('HEAD', '/hello.txt', 200), ('GET', '/nope', 404),
+                ('GET', '/mime/app.js', 200), ('POST', '/a.txt', 405),
+                ('GET', '/dir_noindex', 301), ('GET', '/empty.txt', 200),
+                ('HEAD', '/big/1m.bin', 200), ('GET', '/many/', 200),
+                ('GET', '/A.txt', 200), ('GET', '/index.html', 200)]
+        data = b''.join(build_request(m, u) for m, u, _ in plan)
+        with self.conn() as c:
+            c.send(data)
+            for method, url, status in plan:
+                resp = c.read_response(method)
+                self.assertEqual(resp.status, status, '%s %s\n%s'
+                                 % (method, url, resp.describe()))
+                if method == 'GET' and status == 200 and \
+                        url in self.tree.files:
+                    self.assert_file(resp, url)
+            self.assert_open(c)
+
+    def test_pipelined_large_responses(self):
+        """All requests sent before any response is read: the server must
+        cope with a client that is not reading yet."""
+        urls = ['/big/1m.bin', '/a.txt', '/big/10m.bin', '/big/1m.bin',
+                '/b.txt']
+        with self.conn() as c:
+            c.send(b''.join(build_request('GET', u) for u in urls))
+            time.sleep(0.3)
+            for url in urls:
+                self.assert_file(c.read_response(), url)
+
+    def test_pipelined_ending_with_close(self):
+        with self.conn() as c:
+            c.send(build_request('GET', '/a.txt') +
+                   build_request('GET', '/b.txt') +
+                   build_request('GET', '/hello.txt',
+                                 headers=[('Connection', 'close')]))
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/b.txt')
+            self.assert_file(c.read_response(), '/hello.txt')
+            self.assert_closed(c)
+
+    # --- split delivery ------------------------------------------------
+
+    def test_split_at_every_byte(self):
+        for i in range(1, len(SPLIT_REQUEST)):
+            with self.subTest(split=i), self.conn() as c:
+                c.send(SPLIT_REQUEST[:i])
+                time.sleep(0.005)
+                c.send(SPLIT_REQUEST[i:])
+                self.assert_file(c.read_response(), '/hello.txt',
+                                 ' split at byte %d' % i)
+
+    def test_split_with_pause(self):
+        """A pause long enough for the server to park the connection."""
+        for i in (3, 20, len(SPLIT_REQUEST) - 2, len(SPLIT_REQUEST) - 1):
+            with self.subTest(split=i), self.conn() as c:
+                c.send(SPLIT_REQUEST[:i])
+                time.sleep(0.25)
+                c.send(SPLIT_REQUEST[i:])
+                self.assert_file(c.read_response(), '/hello.txt')
+
+    def test_one_byte_at_a_time(self):
+        data = SPLIT_REQUEST + build_request('GET', '/b.txt') + \
+            build_request('HEAD', '/a.txt')
+        with self.conn() as c:
+            c.send_slowly(data, step=1, pause=0.001)
+            self.assert_file(c.read_response(), '/hello.txt')
+            self.assert_file(c.read_response(), '/b.txt')
+            self.assertEqual(c.read_response('HEAD').status, 200)
+
+    def test_pipelined_split_across_requests(self):
+        data = b''.join(build_request('GET', u)
+                        for u in ('/a.txt', '/b.txt', '/hello.txt'))
+        for cut in (5, len(data) // 3, len(data) // 2, len(data) - 3):
+            with self.subTest(cut=cut), self.conn() as c:
+                c.send(data[:cut])
+                time.sleep(0.01)
+                c.send(data[cut:])
+                for url in ('/a.txt', '/b.txt', '/hello.txt'):
+                    self.assert_file(c.read_response(), url)
+
+    # --- clients that go away ------------------------------------------
+
+    def test_client_aborts_download(self):
+        for linger in (False, True):
+            with self.subTest(reset=linger):
+                c = self.conn(rcvbuf=65536)
+                if linger:
+                    # Close with a reset instead of a FIN.
+                    c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                      struct.pack('ii', 1, 0))
+                c.send(build_request('GET', '/big/10m.bin'))
+                c.read_response(body=False)
+                c.close()
+                time.sleep(0.1)
+                self.assert_file(self.get('/a.txt'), '/a.txt')
+
+    def test_client_closes_before_response(self):
+        for data in (b'GET /a.txt HTTP/1.1\r\nHo', build_request('GET',
+                                                                 '/a.txt')):
+            c = self.conn()
+            c.send(data)
+            c.close()
+        time.sleep(0.1)
+        self.assert_file(self.get('/a.txt'), '/a.txt')
+
+    # --- many clients -------------------------------------------------
+
+    def test_concurrent_clients(self):
+        urls = ['/a.txt', '/mime/image.png', '/big/1m.bin', '/many/',
+                '/dir_noindex/size777.txt', '/nope']
+        barrier = threading.Barrier(CONCURRENCY, timeout=30)
+        errors = []
+        done = []
+
+        def client(n):
+            try:
+                barrier.wait()
+                with Conn(self.target.host, self.target.port,
+                          timeout=30) as c:
+                    for i in range(REQUESTS_PER_CLIENT):
+                        url = urls[(n + i) % len(urls)]
+                        c.send(build_request('GET', url))
+                        resp = c.read_response()
+                        if url == '/nope':
+                            ok = resp.status == 404
+                        elif url == '/many/':
+                            ok = resp.status == 200 and \
+                                b'file_099.txt' in resp.body
+                        else:
+                            ok = resp.status == 200 and \
+                                resp.body == self.tree.files[url]
+                        if not ok:
+                            errors.append('client %d %s: %r' % (n, url,
+                                                                resp))
+                            return
+                done.append(n)
+            except Exception as e:
+                errors.append('client %d: %r' % (n, e))
+
+        threads = [threading.Thread(target=client, args=(n,), daemon=True)
+                   for n in range(CONCURRENCY)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 90
+        for t in threads:
+            t.join(max(0.1, deadline - time.monotonic()))
+        self.assertFalse(any(t.is_alive() for t in threads),
+                         'clients still running after 90 s')
+        self.assertEqual(errors, [], '%d of %d clients failed'
+                         % (len(errors), CONCURRENCY))
+        self.assertEqual(len(done), CONCURRENCY)

@@ -1,0 +1,283 @@
+"""Directories: redirects to the slash form, index.html, generated
+listings (order, escaping, chunked framing) and --no-listing."""
+
+import html.parser
+import os
+import urllib.parse
+
+from httpraw import build_request
+from target import ServerTestCase, needs_process, start_server, session_tree
+
+# Characters that may never appear raw in an href of the listing.
+HREF_FORBIDDEN = set(' "<>#?\\^`{|}') | {chr(c) for c in range(0x20)} | \
+    {chr(0x7f)}
+
+
+class ListingParser(html.parser.HTMLParser):
+    """Collects each <a>: its href (entities decoded), its text, and the
+    text that follows it up to the next link (the entry's row)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.links = []
+        self.in_a = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == 'a':
+            href = dict(attrs).get('href')
+            self.links.append({'href': href, 'text': '', 'row': ''})
+            self.in_a = True
+
+    def handle_endtag(self, tag):
+        if tag == 'a':
+            self.in_a = False
+
+    def handle_data(self, data):
+        if not self.links:
+            return
+        self.links[-1]['text' if self.in_a else 'row'] += data
+
+
+def parse_listing(body):
+    p = ListingParser()
+    p.feed(body.decode('utf-8'))
+    p.close()
+    return p.links
+
+
+def expected_order(entries):
+    key = lambda e: e[0].encode('utf-8')
+    dirs = sorted((e for e in entries if e[1]), key=key)
+    files = sorted((e for e in entries if not e[1]), key=key)
+    return dirs + files
+
+
+class ListingTest(ServerTestCase):
+
+    def listing(self, dir_url, version='HTTP/1.1'):
+        """GETs a listing and checks what every listing must satisfy;
+        returns (response, links keyed by decoded entry name)."""
+        with self.conn() as c:
+            c.send(build_request('GET', urllib.parse.quote(dir_url),
+                                 version))
+            resp = c.read_response()
+            self.assertEqual(resp.status, 200, resp.describe())
+            self.assertEqual(resp.header('Content-Type'),
+                             'text/html; charset=utf-8')
+            self.assert_server_header(resp)
+            if version == 'HTTP/1.1':
+                self.assertEqual(resp.framing, 'chunked',
+                                 'HTTP/1.1 listings are sent chunked')
+                self.assertEqual(resp.chunk_sizes[-1], 0)
+                c.send(build_request('GET', '/a.txt'))
+                self.assert_file(c.read_response(), '/a.txt',
+                                 ' after a chunked listing')
+            else:
+                self.assertIsNone(resp.header('Transfer-Encoding'),
+                                  'chunked sent to an HTTP/1.0 client')
+        links = parse_listing(resp.body)
+        by_name = {}
+        entries = self.tree.entries(dir_url)
+        names = {n for n, _ in entries}
+        for link in links:
+            href = link['href']
+            self.assertIsNotNone(href, 'an <a> without href')
+            bad = set(href) & HREF_FORBIDDEN or \
+                [ch for ch in href if ord(ch) > 0x7e]
+            self.assertFalse(bad, 'raw %r in href %r' % (bad, href))
+            name = urllib.parse.unquote(href, errors='strict')
+            if href == '../':
+                by_name['..'] = link
+                continue
+            self.assertIn(name.rstrip('/'), names,
+                          'link %r is not an entry of %s' % (href, dir_url))
+            self.assertNotIn(name.rstrip('/'), by_name, 'entry listed twice')
+            by_name[name.rstrip('/')] = link
+        for name, is_dir in entries:
+            self.assertIn(name, by_name, '%r missing from the listing of %s'
+                          % (name, dir_url))
+            link = by_name[name]
+            self.assertEqual(link['href'].endswith('/'), is_dir,
+                             'href %r (directories end with /)'
+                             % link['href'])
+            text = link['text'].strip()
+            self.assertIn(text, (name, name + '/') if is_dir else (name,),
+                          'visible name of %r' % name)
+        order = [urllib.parse.unquote(link['href']).rstrip('/')
+                 for link in links if link['href'] != '../']
+        self.assertEqual(order, [n for n, _ in expected_order(entries)],
+                         'entries are not sorted directories first, then '
+                         'by name in byte order')
+        return resp, by_name
+
+    def test_redirect_to_slash(self):
+        cases = [('/dir_noindex', '/dir_noindex/'),
+                 ('/dir_index', '/dir_index/'), ('/a/b', '/a/b/'),
+                 ('/empty', '/empty/'),
+                 ('/dir_noindex?x=1', '/dir_noindex/?x=1'),
+                 ('/dir_noindex?a=b&c=%20d', '/dir_noindex/?a=b&c=%20d'),
+                 ('/dir_noindex/adir', '/dir_noindex/adir/')]
+        with self.conn() as c:
+            for target, location in cases:
+                with self.subTest(target=target):
+                    c.send(build_request('GET', target))
+                    resp = c.read_response()
+                    self.assertEqual(resp.status, 301, resp.describe())
+                    self.assertEqual(resp.header('Location'), location)
+                    self.assert_open(c, ' after a 301')
+
+    def test_redirect_head(self):
+        resp = self.send(build_request('HEAD', '/dir_noindex'), 'HEAD')
+        self.assertEqual(resp.status, 301)
+        self.assertEqual(resp.header('Location'), '/dir_noindex/')
+
+    def follow(self, target, path_expected):
+        resp = self.send(build_request('GET', target))
+        self.assertEqual(resp.status, 301, resp.describe())
+        loc = resp.header('Location')
+        self.assertTrue(loc.startswith('/') and not loc.startswith('//'),
+                        'Location %r for %r is not path-absolute'
+                        % (loc, target))
+        self.assertFalse(set(loc) & set(' "<>\\^`{|}\x7f') or
+                         any(ord(ch) < 0x21 or ord(ch) > 0x7e for ch in loc),
+                         'Location %r is not a valid URI' % loc)
+        self.assertEqual(urllib.parse.unquote(loc.split('?')[0]),
+                         path_expected)
+        after = self.send(build_request('GET', loc))
+        self.assertEqual(after.status, 200, 'following %r' % loc)
+        return after
+
+    def test_redirect_not_protocol_relative(self):
+        for target in ('//dir_noindex', '///dir_noindex', '//a//b'):
+            with self.subTest(target=target):
+                self.follow(target, '/a/b/' if 'b' in target[-2:]
+                            else '/dir_noindex/')
+
+    def test_redirect_encoded_name(self):
+        self.follow('/escape/dir%20with%20space', '/escape/dir with space/')
+
+    def test_dir_with_index(self):
+        resp = self.get('/dir_index/')
+        self.assertEqual(resp.status, 200)
+        self.assertEqual(resp.body, self.tree.files['/dir_index/index.html'])
+        self.assertEqual(resp.header('Content-Type'),
+                         'text/html; charset=utf-8')
+        self.assert_file(self.get('/dir_index/index.html'),
+                         '/dir_index/index.html')
+
+    def test_listing(self):
+        resp, links = self.listing('/dir_noindex/')
+        self.assertIn('..', links, 'no ../ link')
+
+    def test_listing_sizes_and_times(self):
+        resp, links = self.listing('/dir_noindex/')
+        row = links['size777.txt']['row']
+        self.assertIn('777', row, 'size of size777.txt not shown')
+        self.assertIn('2021', row, 'mtime (2021-03-04 05:06:07 UTC) of '
+                      'size777.txt not shown')
+        self.assertIn('05:06', row, 'mtime (2021-03-04 05:06:07 UTC) of '
+                      'size777.txt not shown')
+
+    def test_listing_escaping(self):
+        resp, links = self.listing('/escape/')
+        self.assertNotIn(b'<b>', resp.body, 'raw <b> from a file name')
+        self.assertNotIn(b'&"x', resp.body, 'unescaped & and " in the page')
+        for name, link in links.items():
+            if name == '..':
+                continue
+            url = '/escape/' + link['href']
+            with self.subTest(href=link['href']):
+                got = self.get(url)
+                self.assertEqual(got.status, 200, 'fetching href %r' % url)
+                if not link['href'].endswith('/'):
+                    self.assertEqual(got.body,
+                                     self.tree.files['/escape/' + name])
+
+    def test_listing_of_100_entries(self):
+        resp, links = self.listing('/many/')
+        self.assertEqual(len(links), 101)
+
+    def test_empty_directory(self):
+        resp, links = self.listing('/empty/')
+        self.assertEqual(list(links), ['..'])
+
+    def test_nested_listing(self):
+        resp, links = self.listing('/dir_noindex/adir/')
+        self.assertIn('..', links)
+
+    def test_listing_http10(self):
+        resp, links = self.listing('/dir_noindex/', 'HTTP/1.0')
+        self.assertIn(resp.framing, ('length', 'close'))
+        same, _ = self.listing('/dir_noindex/')
+        self.assertEqual(resp.body, same.body,
+                         'HTTP/1.0 and HTTP/1.1 listings differ')
+
+    def test_listing_head(self):
+        with self.conn() as c:
+            c.send(build_request('HEAD', '/dir_noindex/'))
+            resp = c.read_response('HEAD')
+            self.assertEqual(resp.status, 200)
+            self.assertEqual(resp.header('Content-Type'),
+                             'text/html; charset=utf-8')
+            c.send(build_request('GET', '/a.txt'))
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' after HEAD of a listing (HEAD sent a body?)')
+
+    def test_listing_pipelined(self):
+        with self.conn() as c:
+            c.send(build_request('GET', '/many/') +
+                   build_request('GET', '/a.txt') +
+                   build_request('HEAD', '/escape/') +
+                   build_request('GET', '/empty/') +
+                   build_request('GET', '/b.txt'))
+            self.assertEqual(c.read_response().framing, 'chunked')
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assertEqual(c.read_response('HEAD').status, 200)
+            self.assertEqual(c.read_response().status, 200)
+            self.assert_file(c.read_response(), '/b.txt')
+
+
+@needs_process('starts sehttpd with --no-listing')
+class NoListingTest(ServerTestCase):
+    server_args = ('--no-listing',)
+
+    def test_directory_without_index_403(self):
+        for target in ('/dir_noindex/', '/empty/', '/many/'):
+            with self.subTest(target=target), self.conn() as c:
+                c.send(build_request('GET', target))
+                resp = c.read_response()
+                self.assert_error(resp, 403)
+                self.assertNotIn(b'a.txt', resp.body)
+                self.assertNotIn(b'file_000', resp.body)
+
+    def test_head_403(self):
+        resp = self.send(build_request('HEAD', '/dir_noindex/'), 'HEAD')
+        self.assertEqual(resp.status, 403)
+
+    def test_index_and_files_still_served(self):
+        resp = self.get('/dir_index/')
+        self.assertEqual(resp.body, self.tree.files['/dir_index/index.html'])
+        self.assert_file(self.get('/dir_noindex/a.txt'), '/dir_noindex/a.txt')
+        self.assertEqual(self.get('/').body, self.tree.files['/index.html'])
+
+
+@needs_process('serves a directory without index.html as ROOT')
+class RootListingTest(ServerTestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tree = session_tree()
+        cls.target = start_server(root=os.path.join(cls.tree.www,
+                                                    'dir_noindex'),
+                                  tree=cls.tree)
+        cls.addClassCleanup(cls._stop_target)
+
+    def test_root_listing_has_no_parent_link(self):
+        resp = self.get('/')
+        self.assertEqual(resp.status, 200)
+        links = parse_listing(resp.body)
+        hrefs = [link['href'] for link in links]
+        self.assertNotIn('../', hrefs, 'a ../ link at the root')
+        names = {n for n, _ in self.tree.entries('/dir_noindex/')}
+        self.assertEqual({urllib.parse.unquote(h).rstrip('/')
+                          for h in hrefs}, names)

@@ -1,0 +1,381 @@
+"""Request parsing: methods, versions, request targets, header syntax,
+message framing and the size limits (RFC 9112)."""
+
+from httpraw import build_request
+from target import ServerTestCase
+
+KNOWN_METHODS = ['POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'TRACE',
+                 'CONNECT']
+GET_A = b'GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n'
+
+
+class ParsingTest(ServerTestCase):
+
+    def expect_status_then_close(self, data, status, what=None):
+        """Sends data on a fresh connection: one error response, then the
+        server closes."""
+        what = ' for %r' % (what or data[:120])
+        with self.conn() as c:
+            c.send(data)
+            resp = c.read_response()
+            self.assert_error(resp, status)
+            self.assertEqual(resp.status, status, 'status%s' % what)
+            self.assert_closed(c, what=what)
+        return resp
+
+    def expect_ok_and_alive(self, data, url='/a.txt'):
+        with self.conn() as c:
+            c.send(data)
+            self.assert_file(c.read_response(), url, ' for %r' % data)
+            c.send(GET_A)
+            self.assert_file(c.read_response(), '/a.txt', ' (next request)')
+
+    # --- methods --------------------------------------------------------
+
+    def test_get_and_head(self):
+        with self.conn() as c:
+            c.send(build_request('GET', '/a.txt'))
+            get = c.read_response()
+            self.assert_file(get, '/a.txt')
+            c.send(build_request('HEAD', '/a.txt'))
+            head = c.read_response('HEAD')
+            self.assertEqual(head.status, 200)
+            c.send(GET_A)
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' after a HEAD (HEAD sent a body?)')
+
+    def test_known_methods_405_keep_alive(self):
+        for method in KNOWN_METHODS:
+            with self.subTest(method=method), self.conn() as c:
+                c.send(build_request(method, '/a.txt'))
+                resp = c.read_response()
+                self.assert_error(resp, 405)
+                self.assertEqual(resp.header('Allow'), 'GET, HEAD')
+                self.assertNotIn('close', resp.connection_tokens())
+                c.send(GET_A)
+                self.assert_file(c.read_response(), '/a.txt',
+                                 ' after a %s' % method)
+
+    def test_405_discards_body(self):
+        body = b'GET /b.txt HTTP/1.1\r\nHost: smuggled\r\n\r\n'
+        for method in ('POST', 'PUT', 'PATCH'):
+            with self.subTest(method=method), self.conn() as c:
+                c.send(build_request(method, '/a.txt', body=body) + GET_A)
+                self.assert_error(c.read_response(), 405)
+                self.assert_file(c.read_response(), '/a.txt',
+                                 ' after a %s with a body' % method)
+                self.assert_open(c)
+
+    def test_405_discards_chunked_body(self):
+        req = (b'POST /a.txt HTTP/1.1\r\nHost: t\r\n'
+               b'Transfer-Encoding: chunked\r\n\r\n'
+               b'5\r\nhello\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n'
+               b'0\r\n\r\n')
+        with self.conn() as c:
+            c.send(req + GET_A)
+            self.assert_error(c.read_response(), 405)
+            self.assert_file(c.read_response(), '/a.txt')
+
+    def test_unknown_methods_501_close(self):
+        for method in ('FOO', 'get', 'Get', 'PROPFIND', 'BREW'):
+            with self.subTest(method=method):
+                self.expect_status_then_close(
+                    build_request(method, '/a.txt'), 501)
+
+    # --- versions -------------------------------------------------------
+
+    def test_unsupported_versions_505_close(self):
+        for version in ('HTTP/2.0', 'HTTP/1.2', 'HTTP/3.0', 'HTTP/0.9',
+                        'HTTP/9.9'):
+            with self.subTest(version=version):
+                self.expect_status_then_close(
+                    build_request('GET', '/a.txt', version), 505)
+
+    def test_malformed_versions_400(self):
+        for version in ('HTTP/1', 'HTTP/1.1.1', 'http/1.1', 'HTTP/11',
+                        'HTTP/1.', 'HTTP 1.1', 'HTTP/a.b', 'HTTPS/1.1',
+                        'HTTP/1.1x', 'HTTP/-1.1'):
+            with self.subTest(version=version):
+                self.expect_status_then_close(
+                    build_request('GET', '/a.txt', version), 400)
+
+    def test_http10_without_host(self):
+        resp = self.send(b'GET /a.txt HTTP/1.0\r\n\r\n')
+        self.assert_file(resp, '/a.txt')
+
+    # --- request targets ------------------------------------------------
+
+    def test_absolute_form(self):
+        hp = self.target.hostport
+        for tgt in ('http://%s/a.txt' % hp, 'http://%s/a.txt?q=1' % hp,
+                    'http://localhost/mime/data.json',
+                    'HTTP://%s/a.txt' % hp):
+            url = '/mime/data.json' if 'json' in tgt else '/a.txt'
+            with self.subTest(target=tgt), self.conn() as c:
+                c.send(build_request('GET', tgt, host=hp))
+                self.assert_file(c.read_response(), url, ' for ' + tgt)
+                c.send(GET_A)
+                self.assert_file(c.read_response(), '/a.txt')
+
+    def test_host_required_for_http11(self):
+        self.expect_status_then_close(b'GET /a.txt HTTP/1.1\r\n\r\n', 400)
+        self.expect_status_then_close(
+            b'GET /a.txt HTTP/1.1\r\nUser-Agent: x\r\n\r\n', 400)
+
+    def test_two_host_headers(self):
+        self.expect_status_then_close(
+            b'GET /a.txt HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n', 400)
+        self.expect_status_then_close(
+            b'GET /a.txt HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n', 400)
+        self.expect_status_then_close(
+            b'GET /a.txt HTTP/1.1\r\nHost: a\r\nhOST: b\r\n\r\n', 400)
+
+    def test_bad_request_lines(self):
+        bad = [
+            b'GET\r\nHost: t\r\n\r\n',
+            b'GET /a.txt\r\nHost: t\r\n\r\n',
+            b'/a.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET  /a.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a.txt  HTTP/1.1\r\nHost: t\r\n\r\n',
+            b' GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1 \r\nHost: t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1 extra\r\nHost: t\r\n\r\n',
+            b'GET /a b.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET\t/a.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a.txt\tHTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a\x01.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a\x7f.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a\x1b.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET a.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET  HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'G(T /a.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+        ]
+        for data in bad:
+            with self.subTest(request=data):
+                resp = self.expect_status_then_close(data, 400)
+                self.assertNotIn(b'hello world', resp.body)
+
+    def test_bad_header_syntax(self):
+        bad = [
+            b'NoColonHere',
+            b'Foo : bar',
+            b'Foo\t: bar',
+            b': empty name',
+            b'Fo o: bar',
+            b'Fo(o): bar',
+            b'Fo"o: bar',
+            b'Fo/o: bar',
+            b'Fo@o: bar',
+            b'F\xe9o: bar',
+        ]
+        for line in bad:
+            with self.subTest(line=line):
+                self.expect_status_then_close(
+                    b'GET /a.txt HTTP/1.1\r\nHost: t\r\n' + line +
+                    b'\r\n\r\n', 400)
+
+    def test_obs_fold(self):
+        for fold in (b' continued', b'\tcontinued', b'  x: y'):
+            with self.subTest(fold=fold):
+                self.expect_status_then_close(
+                    b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX-Long: a\r\n' +
+                    fold + b'\r\n\r\n', 400)
+        self.expect_status_then_close(
+            b'GET /a.txt HTTP/1.1\r\n Host: t\r\n\r\n', 400,
+            'a fold right after the request line')
+
+    def test_nul_anywhere_in_head(self):
+        bad = [
+            b'\x00GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'G\x00ET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a.txt\x00 HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\x00\r\nHost: t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHo\x00st: t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\x00\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX: a\x00b\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\n\x00\r\n\r\n',
+        ]
+        for data in bad:
+            with self.subTest(request=data):
+                self.expect_status_then_close(data, 400)
+
+    def test_control_chars_in_field_value(self):
+        for value in (b'a\x01b', b'a\x7fb', b'a\x1fb'):
+            with self.subTest(value=value):
+                self.expect_status_then_close(
+                    b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX: ' + value +
+                    b'\r\n\r\n', 400)
+
+    def test_header_value_whitespace_and_case(self):
+        reqs = [
+            b'GET /a.txt HTTP/1.1\r\nhost: t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHOST:t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: \t t \t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX-Empty:\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX-Tab: a\tb\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX-8bit: caf\xc3\xa9\r\n\r\n',
+            b"GET /a.txt HTTP/1.1\r\nHost: t\r\n!#$%&'*+-.^_`|~09az: v\r\n"
+            b'\r\n',
+        ]
+        for data in reqs:
+            with self.subTest(request=data):
+                self.expect_ok_and_alive(data)
+
+    # --- line endings ---------------------------------------------------
+
+    def test_bare_lf_accepted(self):
+        self.expect_ok_and_alive(b'GET /a.txt HTTP/1.1\nHost: t\n\n')
+        self.expect_ok_and_alive(b'GET /a.txt HTTP/1.1\r\nHost: t\n\r\n')
+        self.expect_ok_and_alive(b'GET /a.txt HTTP/1.1\nHost: t\r\n\n')
+
+    def test_bare_cr_400(self):
+        bad = [
+            b'GET /a.txt HTTP/1.1\rHost: t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX: a\rb\r\n\r\n',
+            b'GET /a\r.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\r\n',
+        ]
+        for data in bad:
+            with self.subTest(request=data):
+                self.expect_status_then_close(data, 400)
+
+    # --- message framing ------------------------------------------------
+
+    def test_cl_and_te_400(self):
+        self.expect_status_then_close(
+            b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n'
+            b'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400)
+        self.expect_status_then_close(
+            b'POST /a.txt HTTP/1.1\r\nHost: t\r\n'
+            b'Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n'
+            b'0\r\n\r\n', 400)
+
+    def test_invalid_content_length_400(self):
+        for value in (b'abc', b'-1', b'1 2', b'+5', b'0x5', b'',
+                      b'99999999999999999999999999',
+                      b'18446744073709551616', b'5, 6', b'5.0'):
+            with self.subTest(value=value):
+                self.expect_status_then_close(
+                    b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: ' +
+                    value + b'\r\n\r\n', 400)
+
+    def test_two_different_content_lengths_400(self):
+        self.expect_status_then_close(
+            b'POST /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n'
+            b'Content-Length: 6\r\n\r\nhello!', 400)
+
+    def test_bad_transfer_encoding_400(self):
+        for te in (b'gzip', b'chunked, gzip', b'identity', b'chunkedx'):
+            with self.subTest(te=te):
+                self.expect_status_then_close(
+                    b'GET /a.txt HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: '
+                    + te + b'\r\n\r\n0\r\n\r\n', 400)
+
+    def test_get_with_body_then_pipelined(self):
+        body = b'x' * 1000 + b'GET /b.txt HTTP/1.1\r\n\r\n'
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: %d'
+                   b'\r\n\r\n' % len(body) + body +
+                   b'GET /hello.txt HTTP/1.1\r\nHost: t\r\n\r\n')
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/hello.txt',
+                             ' after a GET with a body')
+            self.assert_open(c)
+
+    def test_get_with_chunked_body_then_pipelined(self):
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                   b'Transfer-Encoding: chunked\r\n\r\n'
+                   b'5\r\nhello\r\nA\r\n0123456789\r\n0\r\n\r\n'
+                   b'GET /hello.txt HTTP/1.1\r\nHost: t\r\n\r\n')
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/hello.txt',
+                             ' after a GET with a chunked body')
+
+    def test_chunked_body_extensions_and_trailers(self):
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                   b'Transfer-Encoding: chunked\r\n\r\n'
+                   b'5;name=value\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n'
+                   b'GET /hello.txt HTTP/1.1\r\nHost: t\r\n\r\n')
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/hello.txt',
+                             ' after chunk extensions and trailers')
+
+    def test_body_sent_in_pieces(self):
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 10'
+                   b'\r\n\r\n01234')
+            self.assert_file(c.read_response(), '/a.txt')
+            c.send_slowly(b'56789GET /b.txt HTTP/1.1\r\nHost: t\r\n\r\n',
+                          step=3)
+            self.assert_file(c.read_response(), '/b.txt')
+
+    def test_bad_chunked_body_400(self):
+        bad = [b'zz\r\nhello\r\n0\r\n\r\n',
+               b'5\r\nhelloXX0\r\n\r\n',
+               b'-5\r\nhello\r\n0\r\n\r\n',
+               b'ffffffffffffffffffffff\r\nx\r\n0\r\n\r\n']
+        for body in bad:
+            with self.subTest(body=body), self.conn() as c:
+                c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                       b'Transfer-Encoding: chunked\r\n\r\n' + body)
+                # The head is valid, so the file may be sent before the
+                # body is read; the bad framing must then end the
+                # connection, and nothing may be taken as a request.
+                resp = c.read_response()
+                if resp.status == 200:
+                    self.assert_file(resp, '/a.txt')
+                    self.assert_closed(c, what=' after bad chunking')
+                else:
+                    self.assert_error(resp, 400)
+                    self.assert_closed(c)
+
+    # --- limits ---------------------------------------------------------
+
+    def test_long_request_line_414(self):
+        target = '/' + 'x' * 8300
+        resp = self.expect_status_then_close(build_request('GET', target),
+                                             414, 'a 8.3 KB request line')
+        self.assertNotIn(b'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', resp.body)
+
+    def test_long_request_line_not_yet_delimited_414(self):
+        """The line is over the limit before its end has arrived."""
+        with self.conn() as c:
+            c.send(b'GET /' + b'y' * 9000)
+            resp = c.read_response()
+            self.assert_error(resp, 414)
+            self.assert_closed(c)
+
+    def test_request_line_under_limit(self):
+        target = '/' + 'x' * 8000
+        resp = self.send(build_request('GET', target))
+        self.assert_error(resp, 404)
+
+    def test_header_section_over_16k_431(self):
+        headers = [('X-Fill-%02d' % i, 'v' * 990) for i in range(17)]
+        self.expect_status_then_close(build_request('GET', '/a.txt',
+                                                    headers=headers),
+                                      431, '17 KB of header fields')
+
+    def test_one_huge_header_431(self):
+        self.expect_status_then_close(
+            build_request('GET', '/a.txt', headers=[('X-Big', 'b' * 17000)]),
+            431, 'one 17 KB header field')
+
+    def test_header_section_under_limit(self):
+        headers = [('X-Fill-%02d' % i, 'v' * 990) for i in range(15)]
+        self.expect_ok_and_alive(build_request('GET', '/a.txt',
+                                               headers=headers))
+
+    def test_100_header_fields_ok(self):
+        headers = [('X-H%03d' % i, str(i)) for i in range(99)]
+        self.expect_ok_and_alive(build_request('GET', '/a.txt',
+                                               headers=headers))
+
+    def test_101_header_fields_431(self):
+        headers = [('X-H%03d' % i, str(i)) for i in range(100)]
+        self.expect_status_then_close(build_request('GET', '/a.txt',
+                                                    headers=headers),
+                                      431, '101 header fields')

@@ -1,0 +1,164 @@
+"""Timeouts: idle keep-alive connections, silent clients, partial heads
+and clients that trickle bytes are all cut off after about the timeout,
+while other clients are still served."""
+
+import threading
+import time
+import unittest
+
+from httpraw import build_request
+from target import (EXTERNAL, EXTERNAL_TIMEOUT, KIND, ServerTestCase,
+                    needs_process)
+
+TIMEOUT = 1.0 if EXTERNAL is None else EXTERNAL_TIMEOUT
+LOW, HIGH = 0.5, 3.0  # accepted range, in multiples of the timeout
+
+
+@unittest.skipIf(TIMEOUT is None, 'the external %s idle timeout is unknown '
+                 '(set HTTPD_TIMEOUT_S)' % KIND)
+class TimeoutTest(ServerTestCase):
+    server_args = ('--timeout', '1')
+
+    def wait_cut_off(self, c, start, what, t=None):
+        """Waits for the server to close c; the server may send a 408
+        first.  Returns the seconds since start."""
+        t = t or TIMEOUT
+        closed, data = c.wait_closed(HIGH * t + 1 - (time.monotonic()
+                                                       - start))
+        elapsed = time.monotonic() - start
+        self.assertTrue(closed, '%s: still open after %.1f s (timeout %.1f '
+                        's)' % (what, elapsed, t))
+        if data:
+            self.assertRegex(data, rb'^HTTP/1\.[01] 408 ',
+                             '%s: only a 408 may precede the close' % what)
+        self.assertGreaterEqual(elapsed, LOW * t, '%s: closed too early'
+                                % what)
+        self.assertLessEqual(elapsed, HIGH * t, '%s: closed too late'
+                             % what)
+        return elapsed
+
+    def test_idle_keep_alive_closed(self):
+        with self.conn() as c:
+            c.send(build_request('GET', '/a.txt'))
+            self.assert_file(c.read_response(), '/a.txt')
+            self.wait_cut_off(c, time.monotonic(), 'idle keep-alive')
+
+    def test_activity_defers_the_timeout(self):
+        """Requests every half timeout keep the connection alive past
+        several timeouts."""
+        with self.conn() as c:
+            start = time.monotonic()
+            while time.monotonic() - start < 2.5 * TIMEOUT:
+                c.send(build_request('GET', '/a.txt'))
+                self.assert_file(c.read_response(), '/a.txt')
+                time.sleep(0.4 * TIMEOUT)
+            c.send(build_request('GET', '/b.txt'))
+            self.assert_file(c.read_response(), '/b.txt')
+
+    def test_slow_download_with_progress_not_cut(self):
+        """A download read slowly for about 3 timeouts is never idle, so
+        it completes."""
+        url = '/big/10m.bin'
+        size = len(self.tree.files[url])
+        reads = size // 65536
+        with self.conn(rcvbuf=65536) as c:
+            c.send(build_request('GET', url))
+            resp = c.read_response(body=False)
+            self.assertEqual(resp.status, 200)
+            body = bytearray(c.buf)
+            c.buf.clear()
+            start = time.monotonic()
+            while len(body) < size:
+                chunk = c.sock.recv(65536)
+                if not chunk:
+                    break
+                body += chunk
+                time.sleep(3 * TIMEOUT / reads)
+            self.assertEqual(len(body), size, 'slow download cut after '
+                             '%.1f s (timeout %.1f s)'
+                             % (time.monotonic() - start, TIMEOUT))
+            self.assertEqual(bytes(body), self.tree.files[url])
+
+    def test_silent_client_closed(self):
+        with self.conn() as c:
+            self.wait_cut_off(c, time.monotonic(), 'client that sends '
+                              'nothing')
+
+    def test_partial_head_cut_off(self):
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nUser-Ag')
+            self.wait_cut_off(c, time.monotonic(), 'partial request head')
+
+    def test_trickling_client_cut_off(self):
+        """One byte every 100 ms, forever: the head never completes and
+        never reaches the size limit, so only a deadline on the whole head
+        can end it."""
+        errors = []
+        stop = threading.Event()
+
+        def other_client():
+            # Meanwhile another client is served promptly.
+            try:
+                while not stop.is_set():
+                    t0 = time.monotonic()
+                    with self.conn(timeout=5) as o:
+                        o.send(build_request('GET', '/b.txt'))
+                        resp = o.read_response()
+                    if resp.status != 200 or \
+                            resp.body != self.tree.files['/b.txt']:
+                        errors.append('bad response %r' % resp)
+                    if time.monotonic() - t0 > max(1.0, TIMEOUT):
+                        errors.append('other client waited %.2f s'
+                                      % (time.monotonic() - t0))
+                    stop.wait(0.25)
+            except Exception as e:
+                errors.append(repr(e))
+
+        helper = threading.Thread(target=other_client, daemon=True)
+        helper.start()
+        try:
+            with self.conn() as c:
+                start = time.monotonic()
+                c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX-Slow: ')
+                closed = False
+                answer = b''
+                while time.monotonic() - start < HIGH * TIMEOUT + 1:
+                    try:
+                        c.send(b'z')
+                    except OSError:
+                        closed = True
+                        break
+                    gone, data = c.wait_closed(0.1)
+                    answer += data
+                    if gone:
+                        closed = True
+                        break
+                elapsed = time.monotonic() - start
+                if answer:
+                    self.assertRegex(answer, rb'^HTTP/1\.[01] 408 ',
+                                     'only a 408 may precede the close')
+                self.assertTrue(closed, 'trickling client still connected '
+                                'after %.1f s' % elapsed)
+                self.assertGreaterEqual(elapsed, LOW * TIMEOUT)
+                self.assertLessEqual(elapsed, HIGH * TIMEOUT,
+                                     'trickling client cut off too late')
+        finally:
+            stop.set()
+            helper.join(10)
+        self.assertEqual(errors, [])
+
+
+@needs_process('starts sehttpd with --timeout 0.5')
+class FractionalTimeoutTest(ServerTestCase):
+    server_args = ('--timeout', '0.5')
+
+    def test_half_second_timeout(self):
+        with self.conn() as c:
+            c.send(build_request('GET', '/a.txt'))
+            self.assert_file(c.read_response(), '/a.txt')
+            start = time.monotonic()
+            closed, _ = c.wait_closed(3)
+            elapsed = time.monotonic() - start
+            self.assertTrue(closed, 'not closed within 3 s')
+            self.assertGreaterEqual(elapsed, LOW * 0.5)
+            self.assertLessEqual(elapsed, HIGH * 0.5)

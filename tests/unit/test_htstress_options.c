@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests of htstress's command line (tools/htstress/options.c). */
+#include "harness.h"
+
+#include <stdarg.h>
+
+#include "../../tools/htstress/options.h"
+
+#define MAX_ARGS 16
+
+static struct hts_options opt;
+static char err[256];
+
+/* Parses a NULL-ended list of arguments after "htstress". */
+static enum hts_options_result parse(const char *first, ...)
+	__attribute__((sentinel));
+
+static enum hts_options_result parse(const char *first, ...)
+{
+	static char copies[MAX_ARGS][128];
+	char *argv[MAX_ARGS + 1];
+	int argc = 0;
+	enum hts_options_result res;
+	va_list ap;
+
+	strcpy(copies[argc], "htstress");
+	argv[argc] = copies[argc];
+	argc++;
+	va_start(ap, first);
+	for (const char *a = first; a && argc < MAX_ARGS;
+	     a = va_arg(ap, const char *)) {
+		snprintf(copies[argc], sizeof(copies[argc]), "%s", a);
+		argv[argc] = copies[argc];
+		argc++;
+	}
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = '\0';
+	hts_options_free(&opt);
+	res = hts_options_parse(&opt, argc, argv, err, sizeof(err));
+	if (res == HTS_OPTIONS_ERROR)
+		CHECK(err[0] != '\0' && !strchr(err, '\n'));
+	return res;
+}
+
+TEST(defaults)
+{
+	CHECK_EQ_INT(parse("http://h/", NULL), HTS_OPTIONS_RUN);
+	CHECK_EQ_INT(opt.requests, HTS_DEFAULT_REQUESTS);
+	CHECK(opt.duration == 0);
+	CHECK_EQ_INT(opt.connections, 1);
+	CHECK_EQ_INT(opt.threads, 1);
+	CHECK(!opt.keep_alive);
+	CHECK(!opt.json);
+	CHECK(opt.timeout == HTS_DEFAULT_TIMEOUT);
+	CHECK_EQ_INT(opt.nheaders, 0);
+	CHECK_EQ_STR(opt.url, "http://h/");
+}
+
+TEST(everything)
+{
+	CHECK_EQ_INT(parse("-n", "500", "-c", "8", "-t", "2", "-k", "-H",
+			   "X-A: 1", "--header", "X-B: 2", "--json",
+			   "--timeout", "0.5", "http://h:1/", NULL),
+		     HTS_OPTIONS_RUN);
+	CHECK_EQ_INT(opt.requests, 500);
+	CHECK_EQ_INT(opt.connections, 8);
+	CHECK_EQ_INT(opt.threads, 2);
+	CHECK(opt.keep_alive);
+	CHECK(opt.json);
+	CHECK(opt.timeout == 0.5);
+	CHECK_EQ_INT(opt.nheaders, 2);
+	CHECK_EQ_STR(opt.headers[0], "X-A: 1");
+	CHECK_EQ_STR(opt.headers[1], "X-B: 2");
+	CHECK_EQ_STR(opt.url, "http://h:1/");
+}
+
+TEST(duration_and_options_after_url)
+{
+	CHECK_EQ_INT(parse("http://h/", "-d", "1.5", "-kc3", NULL),
+		     HTS_OPTIONS_RUN);
+	CHECK(opt.duration == 1.5);
+	CHECK_EQ_INT(opt.requests, 0);
+	CHECK_EQ_INT(opt.connections, 3);
+	CHECK(opt.keep_alive);
+}
+
+TEST(help)
+{
+	CHECK_EQ_INT(parse("-h", NULL), HTS_OPTIONS_HELP);
+	CHECK_EQ_INT(parse("--help", "http://h/", NULL), HTS_OPTIONS_HELP);
+}
+
+TEST(bad_numbers)
+{
+	CHECK_EQ_INT(parse("-n", "0", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-n", "abc", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-n", "-5", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-n", "", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-n", "99999999999999999999999", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-c", "0", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-c", "10x", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-c", "1000001", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-t", "0", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-d", "0", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-d", "1e3", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-d", "inf", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-d", ".", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("--timeout", "-1", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+}
+
+TEST(conflicts_and_missing)
+{
+	CHECK_EQ_INT(parse("-n", "5", "-d", "1", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+	CHECK(strstr(err, "-n") && strstr(err, "-d"));
+	CHECK_EQ_INT(parse("-t", "3", "-c", "2", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse(NULL, NULL), HTS_OPTIONS_ERROR);
+	CHECK(strstr(err, "URL") != NULL);
+	CHECK_EQ_INT(parse("http://a/", "http://b/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-n", NULL), HTS_OPTIONS_ERROR);
+	CHECK(strstr(err, "-n") != NULL);
+	CHECK_EQ_INT(parse("http://h/", "--timeout", NULL), HTS_OPTIONS_ERROR);
+}
+
+TEST(unknown_options)
+{
+	CHECK_EQ_INT(parse("-x", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK(strstr(err, "-x") != NULL);
+	CHECK_EQ_INT(parse("--bogus", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK(strstr(err, "--bogus") != NULL);
+	CHECK_EQ_INT(parse("--json=yes", "http://h/", NULL), HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("-H", "bad header", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+}
