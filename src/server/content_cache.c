@@ -164,9 +164,13 @@ bool content_cache_same_sibling(const struct cache_entry *e,
 	return same_identity(st, &e->sibling);
 }
 
-/* Header lines that depend only on the representation. */
+/*
+ * Header lines that depend only on the representation.  Its ETag comes from
+ * the file it was read from: the entry's, or for a precompressed FILE.gz that
+ * file's own identity, so different bytes never share a strong tag.
+ */
 static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
-			      enum http_coding coding)
+			      enum http_coding coding, const struct stat *from)
 {
 	static const char *const suffix[] = { "", "gz", "df" };
 	static const char *const encoding[] = { NULL, "gzip", "deflate" };
@@ -174,11 +178,15 @@ static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 	size_t n = 0, etag_len;
 
 	if (e->kind == CACHE_FILE) {
-		etag_len = http_format_etag(
-			etag, (uint64_t)e->ino, (uint64_t)e->size,
-			(int64_t)e->mtime.tv_sec * 1000000000 +
-				e->mtime.tv_nsec,
-			suffix[coding]);
+		uint64_t ino = from ? (uint64_t)from->st_ino : (uint64_t)e->ino;
+		uint64_t size = from ? (uint64_t)from->st_size :
+				       (uint64_t)e->size;
+		const struct timespec *mt = from ? &from->st_mtim : &e->mtime;
+
+		etag_len = http_format_etag(etag, ino, size,
+					    (int64_t)mt->tv_sec * 1000000000 +
+						    mt->tv_nsec,
+					    suffix[coding]);
 		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
 				      "ETag: ");
 		r->etag_off = n;
@@ -261,7 +269,7 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 	e->rep[HTTP_CODING_IDENTITY].len = len;
 	e->rep[HTTP_CODING_IDENTITY].tried = true;
 	build_rep_headers(e, &e->rep[HTTP_CODING_IDENTITY],
-			  HTTP_CODING_IDENTITY);
+			  HTTP_CODING_IDENTITY, NULL);
 	return e;
 }
 
@@ -288,7 +296,8 @@ void content_cache_link(struct content_cache *c, struct cache_entry *e)
 }
 
 static void attach_rep(struct content_cache *c, struct cache_entry *e,
-		       enum http_coding coding, char *data, size_t len)
+		       enum http_coding coding, char *data, size_t len,
+		       const struct stat *from)
 {
 	struct cache_rep *r = &e->rep[coding];
 
@@ -297,7 +306,7 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 		return;
 	r->data = data;
 	r->len = len;
-	build_rep_headers(e, r, coding);
+	build_rep_headers(e, r, coding, from);
 	if (e->linked) {
 		e->bytes += len;
 		c->bytes += len;
@@ -309,7 +318,7 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 void content_cache_set_gzip(struct content_cache *c, struct cache_entry *e,
 			    char *gz, size_t len)
 {
-	attach_rep(c, e, HTTP_CODING_GZIP, gz, len);
+	attach_rep(c, e, HTTP_CODING_GZIP, gz, len, &e->sibling);
 }
 
 const struct cache_rep *content_cache_rep(struct content_cache *c,
@@ -326,7 +335,7 @@ const struct cache_rep *content_cache_rep(struct content_cache *c,
 			z ? compress_buffer(z, coding, id->data, id->len, &n) :
 			    NULL;
 
-		attach_rep(c, e, coding, out, n);
+		attach_rep(c, e, coding, out, n, NULL);
 	}
 	return r->data ? r : id;
 }
