@@ -331,15 +331,17 @@ def request(host, port, data, method='GET', timeout=IO_TIMEOUT):
 
 
 def connect_refused(host, port, timeout=1.0):
-    """True when a connection attempt is refused right away."""
+    """True when a connection attempt is refused right away.  A reset
+    counts too: a SYN that reached a listener just as it was closed (on
+    SIGTERM) is answered with RST rather than refused."""
     s = socket.socket(addr_family(host), socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
         s.connect((host, port))
-    except ConnectionRefusedError:
+    except (ConnectionRefusedError, ConnectionResetError):
         return True
     except OSError as e:
-        if e.errno == errno.ECONNREFUSED:
+        if e.errno in (errno.ECONNREFUSED, errno.ECONNRESET):
             return True
         raise
     finally:
