@@ -78,7 +78,7 @@ $(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o $(BUILD)/san/obj/tests/uni
 # --- set-up, running and testing -----------------------------------------
 DEPS_BUILD := gcc make libc6-dev libdeflate-dev
 DEPS_CHECK := curl wget python3
-CHECK_SUITES := unit unit-san integration
+CHECK_SUITES := unit unit-san integration integration-san
 
 # Fragments add their own programs, suites (CHECK_SUITES += name, with a
 # suite-name target that prints "name: N passed, N failed") and packages.
@@ -94,7 +94,8 @@ run: deps-build
 	$(BUILD)/sehttpd -p $(PORT) www
 
 check: deps-check
-	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(SAN_UNIT_BINS) $(CHECK_PROGRAMS)
+	@$(MAKE) --no-print-directory all $(BUILD)/san/sehttpd $(UNIT_BINS) \
+		$(SAN_UNIT_BINS) $(CHECK_PROGRAMS)
 	@BUILD=$(BUILD) MAKE="$(MAKE)" tests/run-suites.sh $(CHECK_SUITES)
 
 suite-unit: $(UNIT_BINS)
@@ -104,6 +105,14 @@ suite-unit-san: $(SAN_UNIT_BINS)
 		UBSAN_OPTIONS=print_stacktrace=1 $$t || rc=1; done; exit $$rc
 suite-integration: $(BUILD)/sehttpd $(BUILD)/htstress
 	@SEHTTPD_BIN=$(BUILD)/sehttpd HTSTRESS_BIN=$(BUILD)/htstress \
+		tests/integration/run.sh
+# The same suite against the server built with ASan and UBSan: a report
+# aborts the server (or fails its exit status), which fails the tests.
+suite-integration-san: $(BUILD)/san/sehttpd $(BUILD)/htstress
+	@SEHTTPD_BIN=$(BUILD)/san/sehttpd HTSTRESS_BIN=$(BUILD)/htstress \
+		INTEGRATION_NAME=integration-san \
+		ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		tests/integration/run.sh
 
 format:

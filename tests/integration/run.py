@@ -73,9 +73,10 @@ def main():
             print('  %6.2f s  %s' % (t, name))
     failed = len(result.failures) + len(result.errors) + \
         len(result.unexpectedSuccesses)
-    print('integration run took %.1f s' % elapsed)
-    print('integration: %d passed, %d failed, %d skipped'
-          % (len(result.passed), failed, len(result.skipped)))
+    name = os.environ.get('INTEGRATION_NAME', 'integration')
+    print('%s run took %.1f s' % (name, elapsed))
+    print('%s: %d passed, %d failed, %d skipped'
+          % (name, len(result.passed), failed, len(result.skipped)))
     sys.stdout.flush()
     return 1 if failed else 0
 
