@@ -236,7 +236,15 @@ void http_conn_serve(struct coro *coro, void *data)
 		 * the body is closed by the timeout.
 		 */
 		if (!rc.keep_alive) {
-			lingering_close(c, &rb);
+			/*
+			 * Linger only when the client may still be sending
+			 * (a body, pipelined requests): a close with unread
+			 * data would reset the connection under the reply.
+			 */
+			if (rb.end > rb.start || c->maybe_more ||
+			    req.chunked_body || req.content_length)
+				lingering_close(c, &rb);
+			c->close_after = true;
 			return;
 		}
 		if (skip_body(c, &rb, &req)) {
