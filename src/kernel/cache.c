@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Readers look entries up under rcu_read_lock() and take a reference before
+ * they leave the read-side section to sleep in sendmsg.  Writers (insert,
+ * invalidate, evict) serialise on a spinlock.  The table owns one reference;
+ * whoever drops the last one frees the entry through call_rcu(), because a
+ * reader may still be walking past it in a hash chain.  Eviction is CLOCK
+ * (second chance): a hit only sets a flag, so reads never take the lock.
+ */
+#include "cache.h"
+
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/jiffies.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "gzip.h"
+#include "http/conditional.h"
+#include "http/mime.h"
+
+#define CACHE_HASH_BITS 10
+
+static struct {
+	DECLARE_HASHTABLE(table, CACHE_HASH_BITS);
+	struct list_head clock; /* the hand is at the head */
+	spinlock_t lock;
+	size_t total; /* sum of the costs of hashed entries */
+	size_t count;
+	size_t max;
+	struct kmem_cache *slab;
+} cache;
+
+int khttpd_cache_init(size_t max_bytes)
+{
+	hash_init(cache.table);
+	INIT_LIST_HEAD(&cache.clock);
+	spin_lock_init(&cache.lock);
+	cache.total = 0;
+	cache.count = 0;
+	cache.max = max_bytes;
+	cache.slab = KMEM_CACHE(khttpd_cache_entry, 0);
+	return cache.slab ? 0 : -ENOMEM;
+}
+
+static void entry_free_rcu(struct rcu_head *head)
+{
+	struct khttpd_cache_entry *e =
+		container_of(head, struct khttpd_cache_entry, rcu);
+
+	kvfree(e->gz);
+	kvfree(e->body);
+	kfree(e->key);
+	kmem_cache_free(cache.slab, e);
+}
+
+void khttpd_cache_put(struct khttpd_cache_entry *e)
+{
+	if (refcount_dec_and_test(&e->ref))
+		call_rcu(&e->rcu, entry_free_rcu);
+}
+
+static void unhash_locked(struct khttpd_cache_entry *e)
+{
+	lockdep_assert_held(&cache.lock);
+	if (e->unhashed)
+		return;
+	e->unhashed = true;
+	hash_del_rcu(&e->node);
+	list_del(&e->clock);
+	cache.total -= e->cost;
+	cache.count--;
+	khttpd_cache_put(e);
+}
+
+void khttpd_cache_exit(void)
+{
+	struct khttpd_cache_entry *e, *tmp;
+
+	spin_lock(&cache.lock);
+	list_for_each_entry_safe(e, tmp, &cache.clock, clock)
+		unhash_locked(e);
+	spin_unlock(&cache.lock);
+	rcu_barrier(); /* every entry_free_rcu() has run */
+	kmem_cache_destroy(cache.slab);
+}
+
+void khttpd_validator_from_stat(struct khttpd_validator *v,
+				const struct kstat *st)
+{
+	v->ino = st->ino;
+	v->dev = st->dev;
+	v->size = st->size;
+	v->mtime = st->mtime;
+	v->ctime = st->ctime;
+}
+
+static bool entry_valid(const struct khttpd_cache_entry *e,
+			const struct khttpd_validator *v)
+{
+	const struct khttpd_validator *c = &e->valid;
+
+	if (e->listing && time_after(jiffies, e->expires))
+		return false;
+	return c->ino == v->ino && c->dev == v->dev && c->size == v->size &&
+	       timespec64_equal(&c->mtime, &v->mtime) &&
+	       timespec64_equal(&c->ctime, &v->ctime);
+}
+
+static bool entry_has_key(const struct khttpd_cache_entry *e, u32 hash,
+			  const char *key, size_t key_len)
+{
+	return e->hash == hash && e->key_len == key_len &&
+	       !memcmp(e->key, key, key_len);
+}
+
+struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
+					    const struct khttpd_validator *v)
+{
+	struct khttpd_cache_entry *e, *found = NULL, *stale = NULL;
+	u32 hash;
+
+	if (!cache.max)
+		return NULL;
+	hash = jhash(key, key_len, 0);
+	rcu_read_lock();
+	hash_for_each_possible_rcu(cache.table, e, node, hash) {
+		if (!entry_has_key(e, hash, key, key_len))
+			continue;
+		if (!refcount_inc_not_zero(&e->ref))
+			continue; /* being freed; a newer one may follow */
+		if (entry_valid(e, v)) {
+			WRITE_ONCE(e->referenced, true);
+			found = e;
+		} else {
+			stale = e;
+		}
+		break;
+	}
+	rcu_read_unlock();
+	if (stale) {
+		spin_lock(&cache.lock);
+		unhash_locked(stale);
+		spin_unlock(&cache.lock);
+		khttpd_cache_put(stale);
+	}
+	return found;
+}
+
+struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
+					      size_t body_len)
+{
+	struct khttpd_cache_entry *e;
+
+	e = kmem_cache_zalloc(cache.slab, GFP_KERNEL);
+	if (!e)
+		return NULL;
+	e->key = kmemdup_nul(key, key_len, GFP_KERNEL);
+	e->body = kvmalloc(body_len ? body_len : 1, GFP_KERNEL);
+	if (!e->key || !e->body) {
+		kvfree(e->body);
+		kfree(e->key);
+		kmem_cache_free(cache.slab, e);
+		return NULL;
+	}
+	refcount_set(&e->ref, 1);
+	e->key_len = key_len;
+	e->hash = jhash(key, key_len, 0);
+	e->body_len = body_len;
+	e->cost = sizeof(*e) + key_len + body_len;
+	return e;
+}
+
+void khttpd_cache_compress(struct khttpd_cache_entry *e)
+{
+	void *gz;
+	size_t len;
+
+	e->compressible = http_mime_compressible(e->content_type);
+	if (!e->compressible || khttpd_gzip(e->body, e->body_len, &gz, &len))
+		return;
+	e->gz = gz;
+	e->gz_len = len;
+	e->cost += len;
+}
+
+size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
+			 char *out)
+{
+	const struct khttpd_validator *v = &e->valid;
+
+	return http_format_etag(out, v->ino, v->size,
+				timespec64_to_ns(&v->mtime), gzip ? "gz" : "");
+}
+
+/* Second chance for recently used entries, within a bounded sweep. */
+static void evict_locked(void)
+{
+	size_t budget = 2 * cache.count;
+
+	while (cache.total > cache.max && !list_empty(&cache.clock)) {
+		struct khttpd_cache_entry *e = list_first_entry(
+			&cache.clock, struct khttpd_cache_entry, clock);
+
+		if (budget && READ_ONCE(e->referenced)) {
+			budget--;
+			WRITE_ONCE(e->referenced, false);
+			list_move_tail(&e->clock, &cache.clock);
+			continue;
+		}
+		unhash_locked(e);
+	}
+}
+
+static struct khttpd_cache_entry *find_locked(const char *key, size_t key_len,
+					      u32 hash)
+{
+	struct khttpd_cache_entry *e;
+
+	hash_for_each_possible(cache.table, e, node, hash)
+		if (entry_has_key(e, hash, key, key_len))
+			return e;
+	return NULL;
+}
+
+void khttpd_cache_insert(struct khttpd_cache_entry *e)
+{
+	struct khttpd_cache_entry *old;
+
+	if (e->cost > cache.max / 2)
+		return;
+	spin_lock(&cache.lock);
+	while ((old = find_locked(e->key, e->key_len, e->hash)))
+		unhash_locked(old);
+	refcount_inc(&e->ref);
+	hash_add_rcu(cache.table, &e->node, e->hash);
+	list_add_tail(&e->clock, &cache.clock);
+	cache.total += e->cost;
+	cache.count++;
+	evict_locked();
+	spin_unlock(&cache.lock);
+}

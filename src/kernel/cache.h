@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Content cache: the bodies of small files and of directory listings, keyed
+ * by the path they were found under and checked against the file's current
+ * identity, size and times on every use.
+ */
+#ifndef KHTTPD_CACHE_H
+#define KHTTPD_CACHE_H
+
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/stat.h>
+#include <linux/types.h>
+
+/* Bodies up to this size are cached and compressed; larger ones stream. */
+#define KHTTPD_CACHE_ENTRY_MAX (1024 * 1024)
+/* A listing also shows its entries' sizes and times: keep it briefly. */
+#define KHTTPD_CACHE_LISTING_TTL HZ
+
+/* What must not have changed for a cached body to be served. */
+struct khttpd_validator {
+	u64 ino;
+	dev_t dev;
+	loff_t size;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+};
+
+struct khttpd_cache_entry {
+	struct hlist_node node; /* in the table; RCU readers */
+	struct list_head clock; /* eviction order; under the lock */
+	struct rcu_head rcu;
+	refcount_t ref; /* one for the table, one per user */
+	bool referenced; /* used since the clock hand last passed */
+	bool unhashed;
+	bool listing; /* chunked to HTTP/1.1 clients, no validators */
+	bool compressible; /* its type is: responses vary on Accept-Encoding */
+	u32 hash;
+	unsigned long expires; /* jiffies; listings only */
+	struct khttpd_validator valid;
+	const char *content_type; /* static string */
+	s64 last_modified;
+	size_t cost;
+	size_t body_len;
+	char *body;
+	size_t gz_len;
+	char *gz; /* the gzip representation, if smaller; or NULL */
+	size_t key_len;
+	char *key;
+};
+
+/* max_bytes bounds the total size of cached entries; 0 disables caching. */
+int khttpd_cache_init(size_t max_bytes);
+/* Frees every entry; no user may remain. */
+void khttpd_cache_exit(void);
+
+void khttpd_validator_from_stat(struct khttpd_validator *v,
+				const struct kstat *st);
+
+/* A referenced entry for key that is still valid, or NULL. */
+struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
+					    const struct khttpd_validator *v);
+
+/*
+ * A new entry (referenced once, by the caller) with room for body_len bytes,
+ * to be filled and then offered with khttpd_cache_insert().
+ */
+struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
+					      size_t body_len);
+
+/*
+ * Completes a filled entry: a gzip representation for a compressible
+ * content_type (when it comes out smaller).
+ */
+void khttpd_cache_compress(struct khttpd_cache_entry *e);
+
+/* The entity tag of a file entry's identity or gzip representation. */
+size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
+			 char *out);
+
+/* Publishes a filled entry, replacing any older one for its key. */
+void khttpd_cache_insert(struct khttpd_cache_entry *e);
+
+void khttpd_cache_put(struct khttpd_cache_entry *e);
+
+#endif /* KHTTPD_CACHE_H */

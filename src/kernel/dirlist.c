@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Names are collected by iterate_dir() into memory, because sorting needs
+ * them all and because nothing may be looked up while the directory is
+ * being iterated under its lock.  Then each entry is described (a symlink by
+ * its target, but only when that stays beneath the root, as for a request),
+ * sorted, and rendered through http_out into a buffer as large as a cache
+ * entry: a listing that fits becomes a cache entry and leaves in one send;
+ * a larger one streams, a chunk per buffer-full.
+ */
+#include "dirlist.h"
+
+#include <linux/cred.h>
+#include <linux/dcache.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/jiffies.h>
+#include <linux/mm.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "cache.h"
+#include "conn.h"
+#include "files.h"
+#include "http/chunked.h"
+#include "http/listing.h"
+#include "http/out.h"
+#include "net.h"
+
+/* Bounds on what one listing may hold in memory. */
+#define LISTING_MAX_ENTRIES (1 << 20)
+#define LISTING_MAX_NAMES (64 << 20)
+/* The page buffer starts at this size and doubles up to a cache entry's. */
+#define LISTING_BUF_MIN (16 * 1024)
+
+struct dir_item {
+	struct http_listing_entry e; /* first: sorted as an entry */
+	unsigned int d_type;
+};
+
+struct dir_collector {
+	struct dir_context ctx;
+	struct dir_item *items;
+	size_t count, cap;
+	char *names;
+	size_t names_len, names_cap;
+	int error;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = kvrealloc(*p, *cap * size, n * size, GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static bool collect(struct dir_context *ctx, const char *name, int len,
+		    loff_t off, u64 ino, unsigned int d_type)
+{
+	struct dir_collector *dc = container_of(ctx, struct dir_collector, ctx);
+	struct dir_item *it;
+
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return true;
+	if (dc->count >= LISTING_MAX_ENTRIES ||
+	    dc->names_len + len + 1 > LISTING_MAX_NAMES ||
+	    grow((void **)&dc->items, &dc->cap, dc->count + 1,
+		 sizeof(*dc->items)) ||
+	    grow((void **)&dc->names, &dc->names_cap, dc->names_len + len + 1,
+		 1)) {
+		dc->error = -ENOMEM;
+		return false;
+	}
+	memcpy(dc->names + dc->names_len, name, len);
+	dc->names[dc->names_len + len] = '\0';
+	it = &dc->items[dc->count++];
+	*it = (struct dir_item){
+		/* An offset until the names stop moving. */
+		.e.name = (const char *)(uintptr_t)dc->names_len,
+		.e.name_len = len,
+		.d_type = d_type,
+	};
+	dc->names_len += len + 1;
+	return true;
+}
+
+static int read_names(const struct file *dir, struct dir_collector *dc)
+{
+	struct file *file;
+	size_t i, before;
+	int err;
+
+	file = dentry_open(&dir->f_path, O_RDONLY | O_DIRECTORY,
+			   current_cred());
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	dc->ctx.actor = collect;
+	/* Like getdents: until a pass adds nothing. */
+	do {
+		before = dc->count;
+		err = iterate_dir(file, &dc->ctx);
+	} while (!err && !dc->error && dc->count != before);
+	fput(file);
+	if (!err)
+		err = dc->error;
+	for (i = 0; i < dc->count; i++)
+		dc->items[i].e.name =
+			dc->names + (uintptr_t)dc->items[i].e.name;
+	return err;
+}
+
+static void fill_stat(struct http_listing_entry *e, const struct kstat *st)
+{
+	e->is_dir = S_ISDIR(st->mode);
+	e->has_stat = true;
+	e->size = st->size;
+	e->mtime = st->mtime.tv_sec;
+}
+
+/* A symlink, followed as a request would follow it. */
+static void describe_link(const struct khttpd_server *srv, const char *dir,
+			  size_t dir_len, struct http_listing_entry *e)
+{
+	struct kstat st;
+	struct file *f;
+	char *path;
+
+	path = kmalloc(dir_len + e->name_len + 1, GFP_KERNEL);
+	if (!path)
+		return;
+	memcpy(path, dir, dir_len);
+	memcpy(path + dir_len, e->name, e->name_len + 1);
+	f = khttpd_open_beneath(srv, path, O_PATH);
+	kfree(path);
+	if (IS_ERR(f))
+		return;
+	if (!vfs_getattr(&f->f_path, &st, STATX_BASIC_STATS,
+			 AT_STATX_SYNC_AS_STAT))
+		fill_stat(e, &st);
+	fput(f);
+}
+
+static void describe(const struct khttpd_server *srv, const struct file *dir,
+		     const char *path, size_t len, struct dir_item *it)
+{
+	struct http_listing_entry *e = &it->e;
+	struct dentry *d;
+	struct kstat st;
+	int err;
+
+	if (it->d_type == DT_LNK) {
+		describe_link(srv, path, len, e);
+		return;
+	}
+	d = lookup_one_len_unlocked(e->name, dir->f_path.dentry, e->name_len);
+	if (IS_ERR(d))
+		return;
+	if (d_really_is_positive(d)) {
+		struct path p = { .mnt = dir->f_path.mnt, .dentry = d };
+
+		err = vfs_getattr(&p, &st, STATX_BASIC_STATS,
+				  AT_STATX_SYNC_AS_STAT);
+		if (!err && S_ISLNK(st.mode))
+			describe_link(srv, path, len, e);
+		else if (!err)
+			fill_stat(e, &st);
+	}
+	dput(d);
+}
+
+/* Where rendered HTML goes once it no longer fits one buffer. */
+struct listing_sink {
+	struct khttpd_exchange *x;
+	bool streaming; /* the head is out; the body follows in pieces */
+	bool chunked;
+	int error;
+};
+
+static int start_streaming(struct listing_sink *sink)
+{
+	struct khttpd_exchange *x = sink->x;
+	struct khttpd_conn *c = x->conn;
+	struct http_response_head h;
+	size_t hlen;
+
+	sink->chunked = x->req->version_minor >= 1;
+	if (!sink->chunked)
+		x->keep_alive = false; /* the close ends the body */
+	khttpd_head_init(x, &h, 200);
+	h.content_type = KHTTPD_HTML_TYPE;
+	h.chunked = sink->chunked;
+	/* A listing that fits a cache entry would be compressed. */
+	h.extra = "Vary: Accept-Encoding\r\n";
+	h.extra_len = strlen(h.extra);
+	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
+	sink->streaming = true;
+	if (!hlen)
+		return -EOVERFLOW;
+	return khttpd_send(c->sock, c->head, hlen, !x->head_only);
+}
+
+static int send_piece(struct listing_sink *sink, const char *data, size_t len,
+		      bool last)
+{
+	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
+	char chunk[HTTP_CHUNK_HEADER_MAX];
+	struct kvec vec[3];
+	size_t n = 0;
+
+	if (sink->x->head_only || (!len && !last))
+		return 0;
+	if (sink->chunked && len)
+		vec[n++] = (struct kvec){ .iov_base = chunk,
+					  .iov_len = http_chunk_header(chunk,
+								       len) };
+	if (len)
+		vec[n++] = (struct kvec){ .iov_base = (void *)data,
+					  .iov_len = len };
+	if (sink->chunked) {
+		const char *t = len ? tail : tail + 2;
+		size_t tlen = len ? sizeof(tail) - 1 : sizeof(tail) - 3;
+
+		vec[n++] = (struct kvec){ .iov_base = (void *)t,
+					  .iov_len = last ? tlen : 2 };
+	}
+	return khttpd_sendv(sink->x->conn->sock, vec, n, !last);
+}
+
+static int flush_listing(struct http_out *out)
+{
+	struct listing_sink *sink = out->ctx;
+	int err = 0;
+
+	/* Grows the page while it may still become a cache entry. */
+	if (!sink->streaming && out->cap < KHTTPD_CACHE_ENTRY_MAX) {
+		size_t cap =
+			min_t(size_t, 2 * out->cap, KHTTPD_CACHE_ENTRY_MAX);
+		char *buf = kvrealloc(out->buf, out->cap, cap, GFP_KERNEL);
+
+		if (buf) {
+			out->buf = buf;
+			out->cap = cap;
+			return 0;
+		}
+	}
+	if (!sink->streaming)
+		err = start_streaming(sink);
+	if (!err)
+		err = send_piece(sink, out->buf, out->len, false);
+	out->len = 0;
+	sink->error = err;
+	return err ? -1 : 0;
+}
+
+static int render(struct khttpd_exchange *x, struct dir_collector *dc,
+		  const struct khttpd_validator *v, const char *path,
+		  size_t len)
+{
+	struct listing_sink sink = { .x = x };
+	struct khttpd_cache_entry *e;
+	struct http_out out = {
+		.cap = LISTING_BUF_MIN,
+		.flush = flush_listing,
+		.ctx = &sink,
+	};
+	size_t i;
+	int ret;
+
+	out.buf = kvmalloc(out.cap, GFP_KERNEL);
+	if (!out.buf)
+		return khttpd_reply_status(x, 503);
+	http_listing_begin(&out, path, len);
+	for (i = 0; i < dc->count; i++)
+		http_listing_entry(&out, &dc->items[i].e);
+	http_listing_end(&out);
+
+	if (sink.streaming) {
+		if (out.error)
+			ret = sink.error ?: -EIO;
+		else
+			ret = send_piece(&sink, out.buf, out.len, true);
+		goto out;
+	}
+	e = khttpd_cache_alloc(path, len, out.len);
+	if (!e) {
+		ret = khttpd_reply_status(x, 503);
+		goto out;
+	}
+	memcpy(e->body, out.buf, out.len);
+	e->valid = *v;
+	e->listing = true;
+	e->expires = jiffies + KHTTPD_CACHE_LISTING_TTL;
+	e->content_type = KHTTPD_HTML_TYPE;
+	e->last_modified = HTTP_NO_TIME;
+	khttpd_cache_compress(e);
+	khttpd_cache_insert(e);
+	ret = khttpd_reply_entry(x, e);
+	khttpd_cache_put(e);
+out:
+	kvfree(out.buf);
+	return ret;
+}
+
+int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
+			 const struct kstat *st, const char *path, size_t len)
+{
+	struct dir_collector dc = {};
+	struct khttpd_cache_entry *e;
+	struct khttpd_validator v;
+	size_t i;
+	int ret;
+
+	khttpd_validator_from_stat(&v, st);
+	e = khttpd_cache_get(path, len, &v);
+	if (e) {
+		ret = khttpd_reply_entry(x, e);
+		khttpd_cache_put(e);
+		return ret;
+	}
+	ret = read_names(dir, &dc);
+	if (ret) {
+		ret = khttpd_reply_status(x, khttpd_status_for_errno(ret));
+		goto out;
+	}
+	for (i = 0; i < dc.count; i++)
+		describe(x->conn->srv, dir, path, len, &dc.items[i]);
+	sort(dc.items, dc.count, sizeof(*dc.items), http_listing_entry_cmp,
+	     NULL);
+	ret = render(x, &dc, &v, path, len);
+out:
+	kvfree(dc.items);
+	kvfree(dc.names);
+	return ret;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Answering GET and HEAD from the served tree. */
+#ifndef KHTTPD_FILES_H
+#define KHTTPD_FILES_H
+
+#include <linux/fs.h>
+
+#include "khttpd.h"
+#include "reply.h"
+
+/* Routes the exchange's request and sends the response. */
+int khttpd_serve(struct khttpd_exchange *x);
+
+/*
+ * Opens path (normalised, starting with '/') as O_PATH or with flags,
+ * resolved inside the root and checked to lie beneath it; an ERR_PTR when
+ * it does not exist or leads outside.
+ */
+struct file *khttpd_open_beneath(const struct khttpd_server *srv,
+				 const char *path, int flags);
+
+/* The status that answers a failed lookup or open. */
+int khttpd_status_for_errno(int err);
+
+#endif /* KHTTPD_FILES_H */

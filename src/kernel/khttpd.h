@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The server as a whole: its settings, listener and live connections. */
+#ifndef KHTTPD_H
+#define KHTTPD_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/path.h>
+#include <linux/types.h>
+
+#define KHTTPD_SERVER_TOKEN "khttpd"
+
+struct socket;
+struct task_struct;
+struct workqueue_struct;
+struct kmem_cache;
+
+struct khttpd_config {
+	const char *root;
+	unsigned short port;
+	int backlog;
+	unsigned int timeout_ms;
+	bool listing;
+};
+
+struct khttpd_server {
+	struct path root;
+	struct socket *listener;
+	struct task_struct *thread;
+	struct workqueue_struct *wq;
+	struct kmem_cache *conn_cache;
+	struct mutex lock; /* protects conns and stopping */
+	struct list_head conns;
+	bool stopping;
+	long timeout; /* jiffies: idle, request head and send progress */
+	bool listing;
+};
+
+int khttpd_server_start(struct khttpd_server *srv,
+			const struct khttpd_config *cfg);
+void khttpd_server_stop(struct khttpd_server *srv);
+
+/* True once unloading began: connections finish their reply and close. */
+static inline bool khttpd_stopping(const struct khttpd_server *srv)
+{
+	return READ_ONCE(srv->stopping);
+}
+
+#endif /* KHTTPD_H */

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "reply.h"
+
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "cache.h"
+#include "conn.h"
+#include "http/chunked.h"
+#include "http/negotiate.h"
+#include "http/range.h"
+#include "http/route.h"
+#include "net.h"
+
+void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
+			  const char *buf, const struct http_request *req)
+{
+	x->conn = c;
+	x->buf = buf;
+	x->req = req;
+	x->head_only = req && req->method == HTTP_HEAD;
+	x->keep_alive = req && req->keep_alive && !khttpd_stopping(c->srv);
+	http_format_date(x->date, ktime_get_real_seconds());
+}
+
+void khttpd_head_init(const struct khttpd_exchange *x,
+		      struct http_response_head *h, int status)
+{
+	*h = (struct http_response_head){
+		.status = status,
+		.version_minor = x->req ? x->req->version_minor : 1,
+		.keep_alive = x->keep_alive,
+		.server = KHTTPD_SERVER_TOKEN,
+		.date = x->date,
+		.content_length = HTTP_NO_LENGTH,
+		.last_modified = HTTP_NO_TIME,
+	};
+}
+
+void khttpd_select(const struct khttpd_exchange *x, const char *etag,
+		   size_t etag_len, s64 last_modified, u64 size,
+		   struct khttpd_selection *sel)
+{
+	const struct http_request *req = x->req;
+	struct http_span v = req->header[HTTP_H_RANGE];
+
+	sel->status = 200;
+	if (http_check_preconditions(x->buf, req, etag, etag_len,
+				     last_modified) ==
+	    HTTP_PRECOND_NOT_MODIFIED) {
+		sel->status = 304;
+		return;
+	}
+	if (!http_has_header(req, HTTP_H_RANGE) ||
+	    !http_if_range_allows(x->buf, req, etag, etag_len, last_modified))
+		return;
+	switch (http_parse_range(x->buf + v.off, v.len, size, &sel->first,
+				 &sel->last)) {
+	case HTTP_RANGE_OK:
+		sel->status = 206;
+		break;
+	case HTTP_RANGE_UNSATISFIABLE:
+		sel->status = 416;
+		break;
+	case HTTP_RANGE_NONE:
+		break;
+	}
+}
+
+void khttpd_extra_add(struct khttpd_extra *e, const char *line)
+{
+	e->len +=
+		scnprintf(e->buf + e->len, sizeof(e->buf) - e->len, "%s", line);
+}
+
+void khttpd_extra_file(struct khttpd_extra *e, const char *etag,
+		       size_t etag_len, const struct khttpd_selection *sel,
+		       u64 size)
+{
+	char range[HTTP_CONTENT_RANGE_MAX];
+	size_t n = 0;
+
+	e->len += scnprintf(e->buf + e->len, sizeof(e->buf) - e->len,
+			    "ETag: %.*s\r\nAccept-Ranges: bytes\r\n",
+			    (int)etag_len, etag);
+	if (sel->status == 206)
+		n = http_format_content_range(range, sel->first, sel->last,
+					      size);
+	else if (sel->status == 416)
+		n = http_format_content_range(range, 1, 0, size);
+	if (n)
+		e->len += scnprintf(e->buf + e->len, sizeof(e->buf) - e->len,
+				    "Content-Range: %.*s\r\n", (int)n, range);
+}
+
+/* After these the request's framing, or the server, cannot be trusted. */
+static bool status_closes(int status)
+{
+	return status == 400 || status == 408 || status == 414 ||
+	       status == 431 || status == 501 || status == 505 || status >= 500;
+}
+
+/* h with its status page as the body. */
+static int reply_html(struct khttpd_exchange *x, struct http_response_head *h,
+		      char *head, size_t cap)
+{
+	struct kvec vec[2];
+	size_t hlen, blen;
+	const char *body = http_error_body(h->status, &blen);
+
+	h->content_type = KHTTPD_HTML_TYPE;
+	h->content_length = blen;
+	hlen = http_response_head_build(head, cap, h);
+	if (!hlen)
+		return -EOVERFLOW;
+	vec[0] = (struct kvec){ .iov_base = head, .iov_len = hlen };
+	vec[1] = (struct kvec){ .iov_base = (void *)body, .iov_len = blen };
+	return khttpd_sendv(x->conn->sock, vec, x->head_only ? 1 : 2, false);
+}
+
+int khttpd_reply_status(struct khttpd_exchange *x, int status)
+{
+	struct http_response_head h;
+
+	if (status_closes(status))
+		x->keep_alive = false;
+	khttpd_head_init(x, &h, status);
+	h.allow_get_head = status == 405;
+	return reply_html(x, &h, x->conn->head, sizeof(x->conn->head));
+}
+
+int khttpd_reply_bodyless(struct khttpd_exchange *x,
+			  struct http_response_head *h)
+{
+	struct khttpd_conn *c = x->conn;
+	size_t hlen;
+
+	if (h->status == 416)
+		return reply_html(x, h, c->head, sizeof(c->head));
+	/* 304: no body and no Content-Length (RFC 9110 15.4.5). */
+	h->content_type = NULL;
+	h->content_length = HTTP_NO_LENGTH;
+	hlen = http_response_head_build(c->head, sizeof(c->head), h);
+	if (!hlen)
+		return -EOVERFLOW;
+	return khttpd_send(c->sock, c->head, hlen, false);
+}
+
+int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
+			  size_t len)
+{
+	/* Every byte may be percent-encoded; then "/", "?" and the query. */
+	size_t loc_cap = 3 * len + 2 + x->req->query.len;
+	size_t head_cap = loc_cap + KHTTPD_HEAD_BUF;
+	struct http_response_head h;
+	char *mem, *head;
+	int ret;
+
+	mem = kvmalloc(loc_cap + head_cap, GFP_KERNEL);
+	if (!mem)
+		return khttpd_reply_status(x, 503);
+	head = mem + loc_cap;
+	khttpd_head_init(x, &h, 301);
+	h.location = mem;
+	h.location_len = http_dir_redirect_location(mem, loc_cap, x->buf,
+						    x->req, path, len);
+	if (h.location_len)
+		ret = reply_html(x, &h, head, head_cap);
+	else
+		ret = khttpd_reply_status(x, 500);
+	kvfree(mem);
+	return ret;
+}
+
+/*
+ * gzip when the entry has it, the client takes it and no Range asks for
+ * bytes of the identity representation.
+ */
+static bool wants_gzip(const struct khttpd_exchange *x,
+		       const struct khttpd_cache_entry *e)
+{
+	const struct http_request *req = x->req;
+	char tmp[HTTP_LIST_JOIN_MAX];
+	const char *accept;
+	size_t len;
+
+	if (!e->gz || !http_has_header(req, HTTP_H_ACCEPT_ENCODING) ||
+	    (!e->listing && http_has_header(req, HTTP_H_RANGE)))
+		return false;
+	/* Accept-Encoding on several lines is one list (RFC 9110 5.3). */
+	len = http_header_list(x->buf, req, HTTP_H_ACCEPT_ENCODING, tmp,
+			       sizeof(tmp), &accept);
+	return http_choose_coding(accept, len,
+				  HTTP_CODING_BIT(HTTP_CODING_GZIP)) ==
+	       HTTP_CODING_GZIP;
+}
+
+int khttpd_reply_entry(struct khttpd_exchange *x,
+		       const struct khttpd_cache_entry *e)
+{
+	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
+	struct khttpd_selection sel = { .status = 200 };
+	bool gzip = wants_gzip(x, e);
+	const char *body = gzip ? e->gz : e->body;
+	u64 len = gzip ? e->gz_len : e->body_len;
+	char chunk[HTTP_CHUNK_HEADER_MAX], etag[HTTP_ETAG_MAX];
+	struct http_response_head h;
+	struct khttpd_extra extra;
+	struct kvec vec[4];
+	size_t n = 0, hlen;
+	bool chunked;
+
+	extra.len = 0;
+	if (!e->listing) {
+		size_t etag_len = khttpd_cache_etag(e, gzip, etag);
+
+		khttpd_select(x, etag, etag_len, e->last_modified, len, &sel);
+		khttpd_extra_file(&extra, etag, etag_len, &sel, len);
+	}
+	if (e->compressible)
+		khttpd_extra_add(&extra, "Vary: Accept-Encoding\r\n");
+	if (gzip)
+		khttpd_extra_add(&extra, "Content-Encoding: gzip\r\n");
+	khttpd_head_init(x, &h, sel.status);
+	h.content_type = e->content_type;
+	h.last_modified = e->last_modified;
+	h.extra = extra.buf;
+	h.extra_len = extra.len;
+	if (sel.status == 304 || sel.status == 416)
+		return khttpd_reply_bodyless(x, &h);
+	if (sel.status == 206) {
+		body += sel.first;
+		len = sel.last - sel.first + 1;
+	}
+	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
+	chunked = e->listing && x->req->version_minor >= 1;
+	h.chunked = chunked;
+	if (!chunked)
+		h.content_length = len;
+	hlen = http_response_head_build(x->conn->head, sizeof(x->conn->head),
+					&h);
+	if (!hlen)
+		return -EOVERFLOW;
+	vec[n++] = (struct kvec){ .iov_base = x->conn->head, .iov_len = hlen };
+	if (!x->head_only) {
+		if (chunked && len)
+			vec[n++] = (struct kvec){
+				.iov_base = chunk,
+				.iov_len = http_chunk_header(chunk, len),
+			};
+		if (len)
+			vec[n++] = (struct kvec){ .iov_base = (void *)body,
+						  .iov_len = len };
+		if (chunked && len)
+			vec[n++] = (struct kvec){ .iov_base = (void *)tail,
+						  .iov_len = sizeof(tail) - 1 };
+		else if (chunked)
+			vec[n++] =
+				(struct kvec){ .iov_base = (void *)(tail + 2),
+					       .iov_len = sizeof(tail) - 3 };
+	}
+	/* The whole response, scatter-gather, in one kernel_sendmsg(). */
+	return khttpd_sendv(x->conn->sock, vec, n, false);
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The listener is one kthread blocked in accept; each accepted socket
+ * becomes a work item on an unbound workqueue (CMWQ sizes the pool).  Every
+ * live connection is on srv->conns, so that unloading can shut all their
+ * sockets down, which wakes whatever they sleep in, and then drain the
+ * workqueue instead of waiting for idle clients to time out.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "khttpd.h"
+
+#include <linux/err.h>
+#include <linux/in.h>
+#include <linux/kthread.h>
+#include <linux/namei.h>
+#include <linux/net.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "conn.h"
+
+static int open_listener(struct khttpd_server *srv,
+			 const struct khttpd_config *cfg)
+{
+	struct sockaddr_in addr = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+		.sin_port = htons(cfg->port),
+	};
+	struct socket *sock;
+	int err;
+
+	err = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (err) {
+		pr_err("cannot create the listening socket: %pe\n",
+		       ERR_PTR(err));
+		return err;
+	}
+	sock_set_reuseaddr(sock->sk);
+	err = kernel_bind(sock, (struct sockaddr *)&addr, sizeof(addr));
+	if (err) {
+		pr_err("cannot bind port %u: %pe\n", cfg->port, ERR_PTR(err));
+		goto err_sock;
+	}
+	err = kernel_listen(sock, cfg->backlog);
+	if (err) {
+		pr_err("cannot listen on port %u: %pe\n", cfg->port,
+		       ERR_PTR(err));
+		goto err_sock;
+	}
+	srv->listener = sock;
+	return 0;
+
+err_sock:
+	sock_release(sock);
+	return err;
+}
+
+/* kthread_stop() must find the thread alive: park until it is called. */
+static void wait_for_stop(void)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+static int listen_thread(void *data)
+{
+	struct khttpd_server *srv = data;
+
+	while (!kthread_should_stop() && !khttpd_stopping(srv)) {
+		struct socket *sock;
+		int err = kernel_accept(srv->listener, &sock, 0);
+
+		if (!err) {
+			khttpd_conn_start(srv, sock);
+			continue;
+		}
+		if (khttpd_stopping(srv))
+			break;
+		if (err != -EAGAIN && err != -EINTR && err != -ECONNABORTED) {
+			pr_warn_ratelimited("accept failed: %pe\n",
+					    ERR_PTR(err));
+			schedule_timeout_interruptible(HZ / 50);
+		}
+	}
+	wait_for_stop();
+	return 0;
+}
+
+int khttpd_server_start(struct khttpd_server *srv,
+			const struct khttpd_config *cfg)
+{
+	int err;
+
+	mutex_init(&srv->lock);
+	INIT_LIST_HEAD(&srv->conns);
+	srv->stopping = false;
+	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
+	srv->listing = cfg->listing;
+
+	err = kern_path(cfg->root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+			&srv->root);
+	if (err) {
+		pr_err("root=%s is not a directory that can be served: %pe\n",
+		       cfg->root, ERR_PTR(err));
+		return err;
+	}
+	srv->conn_cache = KMEM_CACHE(khttpd_conn, 0);
+	if (!srv->conn_cache) {
+		err = -ENOMEM;
+		goto err_root;
+	}
+	srv->wq = alloc_workqueue("khttpd", WQ_UNBOUND, 0);
+	if (!srv->wq) {
+		err = -ENOMEM;
+		goto err_cache;
+	}
+	err = open_listener(srv, cfg);
+	if (err)
+		goto err_wq;
+	srv->thread = kthread_run(listen_thread, srv, "khttpd");
+	if (IS_ERR(srv->thread)) {
+		err = PTR_ERR(srv->thread);
+		pr_err("cannot start the listener thread: %pe\n", ERR_PTR(err));
+		goto err_listener;
+	}
+	return 0;
+
+err_listener:
+	sock_release(srv->listener);
+err_wq:
+	destroy_workqueue(srv->wq);
+err_cache:
+	kmem_cache_destroy(srv->conn_cache);
+err_root:
+	path_put(&srv->root);
+	return err;
+}
+
+void khttpd_server_stop(struct khttpd_server *srv)
+{
+	struct khttpd_conn *c;
+
+	mutex_lock(&srv->lock);
+	WRITE_ONCE(srv->stopping, true);
+	mutex_unlock(&srv->lock);
+
+	/* Wakes the listener from accept, which then fails. */
+	kernel_sock_shutdown(srv->listener, SHUT_RDWR);
+	kthread_stop(srv->thread);
+	sock_release(srv->listener);
+
+	/* Wakes every connection from recv or send; each then ends. */
+	mutex_lock(&srv->lock);
+	list_for_each_entry(c, &srv->conns, node)
+		kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	mutex_unlock(&srv->lock);
+	destroy_workqueue(srv->wq); /* drains: every conn is freed */
+
+	kmem_cache_destroy(srv->conn_cache);
+	path_put(&srv->root);
+}
