@@ -25,23 +25,12 @@ size_t http_format_etag(char *out, uint64_t ino, uint64_t size,
 bool http_etag_list_matches(const char *list, size_t len, const char *etag,
 			    size_t etag_len)
 {
-	size_t i = 0;
+	size_t pos = 0, start, end;
 
-	while (i < len) {
-		size_t start, end;
-
-		while (i < len &&
-		       (list[i] == ' ' || list[i] == '\t' || list[i] == ','))
-			i++;
-		start = i;
-		while (i < len && list[i] != ',')
-			i++;
-		end = i;
-		while (end > start &&
-		       (list[end - 1] == ' ' || list[end - 1] == '\t'))
-			end--;
+	while (http_list_next(list, len, &pos, &start, &end)) {
 		if (end - start == 1 && list[start] == '*')
 			return true;
+		/* Weak comparison: W/"x" matches "x". */
 		if (end - start > 2 && list[start] == 'W' &&
 		    list[start + 1] == '/')
 			start += 2;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "negotiate.h"
+#include "parser.h"
 
 /* q-values in thousandths; -1 when a coding is not mentioned. */
 struct coding_q {
@@ -38,42 +39,33 @@ static int parse_q(const char *s, size_t n)
 
 static void parse_accept(const char *s, size_t len, struct coding_q *q)
 {
-	size_t i = 0;
+	size_t pos = 0, start, end;
 
 	q->gzip = q->deflate = q->star = -1;
-	while (i < len) {
-		size_t tok, tok_end, end;
+	while (http_list_next(s, len, &pos, &start, &end)) {
+		size_t tok_end = start, n;
 		int weight = 1000;
 
-		while (i < len && (is_ows(s[i]) || s[i] == ','))
-			i++;
-		tok = i;
-		while (i < len && s[i] != ',' && s[i] != ';' && !is_ows(s[i]))
-			i++;
-		tok_end = i;
-		end = i;
-		while (end < len && s[end] != ',')
-			end++;
+		while (tok_end < end && s[tok_end] != ';' &&
+		       !is_ows(s[tok_end]))
+			tok_end++;
 		/* Parameters: only q matters. */
-		while (i < end) {
-			if (s[i] == ';') {
+		for (size_t i = tok_end; i < end; i++) {
+			if (s[i] != ';')
+				continue;
+			while (i + 1 < end && is_ows(s[i + 1]))
 				i++;
-				while (i < end && is_ows(s[i]))
-					i++;
-				weight = parse_q(s + i, end - i);
-			}
-			i++;
+			weight = parse_q(s + i + 1, end - i - 1);
 		}
-		i = end;
-		if (tok_end - tok == 4 && http_eq_lower(s + tok, "gzip", 4))
+		n = tok_end - start;
+		if (n == 4 && http_eq_lower(s + start, "gzip", 4))
 			q->gzip = weight;
-		else if (tok_end - tok == 6 &&
-			 http_eq_lower(s + tok, "x-gzip", 6) && q->gzip < 0)
+		else if (n == 6 && http_eq_lower(s + start, "x-gzip", 6) &&
+			 q->gzip < 0)
 			q->gzip = weight;
-		else if (tok_end - tok == 7 &&
-			 http_eq_lower(s + tok, "deflate", 7))
+		else if (n == 7 && http_eq_lower(s + start, "deflate", 7))
 			q->deflate = weight;
-		else if (tok_end - tok == 1 && s[tok] == '*')
+		else if (n == 1 && s[start] == '*')
 			q->star = weight;
 	}
 }

@@ -188,24 +188,30 @@ size_t http_header_list(const char *buf, const struct http_request *req,
 	return n;
 }
 
+bool http_list_next(const char *list, size_t len, size_t *pos, size_t *start,
+		    size_t *end)
+{
+	size_t i = *pos;
+
+	while (i < len && (list[i] == ' ' || list[i] == '\t' || list[i] == ','))
+		i++;
+	if (i >= len)
+		return false;
+	*start = i;
+	while (i < len && list[i] != ',')
+		i++;
+	*pos = i;
+	while (i > *start && (list[i - 1] == ' ' || list[i - 1] == '\t'))
+		i--;
+	*end = i;
+	return true;
+}
+
 bool http_list_has_token(const char *list, size_t len, const char *token)
 {
-	size_t tlen = strlen(token);
-	size_t i = 0;
+	size_t tlen = strlen(token), pos = 0, start, end;
 
-	while (i < len) {
-		size_t start, end;
-
-		while (i < len &&
-		       (list[i] == ' ' || list[i] == '\t' || list[i] == ','))
-			i++;
-		start = i;
-		while (i < len && list[i] != ',')
-			i++;
-		end = i;
-		while (end > start &&
-		       (list[end - 1] == ' ' || list[end - 1] == '\t'))
-			end--;
+	while (http_list_next(list, len, &pos, &start, &end)) {
 		if (end - start == tlen &&
 		    http_eq_lower(list + start, token, tlen))
 			return true;

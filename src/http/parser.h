@@ -126,6 +126,14 @@ size_t http_header_list(const char *buf, const struct http_request *req,
 			enum http_header_id id, char *tmp, size_t cap,
 			const char **value);
 
+/*
+ * Steps through a comma-separated list from *pos: sets [*start, *end) to the
+ * next non-empty element without surrounding whitespace and advances *pos;
+ * false when no element is left.
+ */
+bool http_list_next(const char *list, size_t len, size_t *pos, size_t *start,
+		    size_t *end);
+
 /* True when the comma-separated list contains token, case-insensitively. */
 bool http_list_has_token(const char *list, size_t len, const char *token);
 
