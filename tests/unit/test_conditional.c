@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#include <time.h>
+
+#include "harness.h"
+#include "http/conditional.h"
+#include "http/format.h"
+
+static int64_t parse_date(const char *s)
+{
+	int64_t t = -1;
+
+	if (http_parse_date(s, strlen(s), &t))
+		return -1;
+	return t;
+}
+
+TEST(etag_format)
+{
+	char a[HTTP_ETAG_MAX], b[HTTP_ETAG_MAX];
+	size_t n, m;
+
+	n = http_format_etag(a, 0x1234, 100, 5000000000LL, "");
+	CHECK_EQ_MEM(a, n, "\"1234-64-12a05f200\"");
+	m = http_format_etag(b, 0x1234, 100, 5000000000LL, "gz");
+	CHECK_EQ_MEM(b, m, "\"1234-64-12a05f200-gz\"");
+	/* The longest possible tag fits. */
+	n = http_format_etag(a, UINT64_MAX, UINT64_MAX, INT64_MAX, "df");
+	CHECK(n <= HTTP_ETAG_MAX);
+}
+
+static bool list_matches(const char *list, const char *tag)
+{
+	return http_etag_list_matches(list, strlen(list), tag, strlen(tag));
+}
+
+TEST(etag_list)
+{
+	const char *tag = "\"abc\"";
+
+	CHECK(list_matches("\"abc\"", tag));
+	CHECK(list_matches("*", tag));
+	CHECK(list_matches("\"x\", \"abc\"", tag));
+	CHECK(list_matches("W/\"abc\"", tag));
+	CHECK(!list_matches("\"abcd\"", tag));
+	CHECK(!list_matches("abc", tag));
+	CHECK(!list_matches("", tag));
+	CHECK(!list_matches("W/", tag));
+	CHECK(!list_matches(",,,", tag));
+}
+
+TEST(dates_in_three_formats)
+{
+	int64_t t = 784111777; /* Sun, 06 Nov 1994 08:49:37 GMT */
+
+	CHECK_EQ_INT(parse_date("Sun, 06 Nov 1994 08:49:37 GMT"), t);
+	CHECK_EQ_INT(parse_date("Sunday, 06-Nov-94 08:49:37 GMT"), t);
+	CHECK_EQ_INT(parse_date("Sun Nov  6 08:49:37 1994"), t);
+	CHECK_EQ_INT(parse_date("Thu, 01 Jan 1970 00:00:00 GMT"), 0);
+	CHECK_EQ_INT(parse_date("Thursday, 01-Jan-70 00:00:00 GMT"), 0);
+	CHECK_EQ_INT(parse_date("Sat, 01 Jan 2000 00:00:00 GMT"), 946684800);
+	CHECK_EQ_INT(parse_date("Saturday, 01-Jan-00 00:00:00 GMT"), 946684800);
+}
+
+TEST(bad_dates)
+{
+	static const char *const bad[] = {
+		"",
+		"yesterday",
+		"Sun, 06 Nov 1994 08:49:37 UTC",
+		"Sun, 06 Xyz 1994 08:49:37 GMT",
+		"Sun, 32 Nov 1994 08:49:37 GMT",
+		"Sun, 06 Nov 1994 25:49:37 GMT",
+		"Sun, 6 Nov 1994 08:49:37 GMT",
+		"Sun Nov  6 08:49:37 94",
+		"Sunday, 06-Nov-1994 08:49:37 GMT",
+		"Sun, 06 Nov 1994 08:49:37 GMT ",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse_date(bad[i]) != -1) {
+			fprintf(stderr, "  accepted '%s'\n", bad[i]);
+			CHECK(0);
+		}
+	}
+}
+
+TEST(format_then_parse_round_trips)
+{
+	char buf[HTTP_DATE_LEN];
+	uint64_t x = 88172645463325252ULL;
+
+	for (int i = 0; i < 2000; i++) {
+		int64_t t;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		t = (int64_t)(x % 8000000000ULL); /* 1970 to about 2223 */
+		http_format_date(buf, t);
+		if (http_parse_date(buf, sizeof(buf), &t) ||
+		    t != (int64_t)(x % 8000000000ULL)) {
+			fprintf(stderr, "  %.*s\n", HTTP_DATE_LEN, buf);
+			CHECK(0);
+			break;
+		}
+	}
+}
+
+/* A request head with extra header lines, parsed for the checks below. */
+static char head_buf[1024];
+static struct http_request req;
+
+static int make_request(const char *lines)
+{
+	struct http_parser p;
+
+	snprintf(head_buf, sizeof(head_buf),
+		 "GET /a HTTP/1.1\r\nHost: x\r\n%s\r\n", lines);
+	http_parser_init(&p);
+	return http_parse_request(&p, &req, head_buf, strlen(head_buf));
+}
+
+TEST(preconditions)
+{
+	const char *etag = "\"e1\"";
+	int64_t mtime = 784111777;
+
+	CHECK(make_request("") > 0);
+	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
+		     HTTP_PRECOND_NONE);
+	CHECK(make_request("If-None-Match: \"e1\"\r\n") > 0);
+	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
+		     HTTP_PRECOND_NOT_MODIFIED);
+	CHECK(make_request("If-Modified-Since: Sun, 06 Nov 1994 08:49:37 "
+			   "GMT\r\n") > 0);
+	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
+		     HTTP_PRECOND_NOT_MODIFIED);
+	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4,
+					      mtime + 1),
+		     HTTP_PRECOND_NONE);
+	/* If-None-Match wins over If-Modified-Since. */
+	CHECK(make_request("If-None-Match: \"other\"\r\nIf-Modified-Since: "
+			   "Sun, 06 Nov 1994 08:49:37 GMT\r\n") > 0);
+	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
+		     HTTP_PRECOND_NONE);
+	/* Lines with the same name form one list. */
+	CHECK(make_request(
+		      "If-None-Match: \"x\"\r\nIf-None-Match: \"e1\"\r\n") > 0);
+	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
+		     HTTP_PRECOND_NOT_MODIFIED);
+	CHECK(make_request("If-Modified-Since: garbage\r\n") > 0);
+	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
+		     HTTP_PRECOND_NONE);
+}
+
+TEST(if_range)
+{
+	const char *etag = "\"e1\"";
+	int64_t mtime = 784111777;
+
+	CHECK(make_request("") > 0);
+	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(make_request("If-Range: \"e1\"\r\n") > 0);
+	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(make_request("If-Range: \"e2\"\r\n") > 0);
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	/* Weak tags never match for If-Range. */
+	CHECK(make_request("If-Range: W/\"e1\"\r\n") > 0);
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(make_request("If-Range: Sun, 06 Nov 1994 08:49:37 GMT\r\n") > 0);
+	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime + 1));
+	CHECK(make_request("If-Range: junk\r\n") > 0);
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
+}
