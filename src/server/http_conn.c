@@ -212,15 +212,18 @@ void http_conn_serve(struct coro *coro, void *data)
 			return;
 		}
 
-		rc = (struct request_ctx){
-			.conn = c,
-			.worker = w,
-			.buf = rb.data + rb.start,
-			.req = &req,
-			.scratch = rb.data + HTTP_CONN_READ_BUF,
-			.head_only = req.method == HTTP_HEAD,
-			.keep_alive = req.keep_alive && !w->stopping,
-		};
+		/* Field by field: a compound literal would also zero the
+		 * 8 KiB path buffer on every request. */
+		rc.conn = c;
+		rc.worker = w;
+		rc.buf = rb.data + rb.start;
+		rc.req = &req;
+		rc.scratch = rb.data + HTTP_CONN_READ_BUF;
+		rc.head_only = req.method == HTTP_HEAD;
+		rc.keep_alive = req.keep_alive && !w->stopping;
+		rc.status = 0;
+		rc.body_bytes = 0;
+		rc.path_len = 0;
 		defer_mark = coro_defer_mark(coro);
 		r = serve_request(&rc);
 		coro_defer_run_to(coro, defer_mark);
