@@ -152,8 +152,8 @@ class Bench:
             if not os.access(self.htstress, os.X_OK):
                 return loadgen.Load(error='%s not built' % self.htstress)
             return loadgen.htstress(self.htstress, url, seconds,
-                                    scenario.conns)
-        return loadgen.wrk(url, seconds, scenario.conns)
+                                    scenario.conns, scenario.headers)
+        return loadgen.wrk(url, seconds, scenario.conns, scenario.headers)
 
     def timed_run(self, scenario, server, seconds):
         """One run: the Load and {pid: (user, system) CPU seconds} the
@@ -166,10 +166,34 @@ class Bench:
         lost = set(before) - set(after)
         if lost and not load.error:
             load.error = 'processes %s exited during the run' % sorted(lost)
+        if scenario.gzip and not load.error and load.bytes_read and \
+                load.bytes_read / load.requests >= \
+                len(self.expected[scenario.path]):
+            # wrk does not look into bodies: the byte count shows whether
+            # the replies stayed compressed after the check.
+            load.error = 'replies not compressed: %.0f bytes read per ' \
+                'reply of the %d-byte file' % (
+                    load.bytes_read / load.requests,
+                    len(self.expected[scenario.path]))
         busy = {pid: (u - before.get(pid, (0, 0))[0],
                       s - before.get(pid, (0, 0))[1])
                 for pid, (u, s) in after.items()}
         return load, busy
+
+    def check_gzip(self, scenario, server, r):
+        """A server that cannot or does not send gzip of the file gets no
+        figure; otherwise records the compressed size."""
+        why = server.gzip_unsupported()
+        if why:
+            r['error'] = 'n/a: ' + why
+            return
+        err, size = verify.check_gzip(server.port, scenario.path,
+                                      self.expected[scenario.path])
+        if err:
+            r['error'] = 'not compressed: ' + err
+        else:
+            r['gzip_bytes'] = size
+            r['gzip_how'] = server.gzip_how
 
     def run_timed(self, scenario):
         members = list(self.peers)
@@ -181,6 +205,8 @@ class Bench:
             r = res[label(server)]
             if not r['error'] and not server.alive():
                 r['error'] = self.start(server)
+            if not r['error'] and scenario.gzip:
+                self.check_gzip(scenario, server, r)
             if r['error'] or self.opts.warmup <= 0:
                 continue
             load, busy = self.timed_run(scenario, server, self.opts.warmup)
@@ -210,6 +236,9 @@ class Bench:
                     'user_us': user * 1e6 / n,
                     'sys_us': system * 1e6 / n,
                     'total_us': (user + system) * 1e6 / n})
+                if load.bytes_read:
+                    r['samples'][-1]['wire_bytes'] = round(
+                        load.bytes_read / n)
         return res
 
     # --- the idle scenario --------------------------------------------------

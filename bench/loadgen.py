@@ -1,7 +1,8 @@
 """The load generators, pinned to CPU 0: wrk for keep-alive runs, htstress
 (without -k) for a new connection per request.
 
-Each run returns a Load: completed requests and seconds, or an error
+Each run returns a Load: completed requests and seconds (and for wrk the
+bytes it read, headers included, to within its rounding), or an error
 string when any response was not 2xx or any socket error happened.
 """
 
@@ -19,6 +20,7 @@ class Load:
     requests: int = 0
     seconds: float = 0.0
     error: Optional[str] = None
+    bytes_read: Optional[float] = None
 
 
 def _run(cmd, seconds):
@@ -30,18 +32,24 @@ def _run(cmd, seconds):
         return None
 
 
-_WRK_DONE = re.compile(r'^\s*(\d+) requests in ([\d.]+)(us|ms|s|m),',
-                       re.MULTILINE)
+_WRK_DONE = re.compile(r'^\s*(\d+) requests in ([\d.]+)(us|ms|s|m)'
+                       r'(?:, ([\d.]+)([KMGTP]?)B read)?', re.MULTILINE)
 _WRK_SOCKET = re.compile(
     r'Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)')
 _WRK_NON2XX = re.compile(r'Non-2xx or 3xx responses: (\d+)')
 _UNIT_S = {'us': 1e-6, 'ms': 1e-3, 's': 1.0, 'm': 60.0}
+_UNIT_B = {'': 1, 'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30, 'T': 1 << 40,
+           'P': 1 << 50}
 
 
-def wrk(url, seconds, conns):
-    """A keep-alive run: wrk -t1 -cCONNS -dSECONDS."""
+def _header_args(headers):
+    return [a for h in headers for a in ('-H', h)]
+
+
+def wrk(url, seconds, conns, headers=()):
+    """A keep-alive run: wrk -t1 -cCONNS -dSECONDS [-H HEADER]..."""
     out = _run(['wrk', '-t1', '-c%d' % conns, '-d%gs' % seconds,
-                '--timeout', '10s', url], seconds)
+                '--timeout', '10s'] + _header_args(headers) + [url], seconds)
     if out is None:
         return Load(error='wrk did not finish')
     text = out.stdout
@@ -51,7 +59,9 @@ def wrk(url, seconds, conns):
         return Load(error='wrk failed: %s' % (tail or ['exit %d' %
                                                        out.returncode])[0])
     load = Load(requests=int(done.group(1)),
-                seconds=float(done.group(2)) * _UNIT_S[done.group(3)])
+                seconds=float(done.group(2)) * _UNIT_S[done.group(3)],
+                bytes_read=float(done.group(4)) * _UNIT_B[done.group(5)]
+                if done.group(4) else None)
     errs = []
     sock = _WRK_SOCKET.search(text)
     if sock and any(int(n) for n in sock.groups()):
@@ -67,10 +77,10 @@ def wrk(url, seconds, conns):
     return load
 
 
-def htstress(binary, url, seconds, conns):
+def htstress(binary, url, seconds, conns, headers=()):
     """A run with a new connection per request: htstress --json."""
     out = _run([binary, '-d', '%g' % seconds, '-c', str(conns), '-t', '1',
-                '--json', url], seconds)
+                '--json'] + _header_args(headers) + [url], seconds)
     if out is None:
         return Load(error='htstress did not finish')
     try:

@@ -47,6 +47,15 @@ def ratios(servers):
     return out
 
 
+def size_ratios(servers):
+    """sehttpd's compressed body size over each other server's."""
+    mine = servers.get(SUBJECT, {}).get('gzip_bytes')
+    if not mine:
+        return {}
+    return {name: mine / r['gzip_bytes'] for name, r in servers.items()
+            if name != SUBJECT and r.get('summary') and r.get('gzip_bytes')}
+
+
 def check_target(t, scenarios):
     sc = scenarios.get(t.scenario)
     what = '%s %s' % (t.scenario, t.metric)
@@ -86,6 +95,9 @@ def build(opts, results, info, wall):
         servers = {}
         for name, r in res.items():
             entry = {'error': r['error'], 'samples': r['samples']}
+            if sc.gzip and not r['error']:
+                entry['gzip_bytes'] = r.get('gzip_bytes')
+                entry['gzip_how'] = r.get('gzip_how')
             if not r['error'] and r['samples']:
                 entry['summary'] = summarize(r['samples'], metrics)
             elif not r['error']:
@@ -93,9 +105,11 @@ def build(opts, results, info, wall):
             servers[name] = entry
         scenarios[sc.key] = {
             'title': sc.title, 'short': sc.short, 'kind': sc.kind,
-            'path': sc.path,
+            'path': sc.path, 'gzip': sc.gzip,
             'load': load_text(opts, sc), 'servers': servers,
             'ratios': ratios(servers) if sc.kind != 'idle' else {}}
+        if sc.gzip:
+            scenarios[sc.key]['gzip_size_ratios'] = size_ratios(servers)
     return {
         'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
         'wall_seconds': round(wall, 1),
@@ -117,12 +131,15 @@ def cell(summary, key, digits):
 
 def print_scenario(key, sc):
     metrics = IDLE_METRICS if sc['kind'] == 'idle' else TIMED_METRICS
+    gz = sc.get('gzip')
     print('\n== %s (%s; %s) ==' % (sc['title'], sc['path'], sc['load']))
-    rows = [['server'] + [title for _, title, _ in metrics]]
+    rows = [['server'] + [title for _, title, _ in metrics] +
+            (['gzip body B'] if gz else [])]
     for name, r in sc['servers'].items():
         if r.get('summary'):
             rows.append([name] + [cell(r['summary'], k, d)
-                                  for k, _, d in metrics])
+                                  for k, _, d in metrics] +
+                        (['%d' % r['gzip_bytes']] if gz else []))
         else:
             rows.append([name, 'error: %s' % r['error']])
     # Error rows span the table: only the figure rows set the widths.
@@ -135,10 +152,17 @@ def print_scenario(key, sc):
         print('  ' + '  '.join(c.ljust(w) if i == 0 else c.rjust(w)
                                for i, (c, w) in enumerate(zip(row, widths))))
     for name, r in sc['ratios'].items():
-        parts = ['%s %.2f' % (m.split('_')[0], v)
+        # Two significant digits at least: gzip ratios are far below 0.1.
+        parts = ['%s %s' % (m.split('_')[0],
+                            '%.2f' % v if v >= 0.1 else '%.2g' % v)
                  for m, v in r.items() if v is not None]
         print('  %s/%s CPU per request: %s' % (SUBJECT, name,
                                                 ', '.join(parts)))
+    for name, v in sc.get('gzip_size_ratios', {}).items():
+        print('  %s/%s compressed size: %.3f' % (SUBJECT, name, v))
+    for name, r in sc['servers'].items():
+        if r.get('summary') and r.get('gzip_how'):
+            print('  %s %s' % (name, r['gzip_how']))
 
 
 def print_all(doc):

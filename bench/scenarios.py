@@ -4,6 +4,9 @@ A scenario's kind picks how it is driven: 'keepalive' (wrk), 'newconn'
 (htstress, a new connection per request) or 'idle' (idle_clients.py
 holds that many keep-alive connections while the server's RSS is read).
 floor, when set, is the body size of a floor server measured alongside.
+gzip, when set, sends Accept-Encoding: gzip with every request; a server
+is timed only after its reply was checked to be gzip of the file, and one
+configured without compression at that level gets no figure.
 """
 
 from dataclasses import dataclass
@@ -19,6 +22,12 @@ class Scenario:
     short: str  # label in the chart
     conns: int = 50
     floor: Optional[int] = None
+    gzip: bool = False
+
+    @property
+    def headers(self):
+        """Request header lines the load generator adds."""
+        return ('Accept-Encoding: gzip',) if self.gzip else ()
 
 
 SCENARIOS = [
@@ -35,6 +44,8 @@ SCENARIOS = [
              '/10m.bin', '10 MiB', conns=10),
     Scenario('listing_100', 'keep-alive, listing of 100 entries',
              'keepalive', '/dir/', 'listing 100'),
+    Scenario('gzip_35k', 'keep-alive, 35 KiB text, Accept-Encoding: gzip',
+             'keepalive', '/35k.txt', 'gzip 35 KiB', gzip=True),
     Scenario('idle_10k', 'idle keep-alive connections', 'idle',
              '/12.txt', 'idle', conns=10000),
 ]

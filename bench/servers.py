@@ -7,8 +7,14 @@ beyond a run's length, room for 16,384 connections, RLIMIT_NOFILE 65536
 (or the hard limit, if lower), and CPU 1 only (`taskset -c 1`).  Each runs
 in the foreground as a root-started daemon; the PID we measure is the root
 of its process tree.
+
+Compression is on at gzip level GZIP_LEVEL for text/plain wherever the
+server can do it (it only acts on requests that send Accept-Encoding, which
+only the gzip scenario does); gzip_unsupported() says why not otherwise,
+gzip_how how the server goes about it.
 """
 
+import glob
 import os
 import resource
 import shutil
@@ -21,6 +27,7 @@ import procstat
 
 SERVER_CPU = '1'
 KEEPALIVE_S = 3600
+GZIP_LEVEL = 6  # sehttpd's COMPRESS_LEVEL, src/server/compress.h
 
 
 def raise_nofile(want=65536):
@@ -61,6 +68,7 @@ class Server:
     """One server process tree, restartable on a new port."""
 
     name = None
+    gzip_how = None
 
     def __init__(self, run_dir, www):
         self.run_dir = run_dir
@@ -76,6 +84,10 @@ class Server:
 
     def version(self):
         return '?'
+
+    def gzip_unsupported(self):
+        """None, or why the server cannot gzip at GZIP_LEVEL."""
+        return 'no gzip support configured'
 
     def command(self):
         raise NotImplementedError
@@ -159,6 +171,8 @@ class Server:
 
 class Sehttpd(Server):
     name = 'sehttpd'
+    gzip_how = 'compresses once (libdeflate level %d), then serves the ' \
+        'cached result' % GZIP_LEVEL
 
     def __init__(self, run_dir, www, binary):
         super().__init__(run_dir, www)
@@ -172,6 +186,9 @@ class Sehttpd(Server):
     def version(self):
         return _version([self.binary, '--version'])
 
+    def gzip_unsupported(self):
+        return None  # on by default, at COMPRESS_LEVEL
+
     def command(self):
         return [self.binary, '-b', '127.0.0.1', '-p', str(self.port),
                 '-t', '1', '--timeout', str(KEEPALIVE_S), self.www]
@@ -179,12 +196,17 @@ class Sehttpd(Server):
 
 class Nginx(Server):
     name = 'nginx'
+    gzip_how = 'compresses every request (zlib level %d, no cache)' % \
+        GZIP_LEVEL
 
     def available(self):
         return None if shutil.which('nginx') else 'nginx not installed'
 
     def version(self):
         return _version(['nginx', '-v'])
+
+    def gzip_unsupported(self):
+        return None
 
     def command(self):
         conf = self.conf_path('conf')
@@ -208,6 +230,9 @@ http {{
     sendfile on;
     keepalive_requests 100000000;
     keepalive_timeout {KEEPALIVE_S}s;
+    gzip on;
+    gzip_comp_level {GZIP_LEVEL};
+    gzip_types text/plain text/css text/javascript application/json;
     server {{
         listen 127.0.0.1:{self.port};
         root {self.www};
@@ -220,19 +245,34 @@ http {{
 
 class Lighttpd(Server):
     name = 'lighttpd'
+    # Without deflate.cache-dir mod_deflate keeps nothing between requests.
+    gzip_how = 'compresses every request (mod_deflate, zlib level %d, ' \
+        'no deflate.cache-dir)' % GZIP_LEVEL
+    MODULE_GLOB = '/usr/lib*/lighttpd/mod_deflate.so'
 
     def available(self):
         return None if shutil.which('lighttpd') else 'lighttpd not installed'
+
+    def gzip_unsupported(self):
+        if not glob.glob(self.MODULE_GLOB):
+            return 'mod_deflate not installed (Debian: lighttpd-mod-deflate)'
+        return None
 
     def version(self):
         return _version(['lighttpd', '-v'])
 
     def command(self):
         conf = self.conf_path('conf')
+        deflate = '' if self.gzip_unsupported() else f'''\
+server.modules += ( "mod_deflate" )
+deflate.mimetypes = ( "text/plain" )
+deflate.allowed-encodings = ( "gzip" )
+deflate.compression-level = {GZIP_LEVEL}
+'''
         with open(conf, 'w') as f:
             f.write(f'''\
 server.modules = ( "mod_dirlisting" )
-server.document-root = "{self.www}"
+{deflate}server.document-root = "{self.www}"
 server.bind = "127.0.0.1"
 server.port = {self.port}
 server.errorlog = "{self.run_dir}/lighttpd-error.log"
@@ -255,9 +295,14 @@ mimetype.assign = (
 
 class H2o(Server):
     name = 'h2o'
+    gzip_how = 'compresses every request (zlib level %d, no cache)' % \
+        GZIP_LEVEL
 
     def available(self):
         return None if shutil.which('h2o') else 'h2o not installed'
+
+    def gzip_unsupported(self):
+        return None
 
     def version(self):
         return _version(['h2o', '--version'])
@@ -275,6 +320,8 @@ pid-file: {self.run_dir}/h2o.pid
 listen:
   host: 127.0.0.1
   port: {self.port}
+compress:
+  gzip: {GZIP_LEVEL}
 hosts:
   default:
     paths:

@@ -1,8 +1,11 @@
 """Checks once, before any timing, that a server serves the tree right:
 every file byte for byte with a 200, and the listing as a 200 HTML page
-naming every entry."""
+naming every entry; for the gzip scenario, that the reply is gzip of the
+file."""
 
+import gzip
 import http.client
+import zlib
 
 import tree
 
@@ -52,3 +55,39 @@ def check_fixed(port, body_bytes):
     if status != 200 or len(got) != body_bytes:
         return 'status %d, %d-byte body' % (status, len(got))
     return None
+
+
+def check_gzip(port, path, body, times=2):
+    """GETs path times on one connection with Accept-Encoding: gzip (the
+    later replies may come from a cache of the first); each must be a 200
+    with Content-Encoding: gzip whose body decompresses to body.  Returns
+    (None, compressed body bytes) or (what is wrong, None)."""
+    conn = http.client.HTTPConnection('127.0.0.1', port, timeout=TIMEOUT_S)
+    sizes = set()
+    try:
+        for i in range(times):
+            conn.request('GET', path, headers={'Accept-Encoding': 'gzip'})
+            resp = conn.getresponse()
+            got = resp.read()
+            what = 'GET %s with Accept-Encoding: gzip (#%d)' % (path, i + 1)
+            if resp.status != 200:
+                return '%s: status %d' % (what, resp.status), None
+            coding = resp.getheader('Content-Encoding', '')
+            if coding.strip().lower() != 'gzip':
+                return '%s: Content-Encoding %r, %d-byte body' % (
+                    what, coding, len(got)), None
+            try:
+                plain = gzip.decompress(got)
+            except (OSError, EOFError, zlib.error) as e:
+                return '%s: body is not gzip: %s' % (what, e), None
+            if plain != body:
+                return '%s: decompresses to %d bytes that differ from ' \
+                    'the %d-byte file' % (what, len(plain), len(body)), None
+            sizes.add(len(got))
+    except (OSError, http.client.HTTPException) as e:
+        return 'GET failed: %s' % e, None
+    finally:
+        conn.close()
+    if len(sizes) != 1:
+        return 'GET %s: gzip bodies of %s bytes' % (path, sorted(sizes)), None
+    return None, sizes.pop()
