@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* gzip members (RFC 1952) from the kernel's built-in deflate. */
+/* gzip members (RFC 1952) from the crypto API's deflate compressor. */
 #ifndef KHTTPD_GZIP_H
 #define KHTTPD_GZIP_H
 
@@ -11,5 +11,9 @@
  * smaller than the input (nothing is allocated then), or -ENOMEM.
  */
 int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len);
+
+/* Sets up and frees the compressor, at module load and unload. */
+int khttpd_gzip_init(void);
+void khttpd_gzip_exit(void);
 
 #endif /* KHTTPD_GZIP_H */

@@ -11,6 +11,7 @@
 #include <linux/moduleparam.h>
 
 #include "cache.h"
+#include "gzip.h"
 #include "khttpd.h"
 
 static ushort port = 8081;
@@ -55,9 +56,12 @@ static int __init khttpd_init(void)
 		pr_err("root must be set, backlog and timeout_ms positive\n");
 		return -EINVAL;
 	}
-	err = khttpd_cache_init((size_t)cache_kb * 1024);
+	err = khttpd_gzip_init();
 	if (err)
 		return err;
+	err = khttpd_cache_init((size_t)cache_kb * 1024);
+	if (err)
+		goto err_gzip;
 	err = khttpd_server_start(&server, &cfg);
 	if (err)
 		goto err_cache;
@@ -66,6 +70,8 @@ static int __init khttpd_init(void)
 
 err_cache:
 	khttpd_cache_exit();
+err_gzip:
+	khttpd_gzip_exit();
 	return err;
 }
 
@@ -73,6 +79,7 @@ static void __exit khttpd_exit(void)
 {
 	khttpd_server_stop(&server);
 	khttpd_cache_exit();
+	khttpd_gzip_exit();
 	pr_info("stopped\n");
 }
 
