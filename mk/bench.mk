@@ -1,7 +1,7 @@
 # `make bench`: sehttpd against nginx, lighttpd and h2o (and a floor server
 # that does no HTTP work), each pinned to CPU 1 with the load on CPU 0.
 # BENCH_ARGS passes options to bench/bench.py, e.g. BENCH_ARGS='--rounds 5'.
-BENCH_DEPS := lighttpd h2o wrk gnuplot-nox python3
+BENCH_DEPS := lighttpd lighttpd-mod-deflate h2o wrk gnuplot-nox python3
 BENCH_ARGS ?=
 # Built by `make check` too, so a change that breaks it shows at once.
 CHECK_PROGRAMS += $(BUILD)/bench-floor
@@ -17,3 +17,20 @@ bench: deps-build
 	@$(MAKE) --no-print-directory $(BUILD)/sehttpd $(BUILD)/htstress \
 		$(BUILD)/bench-floor
 	/usr/bin/python3 bench/bench.py --build $(BUILD) $(BENCH_ARGS)
+
+# `make bench-kernel`: khttpd against sehttpd inside one qemu guest, both
+# static binaries driven from inside it (bench/kernel/).  sehttpd is built
+# statically by a sub-make into $(BUILD)/static, apart from the normal build.
+# Its link warns that a static getaddrinfo needs glibc's NSS libraries at
+# run time: only for names, and the guest's sehttpd binds 0.0.0.0.
+# BENCH_KERNEL_ARGS passes options to bench/kernel/measure.py.
+BENCH_KERNEL_DEPS := qemu-system-x86 busybox-static linux-image-amd64 \
+		     linux-headers-amd64 cpio python3
+BENCH_KERNEL_ARGS ?=
+
+bench-kernel: deps-build
+	@scripts/install-deps.sh $(BENCH_KERNEL_DEPS) $(KERNEL_CC)
+	@$(MAKE) --no-print-directory module
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/static \
+		OPTFLAGS='$(OPTFLAGS) -static' $(BUILD)/static/sehttpd
+	BUILD=$(BUILD) bench/kernel/run.sh $(BENCH_KERNEL_ARGS)

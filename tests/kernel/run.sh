@@ -6,6 +6,7 @@
 #      the module through a forwarded loopback port, and
 #   2. runs the load/unload lifecycle checks (lifecycle.py) through a second
 #      forwarded port, the busybox-httpd control channel.
+# The guest itself (initramfs, boot, stop) is tests/kernel/guest.sh's.
 # Prints "kernel-integration: N passed, N failed, N skipped" and
 # "kernel-lifecycle: N passed, N failed"; exits non-zero on any failure.
 # Environment: BUILD (build dir), MAKE, HTSTRESS_BIN, KHTTPD_TIMEOUT_S (the
@@ -14,6 +15,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
+. tests/kernel/guest.sh
 BUILD=${BUILD:-build}
 MAKE=${MAKE:-make}
 timeout_s=${KHTTPD_TIMEOUT_S:-3}
@@ -38,20 +40,6 @@ serial=$work/serial.log
 serial_shown=0
 mkdir -p "$BUILD/logs"
 
-stop_qemu() {
-	local pid
-	[ -s "$qemu_pidfile" ] || return 0
-	pid=$(cat "$qemu_pidfile")
-	if kill "$pid" 2>/dev/null; then
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null
-	fi
-	rm -f "$qemu_pidfile"
-}
-
 show_serial() {
 	[ "$serial_shown" -eq 0 ] || return 0
 	serial_shown=1
@@ -62,7 +50,7 @@ show_serial() {
 
 finish() {
 	# Cleanup first: with stdout gone, any echo may end the shell.
-	stop_qemu
+	guest_stop "$qemu_pidfile"
 	if [ -f "$serial" ]; then
 		cp "$serial" "$BUILD/logs/kernel-serial.log"
 		serial=$BUILD/logs/kernel-serial.log
@@ -95,25 +83,11 @@ fi
 
 # --- initramfs -----------------------------------------------------------
 root=$work/initramfs
-mkdir -p "$root"/{bin,dev,proc,sys,tmp,modules,srv,etc,ctl/cgi-bin}
-cp /bin/busybox "$root/bin/busybox"
-cp tests/kernel/init.sh "$root/init"
-cp tests/kernel/ctl.cgi "$root/ctl/cgi-bin/run"
-cp "$BUILD/khttpd.ko" "$root/khttpd.ko"
-echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
-for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev \
-	virtio_pci failover net_failover virtio_net; do
-	ko=$(find "/lib/modules/$kver" -name "$m.ko" | head -n 1)
-	if [ -z "$ko" ]; then
-		check "module $m.ko found in /lib/modules/$kver" 1
-		exit 1
-	fi
-	cp "$ko" "$root/modules/"
-done
-# A static htstress drives load from inside the guest (through the port
-# forward it would measure qemu's user-mode network, not the module).
-if ! gcc -static -O2 -std=gnu11 -D_GNU_SOURCE -Isrc -pthread \
-	-o "$root/bin/htstress" tools/htstress/*.c -lm >"$work/htstress.log" 2>&1; then
+if ! missing=$(guest_stage "$root" "$kver" "$BUILD/khttpd.ko"); then
+	check "module $missing.ko found in /lib/modules/$kver" 1
+	exit 1
+fi
+if ! guest_static_htstress "$root/bin/htstress" "$work/htstress.log"; then
 	tail -n 20 "$work/htstress.log"
 	check "a static htstress for the guest builds" 1
 fi
@@ -123,53 +97,25 @@ if ! python3 tests/integration/tree.py "$tree" >/dev/null; then
 	exit 1
 fi
 cp -a "$tree/www" "$tree/outside" "$root/srv/"
-(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) \
-	>"$work/initramfs.cpio" || {
+guest_pack "$root" "$work/initramfs.cpio" || {
 	check "initramfs packed" 1
 	exit 1
 }
 
 # --- boot ----------------------------------------------------------------
-read -r http_port ctl_port < <(python3 -c '
-import socket
-ss = [socket.socket() for _ in range(2)]
-for s in ss:
-    s.bind(("127.0.0.1", 0))
-print(*(s.getsockname()[1] for s in ss))')
+read -r http_port ctl_port < <(guest_free_ports 2)
 guest_port=8081
 append="console=ttyS0 quiet panic=-1 slub_debug=FZPU khttpd_port=$guest_port"
 append="$append khttpd_ctl_port=8080 khttpd_timeout_ms=$((timeout_s * 1000))"
-fwd_http=hostfwd=tcp:127.0.0.1:$http_port-:$guest_port
-fwd_ctl=hostfwd=tcp:127.0.0.1:$ctl_port-:8080
-qemu-system-x86_64 -accel tcg -m 512 -smp 2 -no-reboot \
-	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initramfs.cpio" \
-	-append "$append" \
-	-display none -serial "file:$serial" -monitor none \
-	-pidfile "$qemu_pidfile" -daemonize \
-	-netdev "user,id=n0,$fwd_http,$fwd_ctl" \
-	-device virtio-net-pci,netdev=n0 >"$work/qemu.out" 2>&1
-if [ $? -ne 0 ]; then
+if ! guest_boot "$kver" "$work/initramfs.cpio" "$append" "$serial" \
+	"$qemu_pidfile" "$work/qemu.out" "$http_port:$guest_port" \
+	"$ctl_port:8080"; then
 	cat "$work/qemu.out"
 	check "qemu starts" 1
 	exit 1
 fi
 boot_start=$(date +%s)
-state=
-while [ $(($(date +%s) - boot_start)) -lt $boot_timeout ]; do
-	if grep -q KHTTPD-READY "$serial" 2>/dev/null; then
-		state=ready
-		break
-	fi
-	if grep -q KHTTPD-FAILED "$serial" 2>/dev/null; then
-		state=failed
-		break
-	fi
-	if ! kill -0 "$(cat "$qemu_pidfile" 2>/dev/null)" 2>/dev/null; then
-		state=died
-		break
-	fi
-	sleep 0.5
-done
+state=$(guest_wait_ready "$serial" "$qemu_pidfile" $boot_timeout)
 if [ "$state" != ready ]; then
 	check "guest boots and loads khttpd" 1 \
 		"${state:-timed out after $boot_timeout s}"

@@ -1,0 +1,111 @@
+# Sourced (bash): the qemu guest that khttpd runs in, shared by the kernel
+# suite (tests/kernel/run.sh) and the kernel benchmark (bench/kernel/run.sh).
+# The guest boots the installed Debian kernel under TCG from an initramfs
+# holding busybox, /init (init.sh), the control channel (ctl.cgi), the
+# virtio-net modules, khttpd.ko and a static htstress; /init loads khttpd
+# over /srv/www and prints KHTTPD-READY (or KHTTPD-FAILED) on the serial
+# console.  The caller fills ROOT/srv before packing.  Run from the
+# repository's root.
+
+GUEST_VIRTIO_MODULES="virtio_ring virtio virtio_pci_modern_dev \
+virtio_pci_legacy_dev virtio_pci failover net_failover virtio_net"
+
+# guest_stage ROOT KVER MODULE: busybox, /init, the control channel, the
+# module and the virtio-net modules into ROOT.  On a missing kernel module
+# prints its name and fails.
+guest_stage() {
+	local root=$1 kver=$2 module=$3 m ko
+	mkdir -p "$root"/{bin,dev,proc,sys,tmp,modules,srv,etc,ctl/cgi-bin}
+	cp /bin/busybox "$root/bin/busybox"
+	cp tests/kernel/init.sh "$root/init"
+	cp tests/kernel/ctl.cgi "$root/ctl/cgi-bin/run"
+	cp "$module" "$root/khttpd.ko"
+	echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
+	for m in $GUEST_VIRTIO_MODULES; do
+		ko=$(find "/lib/modules/$kver" -name "$m.ko" | head -n 1)
+		if [ -z "$ko" ]; then
+			echo "$m"
+			return 1
+		fi
+		cp "$ko" "$root/modules/"
+	done
+}
+
+# guest_static_htstress OUT LOG: a static htstress, to drive load from
+# inside the guest (through the port forward it would measure qemu's
+# user-mode network, not the server).
+guest_static_htstress() {
+	gcc -static -O2 -std=gnu11 -D_GNU_SOURCE -Isrc -pthread \
+		-o "$1" tools/htstress/*.c -lm >"$2" 2>&1
+}
+
+# guest_pack ROOT OUT: ROOT as a newc cpio archive.
+guest_pack() {
+	(cd "$1" && find . -print0 | cpio --null -o -H newc --quiet) >"$2"
+}
+
+# guest_free_ports N: N free loopback TCP ports on one line.
+guest_free_ports() {
+	python3 -c '
+import socket, sys
+ss = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print(*(s.getsockname()[1] for s in ss))' "$1"
+}
+
+# guest_boot KVER INITRAMFS APPEND SERIAL PIDFILE OUT HOSTFWD...: starts qemu
+# daemonized (2 vCPUs, 512 MiB), its messages in OUT; each HOSTFWD is
+# HOSTPORT:GUESTPORT, forwarded from 127.0.0.1.
+guest_boot() {
+	local kver=$1 initramfs=$2 append=$3 serial=$4 pidfile=$5 out=$6
+	local netdev=user,id=n0 fwd
+	shift 6
+	for fwd in "$@"; do
+		netdev=$netdev,hostfwd=tcp:127.0.0.1:${fwd%%:*}-:${fwd#*:}
+	done
+	qemu-system-x86_64 -accel tcg -m 512 -smp 2 -no-reboot \
+		-kernel "/boot/vmlinuz-$kver" -initrd "$initramfs" \
+		-append "$append" \
+		-display none -serial "file:$serial" -monitor none \
+		-pidfile "$pidfile" -daemonize \
+		-netdev "$netdev" \
+		-device virtio-net-pci,netdev=n0 >"$out" 2>&1
+}
+
+# guest_wait_ready SERIAL PIDFILE SECONDS: prints ready, failed (the module
+# did not load), died (qemu is gone) or nothing (timed out).
+guest_wait_ready() {
+	local serial=$1 pidfile=$2 start
+	start=$(date +%s)
+	while [ $(($(date +%s) - start)) -lt "$3" ]; do
+		if grep -q KHTTPD-READY "$serial" 2>/dev/null; then
+			echo ready
+			return
+		fi
+		if grep -q KHTTPD-FAILED "$serial" 2>/dev/null; then
+			echo failed
+			return
+		fi
+		if ! kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null; then
+			echo died
+			return
+		fi
+		sleep 0.5
+	done
+}
+
+# guest_stop PIDFILE: ends the qemu that PIDFILE names (TERM, then KILL).
+guest_stop() {
+	local pid
+	[ -s "$1" ] || return 0
+	pid=$(cat "$1")
+	if kill "$pid" 2>/dev/null; then
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null
+	fi
+	rm -f "$1"
+}
