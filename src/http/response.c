@@ -77,6 +77,9 @@ static void put(struct head_writer *w, const char *s, size_t n)
 	w->len += n;
 }
 
+/* A string literal, its length known at compile time. */
+#define put_lit(w, lit) put(w, lit, sizeof(lit) - 1)
+
 static void put_str(struct head_writer *w, const char *s)
 {
 	put(w, s, strlen(s));
@@ -96,41 +99,41 @@ size_t http_response_head_build(char *buf, size_t cap,
 	const struct status_entry *st = find_status(h->status);
 
 	/* RFC 9110 2.5: a server answers with its own version, also to 1.0. */
-	put_str(&w, "HTTP/1.1 ");
+	put_lit(&w, "HTTP/1.1 ");
 	put_u64(&w, (uint64_t)st->code);
 	put(&w, " ", 1);
 	put_str(&w, st->reason);
-	put_str(&w, "\r\nServer: ");
+	put_lit(&w, "\r\nServer: ");
 	put_str(&w, h->server);
-	put_str(&w, "\r\nDate: ");
+	put_lit(&w, "\r\nDate: ");
 	put(&w, h->date, HTTP_DATE_LEN);
 	if (h->content_type) {
-		put_str(&w, "\r\nContent-Type: ");
+		put_lit(&w, "\r\nContent-Type: ");
 		put_str(&w, h->content_type);
 	}
 	if (h->content_length >= 0) {
-		put_str(&w, "\r\nContent-Length: ");
+		put_lit(&w, "\r\nContent-Length: ");
 		put_u64(&w, (uint64_t)h->content_length);
 	}
 	if (h->chunked)
-		put_str(&w, "\r\nTransfer-Encoding: chunked");
+		put_lit(&w, "\r\nTransfer-Encoding: chunked");
 	if (h->last_modified != HTTP_NO_TIME) {
 		char date[HTTP_DATE_LEN];
 
 		http_format_date(date, h->last_modified);
-		put_str(&w, "\r\nLast-Modified: ");
+		put_lit(&w, "\r\nLast-Modified: ");
 		put(&w, date, sizeof(date));
 	}
 	if (h->location) {
-		put_str(&w, "\r\nLocation: ");
+		put_lit(&w, "\r\nLocation: ");
 		put(&w, h->location, h->location_len);
 	}
 	if (h->allow_get_head)
-		put_str(&w, "\r\nAllow: GET, HEAD");
+		put_lit(&w, "\r\nAllow: GET, HEAD");
 	if (!h->keep_alive)
-		put_str(&w, "\r\nConnection: close");
+		put_lit(&w, "\r\nConnection: close");
 	else if (h->version_minor == 0)
-		put_str(&w, "\r\nConnection: keep-alive");
+		put_lit(&w, "\r\nConnection: keep-alive");
 	put(&w, "\r\n", 2);
 	if (h->extra)
 		put(&w, h->extra, h->extra_len);
