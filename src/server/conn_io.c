@@ -25,7 +25,12 @@ static int wait_for(struct conn *c, uint32_t events)
 {
 	struct worker *w = c->worker;
 
-	if (events & EPOLLOUT)
+	if (c->timed_out) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	/* Every wait has a deadline, even after the timer served a turn. */
+	if ((events & EPOLLOUT) || !timer_pending(&c->timer))
 		timer_wheel_add(&w->wheel, &c->timer,
 				w->now_ms + w->server->timeout_ms);
 	coro_yield(c->coro, (int)events);

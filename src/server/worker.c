@@ -132,7 +132,10 @@ static void conn_resume(struct worker *w, struct conn *c)
 		c->coro = NULL;
 		if (c->close_after || w->stopping)
 			conn_close(w, c);
-		return; /* idle: the coroutine armed the idle deadline */
+		else if (!timer_pending(&c->timer)) /* idle needs a deadline */
+			timer_wheel_add(&w->wheel, &c->timer,
+					w->now_ms + w->server->timeout_ms);
+		return;
 	}
 	c->wait_events = (uint32_t)r;
 	if (r == CONN_YIELD_TURN) {

@@ -79,6 +79,18 @@ class TimeoutTest(ServerTestCase):
                              % (time.monotonic() - start, TIMEOUT))
             self.assertEqual(bytes(body), self.tree.files[url])
 
+    def test_announced_body_never_sent_after_big_reply(self):
+        """A GET announcing a body it never sends, answered with a file
+        large enough that the reply yields its turn mid-sendfile: waiting
+        for the body afterwards still has a deadline."""
+        url = '/big/10m.bin'
+        with self.conn() as c:
+            c.send(build_request('GET', url,
+                                 headers=[('Content-Length', '10')]))
+            self.assert_file(c.read_response(), url)
+            self.wait_cut_off(c, time.monotonic(), 'client that never '
+                              'sends its announced body')
+
     def test_silent_client_closed(self):
         with self.conn() as c:
             self.wait_cut_off(c, time.monotonic(), 'client that sends '
