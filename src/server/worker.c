@@ -294,6 +294,12 @@ static void handle_event(struct worker *w, const struct epoll_event *ev)
 	if (!c->open)
 		return;
 	if (c->coro) {
+		/*
+		 * Bytes that arrive while the coroutine writes raise no
+		 * further edge: remember to read before going idle.
+		 */
+		if (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+			c->maybe_more = true;
 		/* A coroutine waiting its turn is resumed by the timer. */
 		if (c->wait_events &&
 		    (ev->events & (c->wait_events | EPOLLERR | EPOLLHUP)))

@@ -89,6 +89,17 @@ class ConnectionsTest(ServerTestCase):
                 c.send(build_request('GET', url))
                 self.assert_file(c.read_response(), url, ' (#%d)' % i)
 
+    def test_request_arriving_during_a_long_reply(self):
+        """A second request sent while the first reply is still being
+        written (the client reads slowly) is answered after it."""
+        with self.conn(rcvbuf=4096) as c:
+            c.send(build_request('GET', '/big/10m.bin'))
+            time.sleep(0.5)
+            c.send(build_request('GET', '/a.txt'))
+            self.assert_file(c.read_response(), '/big/10m.bin')
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' (sent during the first reply)')
+
     def test_many_connections_in_sequence(self):
         for i in range(SEQUENTIAL_CONNECTIONS):
             with self.conn() as c:
