@@ -13,6 +13,7 @@
  */
 #include "conn.h"
 
+#include <linux/cred.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -173,8 +174,10 @@ static void conn_work(struct work_struct *work)
 {
 	struct khttpd_conn *c = container_of(work, struct khttpd_conn, work);
 	struct khttpd_server *srv = c->srv;
+	const struct cred *old = override_creds(srv->cred);
 
 	serve(c);
+	revert_creds(old);
 	mutex_lock(&srv->lock);
 	list_del(&c->node);
 	mutex_unlock(&srv->lock);

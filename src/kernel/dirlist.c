@@ -102,8 +102,7 @@ static int read_names(const struct file *dir, struct dir_collector *dc)
 	size_t i, before;
 	int err;
 
-	file = dentry_open(&dir->f_path, O_RDONLY | O_DIRECTORY,
-			   current_cred());
+	file = khttpd_open_read(&dir->f_path, O_RDONLY | O_DIRECTORY);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	dc->ctx.actor = collect;

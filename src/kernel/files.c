@@ -46,6 +46,16 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 	return f;
 }
 
+struct file *khttpd_open_read(const struct path *path, int flags)
+{
+	int err = inode_permission(mnt_user_ns(path->mnt),
+				   d_inode(path->dentry), MAY_READ);
+
+	if (err)
+		return ERR_PTR(err);
+	return dentry_open(path, flags, current_cred());
+}
+
 int khttpd_status_for_errno(int err)
 {
 	switch (err) {
@@ -107,8 +117,7 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 	end = st->size ? sel.last + 1 : 0;
 	h.content_length = end - pos;
 	if (!x->head_only && end > pos) {
-		file = dentry_open(&opath->f_path, O_RDONLY | O_LARGEFILE,
-				   current_cred());
+		file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
 		if (IS_ERR(file))
 			return khttpd_reply_status(
 				x, khttpd_status_for_errno(PTR_ERR(file)));
@@ -147,8 +156,7 @@ static struct khttpd_cache_entry *load_file(const struct file *opath,
 	loff_t pos = 0;
 	int err = 0;
 
-	file = dentry_open(&opath->f_path, O_RDONLY | O_LARGEFILE,
-			   current_cred());
+	file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
 	if (IS_ERR(file))
 		return ERR_CAST(file);
 	e = khttpd_cache_alloc(key, key_len, st->size);

@@ -19,6 +19,13 @@ int khttpd_serve(struct khttpd_exchange *x);
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 				 const char *path, int flags);
 
+/*
+ * Opens for reading what an O_PATH lookup found.  dentry_open() checks no
+ * permission itself, so read access is checked here for the current
+ * (unprivileged) credentials first.
+ */
+struct file *khttpd_open_read(const struct path *path, int flags);
+
 /* The status that answers a failed lookup or open. */
 int khttpd_status_for_errno(int err);
 

@@ -33,6 +33,12 @@ struct khttpd_server {
 	struct list_head conns;
 	bool stopping;
 	long timeout; /* jiffies: idle, request head and send progress */
+	/*
+	 * Work items run as "nobody" without capabilities, so the VFS checks
+	 * permissions on every path component as for any web server user:
+	 * kworkers otherwise read any file, whatever its mode.
+	 */
+	const struct cred *cred;
 	bool listing;
 };
 

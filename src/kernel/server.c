@@ -10,6 +10,7 @@
 
 #include "khttpd.h"
 
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/in.h>
 #include <linux/kthread.h>
@@ -97,6 +98,24 @@ static int listen_thread(void *data)
 	return 0;
 }
 
+/* Debian's nobody and nogroup. */
+#define KHTTPD_NOBODY 65534
+
+static const struct cred *unprivileged_cred(void)
+{
+	struct cred *cred = prepare_kernel_cred(NULL);
+
+	if (!cred)
+		return NULL;
+	cred->fsuid = make_kuid(&init_user_ns, KHTTPD_NOBODY);
+	cred->fsgid = make_kgid(&init_user_ns, KHTTPD_NOBODY);
+	cap_clear(cred->cap_effective);
+	cap_clear(cred->cap_permitted);
+	cap_clear(cred->cap_inheritable);
+	cap_clear(cred->cap_ambient);
+	return cred;
+}
+
 int khttpd_server_start(struct khttpd_server *srv,
 			const struct khttpd_config *cfg)
 {
@@ -115,10 +134,15 @@ int khttpd_server_start(struct khttpd_server *srv,
 		       cfg->root, ERR_PTR(err));
 		return err;
 	}
+	srv->cred = unprivileged_cred();
+	if (!srv->cred) {
+		err = -ENOMEM;
+		goto err_root;
+	}
 	srv->conn_cache = KMEM_CACHE(khttpd_conn, 0);
 	if (!srv->conn_cache) {
 		err = -ENOMEM;
-		goto err_root;
+		goto err_cred;
 	}
 	srv->wq = alloc_workqueue("khttpd", WQ_UNBOUND, 0);
 	if (!srv->wq) {
@@ -142,6 +166,8 @@ err_wq:
 	destroy_workqueue(srv->wq);
 err_cache:
 	kmem_cache_destroy(srv->conn_cache);
+err_cred:
+	put_cred(srv->cred);
 err_root:
 	path_put(&srv->root);
 	return err;
@@ -168,5 +194,6 @@ void khttpd_server_stop(struct khttpd_server *srv)
 	destroy_workqueue(srv->wq); /* drains: every conn is freed */
 
 	kmem_cache_destroy(srv->conn_cache);
+	put_cred(srv->cred);
 	path_put(&srv->root);
 }

@@ -261,6 +261,35 @@ class Lifecycle:
         except (OSError, http.client.HTTPException) as e:
             self.c.check('%s: serves requests' % name, False, repr(e))
 
+    def permission_checks(self, name):
+        """Files are read as an unprivileged user would: a file only its
+        owner may read, or one inside a directory others may not search,
+        is refused, though the module runs with kernel credentials."""
+        port = self.args.http_port
+        try:
+            self.g.value('printf secret > /srv/www/private.txt && '
+                         'chmod 600 /srv/www/private.txt && '
+                         'mkdir -p /srv/www/closed && '
+                         'printf inside > /srv/www/closed/open.txt && '
+                         'chmod 700 /srv/www/closed && '
+                         'printf public > /srv/www/public.txt')
+            for path in ('/private.txt', '/closed/open.txt', '/closed/'):
+                status, _, body = http_get(port, path)
+                self.c.check('%s: %s is refused' % (name, path),
+                             status in (403, 404) and
+                             b'secret' not in body and
+                             b'inside' not in body,
+                             '%d %r' % (status, body[:80]))
+            status, _, body = http_get(port, '/public.txt')
+            self.c.check('%s: a world-readable file is served' % name,
+                         status == 200 and body == b'public',
+                         '%d %r' % (status, body[:80]))
+        except (OSError, http.client.HTTPException, RuntimeError) as e:
+            self.c.check('%s: permission checks ran' % name, False, repr(e))
+        finally:
+            self.g.run('rm -rf /srv/www/private.txt /srv/www/closed '
+                       '/srv/www/public.txt')
+
     def cache_checks(self, name):
         """Changes made in the guest show at once, cached or not."""
         port = self.args.http_port
@@ -478,6 +507,7 @@ class Lifecycle:
         self.serve_checks(name, 'listing=0' not in params)
         if 'listing=0' not in params:
             self.cache_checks(name)
+        self.permission_checks(name)
         if not params:
             self.huge_file_checks(name)
             self.big_listing_checks(name)
