@@ -17,7 +17,7 @@
 _Static_assert(HTTP_CONN_READ_BUF > HTTP_MAX_HEAD,
 	       "a request head within limits must fit the read buffer");
 
-#define HTTP_CONN_PATH_SLACK 16
+#define HTTP_CONN_PATH_SLACK 16 /* "index.html.gz" and its NUL */
 
 struct conn;
 struct worker;

@@ -137,21 +137,23 @@ static struct cache_entry *cache_lookup(struct request_ctx *rc)
 		return e;
 	if (e->kind == CACHE_LISTING) {
 		fresh = false;
-	} else if (path[len - 1] == '/') {
-		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
-		fresh = !stat_beneath(rc, path + 1, &st) &&
-			content_cache_same_file(e, &st);
-		path[len] = '\0';
 	} else {
+		/* The file behind the entry: "/dir/" holds its index.html. */
+		size_t flen = len;
+
+		if (path[len - 1] == '/') {
+			memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
+			flen += sizeof(INDEX_FILE) - 1;
+		}
 		fresh = !stat_beneath(rc, path + 1, &st) &&
 			content_cache_same_file(e, &st);
 		if (fresh && e->sibling_checked) {
-			memcpy(path + len, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
+			memcpy(path + flen, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
 			fresh = content_cache_same_sibling(
 				e,
 				stat_beneath(rc, path + 1, &st) ? NULL : &st);
-			path[len] = '\0';
 		}
+		path[len] = '\0';
 	}
 	if (fresh) {
 		e->checked_ms = w->now_ms;

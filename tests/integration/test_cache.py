@@ -282,6 +282,23 @@ class CacheFreshnessTest(OwnTreeTestCase):
                             'other gzip bytes under the same strong ETag')
 
     @sehttpd_only('support for precompressed .gz siblings')
+    def test_index_gz_sibling_replaced(self):
+        """The same for a directory's index.html.gz, asked for as /dir/."""
+        url = '/fresh/idx/'
+        data = text(15000, 54)
+        gz1 = treemod._gzip_bytes(data, 1, 1000000004, 'one')
+        gz2 = treemod._gzip_bytes(data, 9, 1000000005, 'two')
+        self.write(url + 'index.html', data, self.MTIME)
+        self.write(url + 'index.html.gz', gz1, self.MTIME + 100)
+        self.warm(url, data, ('gzip',))  # every thread caches gz1
+        self.write(url + 'index.html.gz', gz2, self.MTIME + 200)
+        time.sleep(ALL_FRESH_AT_S)
+        for i in range(CONNECTIONS):
+            self.assertEqual(self.fetch(url, 'gzip').body, gz2,
+                             'the replaced index.html.gz is not sent %.1f s '
+                             'later (connection %d)' % (ALL_FRESH_AT_S, i))
+
+    @sehttpd_only('support for precompressed .gz siblings')
     def test_gz_sibling_removed(self):
         url = '/fresh/sibgone.txt'
         data = text(15000, 53)
