@@ -138,20 +138,17 @@ bool content_cache_due(const struct cache_entry *e, uint64_t now_ms)
 	return now_ms - e->checked_ms >= CACHE_CHECK_MS;
 }
 
-bool content_cache_same_file(const struct cache_entry *e, const struct stat *st)
-{
-	return st->st_dev == e->dev && st->st_ino == e->ino &&
-	       st->st_size == e->size &&
-	       st->st_mtim.tv_sec == e->mtime.tv_sec &&
-	       st->st_mtim.tv_nsec == e->mtime.tv_nsec;
-}
-
 static bool same_identity(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
 	       a->st_size == b->st_size &&
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
 	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+bool content_cache_same_file(const struct cache_entry *e, const struct stat *st)
+{
+	return same_identity(st, &e->file);
 }
 
 bool content_cache_same_sibling(const struct cache_entry *e,
@@ -178,15 +175,13 @@ static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 	size_t n = 0, etag_len;
 
 	if (e->kind == CACHE_FILE) {
-		uint64_t ino = from ? (uint64_t)from->st_ino : (uint64_t)e->ino;
-		uint64_t size = from ? (uint64_t)from->st_size :
-				       (uint64_t)e->size;
-		const struct timespec *mt = from ? &from->st_mtim : &e->mtime;
+		const struct stat *f = from ? from : &e->file;
 
-		etag_len = http_format_etag(etag, ino, size,
-					    (int64_t)mt->tv_sec * 1000000000 +
-						    mt->tv_nsec,
-					    suffix[coding]);
+		etag_len = http_format_etag(
+			etag, (uint64_t)f->st_ino, (uint64_t)f->st_size,
+			(int64_t)f->st_mtim.tv_sec * 1000000000 +
+				f->st_mtim.tv_nsec,
+			suffix[coding]);
 		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
 				      "ETag: ");
 		r->etag_off = n;
@@ -195,7 +190,7 @@ static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 				      "%.*s\r\nAccept-Ranges: bytes\r\n",
 				      (int)etag_len, etag);
 		/* Formatted once here rather than on every hit. */
-		http_format_date(date, e->last_modified);
+		http_format_date(date, e->file.st_mtim.tv_sec);
 		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
 				      "Last-Modified: %.*s\r\n", HTTP_DATE_LEN,
 				      date);
@@ -257,11 +252,7 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 	e->kind = kind;
 	e->content_type = content_type;
 	e->compressible = compressible;
-	e->last_modified = st->st_mtim.tv_sec;
-	e->dev = st->st_dev;
-	e->ino = st->st_ino;
-	e->size = st->st_size;
-	e->mtime = st->st_mtim;
+	e->file = *st;
 	e->checked_ms = now_ms;
 	e->bytes = sizeof(*e) + key_len + len;
 	e->refs = 1;

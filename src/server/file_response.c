@@ -137,7 +137,8 @@ int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
 	rep = content_cache_rep(w->cache, e, coding, w->compressor);
 	if (e->kind == CACHE_FILE)
 		sel = select_part(rc, rep->headers + rep->etag_off,
-				  rep->etag_len, e->last_modified, rep->len);
+				  rep->etag_len, e->file.st_mtim.tv_sec,
+				  rep->len);
 
 	memcpy(extra, rep->headers, rep->headers_len);
 	extra_len = add_content_range(extra, rep->headers_len, sizeof(extra),
