@@ -9,6 +9,7 @@
 #define HTTP_COMPAT_H
 
 #ifdef __KERNEL__
+#include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/string.h>
@@ -22,6 +23,7 @@
 #define UINT16_MAX U16_MAX
 #define UINT8_MAX U8_MAX
 #else
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -52,6 +52,27 @@ const char *http_status_reason(int status)
 	return find_status(status)->reason;
 }
 
+int http_status_for_errno(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+	case ENAMETOOLONG:
+		return 404;
+	case EACCES:
+	case EPERM:
+	case EXDEV:
+	case ELOOP:
+		return 403;
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+		return 503;
+	default:
+		return 500;
+	}
+}
+
 const char *http_error_body(int status, size_t *len)
 {
 	const char *body = find_status(status)->body;

@@ -34,6 +34,13 @@ const char *http_status_reason(int status);
 size_t http_response_head_build(char *buf, size_t cap,
 				const struct http_response_head *h);
 
+/*
+ * The status that answers a failed lookup or open, from a positive errno
+ * value: 404 for what is not there, 403 for what may not be read (symlinks
+ * or ".." leading out of the root included), 503 when out of resources.
+ */
+int http_status_for_errno(int err);
+
 /* The HTML body of an error response (constant; never NULL). */
 const char *http_error_body(int status, size_t *len);
 

@@ -26,6 +26,7 @@
 #include "http/chunked.h"
 #include "http/listing.h"
 #include "http/out.h"
+#include "http/response.h"
 #include "net.h"
 
 /* Bounds on what one listing may hold in memory. */
@@ -330,7 +331,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	}
 	ret = read_names(dir, &dc);
 	if (ret) {
-		ret = khttpd_reply_status(x, khttpd_status_for_errno(ret));
+		ret = khttpd_reply_status(x, http_status_for_errno(-ret));
 		goto out;
 	}
 	for (i = 0; i < dc.count; i++)

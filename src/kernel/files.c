@@ -24,6 +24,7 @@
 #include "conn.h"
 #include "dirlist.h"
 #include "http/mime.h"
+#include "http/response.h"
 #include "net.h"
 
 #define INDEX_FILE "index.html"
@@ -54,27 +55,6 @@ struct file *khttpd_open_read(const struct path *path, int flags)
 	if (err)
 		return ERR_PTR(err);
 	return dentry_open(path, flags, current_cred());
-}
-
-int khttpd_status_for_errno(int err)
-{
-	switch (err) {
-	case -ENOENT:
-	case -ENOTDIR:
-	case -ENAMETOOLONG:
-		return 404;
-	case -EACCES:
-	case -EPERM:
-	case -EXDEV:
-	case -ELOOP:
-		return 403;
-	case -ENOMEM:
-	case -ENFILE:
-	case -EMFILE:
-		return 503;
-	default:
-		return 500;
-	}
 }
 
 static int getattr(const struct file *f, struct kstat *st)
@@ -120,7 +100,7 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 		file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
 		if (IS_ERR(file))
 			return khttpd_reply_status(
-				x, khttpd_status_for_errno(PTR_ERR(file)));
+				x, http_status_for_errno(-PTR_ERR(file)));
 		buf = kvmalloc(STREAM_CHUNK, GFP_KERNEL);
 		if (!buf) {
 			ret = khttpd_reply_status(x, 503);
@@ -200,7 +180,7 @@ static int serve_file(struct khttpd_exchange *x, const struct file *opath,
 			if (PTR_ERR(e) == -EIO)
 				return -EIO;
 			return khttpd_reply_status(
-				x, khttpd_status_for_errno(PTR_ERR(e)));
+				x, http_status_for_errno(-PTR_ERR(e)));
 		}
 		e->valid = v;
 		e->content_type = type;
@@ -257,7 +237,7 @@ int khttpd_serve(struct khttpd_exchange *x)
 	f = khttpd_open_beneath(c->srv, path, O_PATH);
 	if (IS_ERR(f))
 		return khttpd_reply_status(x,
-					   khttpd_status_for_errno(PTR_ERR(f)));
+					   http_status_for_errno(-PTR_ERR(f)));
 	if (getattr(f, &st))
 		ret = khttpd_reply_status(x, 500);
 	else if (S_ISDIR(st.mode))

@@ -26,7 +26,4 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
  */
 struct file *khttpd_open_read(const struct path *path, int flags);
 
-/* The status that answers a failed lookup or open. */
-int khttpd_status_for_errno(int err);
-
 #endif /* KHTTPD_FILES_H */

@@ -21,6 +21,7 @@
 #include "dir_listing.h"
 #include "file_response.h"
 #include "http/mime.h"
+#include "http/response.h"
 #include "http/route.h"
 #include "respond.h"
 #include "server.h"
@@ -41,27 +42,6 @@ int open_beneath(int root_fd, const char *path, int flags)
 			     sizeof(how));
 	} while (fd < 0 && errno == EAGAIN);
 	return (int)fd;
-}
-
-int status_for_errno(int err)
-{
-	switch (err) {
-	case ENOENT:
-	case ENOTDIR:
-	case ENAMETOOLONG:
-		return 404;
-	case EACCES:
-	case EPERM:
-	case EXDEV: /* a symlink or ".." leading out of ROOT */
-	case ELOOP:
-		return 403;
-	case EMFILE:
-	case ENFILE:
-	case ENOMEM:
-		return 503;
-	default:
-		return 500;
-	}
 }
 
 static void close_fd(void *arg)
@@ -241,7 +221,8 @@ static int serve_listing(struct request_ctx *rc, int dir_fd,
 	char *html = build_dir_listing(rc, dir_fd, &len);
 
 	if (!html)
-		return respond_status(rc, status_for_errno(errno), NULL, 0);
+		return respond_status(rc, http_status_for_errno(errno), NULL,
+				      0);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_LISTING, html,
 			    len, st, "text/html; charset=utf-8",
 			    w->server->compress, w->now_ms);
@@ -301,7 +282,8 @@ int serve_request(struct request_ctx *rc)
 
 	fd = open_for_request(rc, rc->path + 1);
 	if (fd < 0)
-		return respond_status(rc, status_for_errno(errno), NULL, 0);
+		return respond_status(rc, http_status_for_errno(errno), NULL,
+				      0);
 	if (fstat(fd, &st))
 		return respond_status(rc, 500, NULL, 0);
 	if (S_ISDIR(st.st_mode))

@@ -16,7 +16,4 @@ int serve_request(struct request_ctx *rc);
  */
 int open_beneath(int root_fd, const char *path, int flags);
 
-/* The status that answers a failed lookup or read. */
-int status_for_errno(int err);
-
 #endif /* SERVER_STATIC_FILE_H */

@@ -258,3 +258,19 @@ TEST(error_bodies)
 		CHECK_EQ_INT(len, strlen(body));
 	}
 }
+
+TEST(status_for_errno)
+{
+	CHECK_EQ_INT(http_status_for_errno(ENOENT), 404);
+	CHECK_EQ_INT(http_status_for_errno(ENOTDIR), 404);
+	CHECK_EQ_INT(http_status_for_errno(ENAMETOOLONG), 404);
+	CHECK_EQ_INT(http_status_for_errno(EACCES), 403);
+	CHECK_EQ_INT(http_status_for_errno(EPERM), 403);
+	CHECK_EQ_INT(http_status_for_errno(EXDEV), 403);
+	CHECK_EQ_INT(http_status_for_errno(ELOOP), 403);
+	CHECK_EQ_INT(http_status_for_errno(EMFILE), 503);
+	CHECK_EQ_INT(http_status_for_errno(ENFILE), 503);
+	CHECK_EQ_INT(http_status_for_errno(ENOMEM), 503);
+	CHECK_EQ_INT(http_status_for_errno(EIO), 500);
+	CHECK_EQ_INT(http_status_for_errno(0), 500);
+}
