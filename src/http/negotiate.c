@@ -9,11 +9,6 @@ struct coding_q {
 	int star;
 };
 
-static bool is_ows(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
 /* Parses "q=0.5" style weights; malformed ones count as 1 (lenient). */
 static int parse_q(const char *s, size_t n)
 {
@@ -47,13 +42,13 @@ static void parse_accept(const char *s, size_t len, struct coding_q *q)
 		int weight = 1000;
 
 		while (tok_end < end && s[tok_end] != ';' &&
-		       !is_ows(s[tok_end]))
+		       !http_is_ows(s[tok_end]))
 			tok_end++;
 		/* Parameters: only q matters. */
 		for (size_t i = tok_end; i < end; i++) {
 			if (s[i] != ';')
 				continue;
-			while (i + 1 < end && is_ows(s[i + 1]))
+			while (i + 1 < end && http_is_ows(s[i + 1]))
 				i++;
 			weight = parse_q(s + i + 1, end - i - 1);
 		}

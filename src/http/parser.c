@@ -171,9 +171,9 @@ size_t http_header_list(const char *buf, const struct http_request *req,
 		if (header_id_from_name(buf + start, colon - start) != (int)id)
 			continue;
 		vs = colon + 1;
-		while (vs < ve && (buf[vs] == ' ' || buf[vs] == '\t'))
+		while (vs < ve && http_is_ows(buf[vs]))
 			vs++;
-		while (ve > vs && (buf[ve - 1] == ' ' || buf[ve - 1] == '\t'))
+		while (ve > vs && http_is_ows(buf[ve - 1]))
 			ve--;
 		if (n + 2 + (ve - vs) > cap)
 			return 0;
@@ -193,7 +193,7 @@ bool http_list_next(const char *list, size_t len, size_t *pos, size_t *start,
 {
 	size_t i = *pos;
 
-	while (i < len && (list[i] == ' ' || list[i] == '\t' || list[i] == ','))
+	while (i < len && (http_is_ows(list[i]) || list[i] == ','))
 		i++;
 	if (i >= len)
 		return false;
@@ -201,7 +201,7 @@ bool http_list_next(const char *list, size_t len, size_t *pos, size_t *start,
 	while (i < len && list[i] != ',')
 		i++;
 	*pos = i;
-	while (i > *start && (list[i - 1] == ' ' || list[i - 1] == '\t'))
+	while (i > *start && http_is_ows(list[i - 1]))
 		i--;
 	*end = i;
 	return true;
@@ -225,12 +225,12 @@ static bool list_last_is(const char *list, size_t len, const char *token)
 	size_t tlen = strlen(token);
 	size_t end = len, start;
 
-	while (end > 0 && (list[end - 1] == ' ' || list[end - 1] == '\t'))
+	while (end > 0 && http_is_ows(list[end - 1]))
 		end--;
 	start = end;
 	while (start > 0 && list[start - 1] != ',')
 		start--;
-	while (start < end && (list[start] == ' ' || list[start] == '\t'))
+	while (start < end && http_is_ows(list[start]))
 		start++;
 	return end - start == tlen && http_eq_lower(list + start, token, tlen);
 }
@@ -507,7 +507,7 @@ int http_parse_request(struct http_parser *p, struct http_request *req,
 			p->state = S_VALUE_START;
 			break;
 		case S_VALUE_START:
-			if (c == ' ' || c == '\t') {
+			if (http_is_ows(c)) {
 				pos++;
 				break;
 			}
@@ -526,7 +526,7 @@ int http_parse_request(struct http_parser *p, struct http_request *req,
 				return -400;
 			vend = pos;
 			while (vend > p->value_off &&
-			       (buf[vend - 1] == ' ' || buf[vend - 1] == '\t'))
+			       http_is_ows(buf[vend - 1]))
 				vend--;
 			ret = end_of_field(p, req, buf, vend);
 			if (ret)

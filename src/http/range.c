@@ -17,11 +17,6 @@ static size_t read_u64(const char *s, size_t len, uint64_t *v)
 	return i;
 }
 
-static bool is_ows(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
 enum http_range_result http_parse_range(const char *v, size_t len,
 					uint64_t size, uint64_t *first,
 					uint64_t *last)
@@ -32,7 +27,7 @@ enum http_range_result http_parse_range(const char *v, size_t len,
 
 	if (len < 7 || !http_eq_lower(v, "bytes=", 6))
 		return HTTP_RANGE_NONE;
-	while (i < len && is_ows(v[i]))
+	while (i < len && http_is_ows(v[i]))
 		i++;
 	if (i < len && v[i] == '-') {
 		suffix = true;
@@ -55,7 +50,7 @@ enum http_range_result http_parse_range(const char *v, size_t len,
 		if (!open_end && b < a)
 			return HTTP_RANGE_NONE; /* invalid: ignore the header */
 	}
-	while (i < len && is_ows(v[i]))
+	while (i < len && http_is_ows(v[i]))
 		i++;
 	if (i < len)
 		/* A comma: several ranges; anything else is malformed. */
