@@ -41,6 +41,17 @@ size_t http_response_head_build(char *buf, size_t cap,
  */
 int http_status_for_errno(int err);
 
+/*
+ * True when a response with this status must end the connection: after a
+ * malformed, unsupported or timed-out request the framing of what follows
+ * cannot be trusted, and after a server error neither can the server.
+ */
+static inline bool http_status_closes(int status)
+{
+	return status == 400 || status == 408 || status == 414 ||
+	       status == 431 || status >= 500;
+}
+
 /* The HTML body of an error response (constant; never NULL). */
 const char *http_error_body(int status, size_t *len);
 

@@ -23,13 +23,9 @@
 #include <net/sock.h>
 
 #include "files.h"
-#include "http/chunked.h"
+#include "http/body.h"
 #include "net.h"
 #include "reply.h"
-
-/* Bytes read after a final response while waiting for the client's FIN. */
-#define LINGER_MAX_BYTES (256 * 1024)
-#define LINGER_MAX_MS 2000
 
 /*
  * Waits for a complete request head at c->buf + c->start.  Returns its
@@ -77,35 +73,22 @@ static int read_head(struct khttpd_conn *c)
 /* Skips the body of c->req (Content-Length bytes or a chunked body). */
 static int skip_body(struct khttpd_conn *c)
 {
-	struct http_chunked_decoder dec;
-	bool chunked = c->req.chunked_body;
-	u64 left = c->req.content_length;
+	struct http_body_skipper b;
 	int n;
 
-	if (!chunked && left == 0)
+	if (http_body_none(&c->req))
 		return 0;
-	http_chunked_init(&dec);
+	http_body_skip_init(&b, &c->req);
 	for (;;) {
-		size_t avail = c->end - c->start;
+		size_t used;
 
-		if (chunked) {
-			size_t used;
-
-			n = http_chunked_decode(&dec, c->buf + c->start, avail,
-						&used);
-			c->start += used;
-			if (n == HTTP_CHUNKED_DONE)
-				return 0;
-			if (n == HTTP_CHUNKED_ERROR)
-				return -EPROTO;
-		} else {
-			size_t take = min_t(u64, avail, left);
-
-			c->start += take;
-			left -= take;
-			if (left == 0)
-				return 0;
-		}
+		n = http_body_skip(&b, c->buf + c->start, c->end - c->start,
+				   &used);
+		c->start += used;
+		if (n == HTTP_BODY_DONE)
+			return 0;
+		if (n == HTTP_BODY_ERROR)
+			return -EPROTO;
 		c->start = 0;
 		c->end = 0;
 		n = khttpd_recv(c->sock, c->buf, KHTTPD_CONN_BUF,
@@ -123,14 +106,14 @@ static int skip_body(struct khttpd_conn *c)
  */
 static void lingering_close(struct khttpd_conn *c)
 {
-	long linger =
-		min_t(long, c->srv->timeout, msecs_to_jiffies(LINGER_MAX_MS));
+	long linger = min_t(long, c->srv->timeout,
+			    msecs_to_jiffies(HTTP_LINGER_MAX_MS));
 	unsigned long deadline = jiffies + linger;
 	size_t total = 0;
 
 	if (kernel_sock_shutdown(c->sock, SHUT_WR))
 		return;
-	while (total < LINGER_MAX_BYTES) {
+	while (total < HTTP_LINGER_MAX_BYTES) {
 		int n = khttpd_recv(c->sock, c->buf, KHTTPD_CONN_BUF,
 				    (long)(deadline - jiffies));
 

@@ -95,13 +95,6 @@ void khttpd_extra_file(struct khttpd_extra *e, const char *etag,
 				    "Content-Range: %.*s\r\n", (int)n, range);
 }
 
-/* After these the request's framing, or the server, cannot be trusted. */
-static bool status_closes(int status)
-{
-	return status == 400 || status == 408 || status == 414 ||
-	       status == 431 || status == 501 || status == 505 || status >= 500;
-}
-
 /* h with its status page as the body. */
 static int reply_html(struct khttpd_exchange *x, struct http_response_head *h,
 		      char *head, size_t cap)
@@ -124,7 +117,7 @@ int khttpd_reply_status(struct khttpd_exchange *x, int status)
 {
 	struct http_response_head h;
 
-	if (status_closes(status))
+	if (http_status_closes(status))
 		x->keep_alive = false;
 	khttpd_head_init(x, &h, status);
 	h.allow_get_head = status == 405;

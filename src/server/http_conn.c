@@ -11,15 +11,11 @@
 
 #include "conn_io.h"
 #include "coro.h"
-#include "http/chunked.h"
+#include "http/body.h"
 #include "http_conn.h"
 #include "respond.h"
 #include "server.h"
 #include "static_file.h"
-
-/* Bytes read after a final response while waiting for the client's FIN. */
-#define LINGER_MAX_BYTES (256 * 1024)
-#define LINGER_MAX_MS 2000
 
 struct read_buffer {
 	char *data;
@@ -70,34 +66,22 @@ static enum read_result fill(struct conn *c, struct read_buffer *rb, bool fresh)
 static int skip_body(struct conn *c, struct read_buffer *rb,
 		     const struct http_request *req)
 {
-	struct http_chunked_decoder dec;
-	uint64_t left = req->content_length;
+	struct http_body_skipper b;
 	ssize_t n;
 
-	if (!req->chunked_body && left == 0)
+	if (http_body_none(req))
 		return 0;
-	http_chunked_init(&dec);
+	http_body_skip_init(&b, req);
 	for (;;) {
-		size_t avail = rb->end - rb->start;
+		size_t used;
+		int r = http_body_skip(&b, rb->data + rb->start,
+				       rb->end - rb->start, &used);
 
-		if (req->chunked_body) {
-			size_t used;
-			int r = http_chunked_decode(&dec, rb->data + rb->start,
-						    avail, &used);
-
-			rb->start += used;
-			if (r == HTTP_CHUNKED_DONE)
-				return 0;
-			if (r == HTTP_CHUNKED_ERROR)
-				return -1;
-		} else {
-			size_t take = avail < left ? avail : (size_t)left;
-
-			rb->start += take;
-			left -= take;
-			if (left == 0)
-				return 0;
-		}
+		rb->start += used;
+		if (r == HTTP_BODY_DONE)
+			return 0;
+		if (r == HTTP_BODY_ERROR)
+			return -1;
 		rb->start = rb->end = 0;
 		n = conn_read(c, rb->data, HTTP_CONN_READ_BUF);
 		if (n <= 0)
@@ -115,15 +99,15 @@ static void lingering_close(struct conn *c, struct read_buffer *rb)
 {
 	struct worker *w = c->worker;
 	size_t total = 0;
-	uint64_t linger = w->server->timeout_ms < LINGER_MAX_MS ?
+	uint64_t linger = w->server->timeout_ms < HTTP_LINGER_MAX_MS ?
 				  w->server->timeout_ms :
-				  LINGER_MAX_MS;
+				  HTTP_LINGER_MAX_MS;
 
 	c->close_after = true;
 	if (shutdown(c->fd, SHUT_WR))
 		return;
 	timer_wheel_add(&w->wheel, &c->timer, w->now_ms + linger);
-	while (total < LINGER_MAX_BYTES) {
+	while (total < HTTP_LINGER_MAX_BYTES) {
 		ssize_t n = conn_read(c, rb->data, HTTP_CONN_READ_BUF);
 
 		if (n <= 0)

@@ -47,9 +47,7 @@ int respond_status(struct request_ctx *rc, int status, const char *location,
 	size_t len;
 	const char *body = http_error_body(status, &len);
 
-	/* After a malformed or unsupported request the framing is unknown. */
-	if (status == 400 || status == 408 || status == 414 || status == 431 ||
-	    status == 501 || status == 505 || status >= 500)
+	if (http_status_closes(status))
 		rc->keep_alive = false;
 	respond_head_init(rc, &h, status);
 	h.content_type = "text/html; charset=utf-8";

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a server does with the bytes that follow a request head it has
+ * answered: a static server never reads request bodies, it steps over them
+ * so the next request on the connection can be parsed, and before closing it
+ * lingers (drains what the client still sends) for a bounded time.
+ */
+#ifndef HTTP_BODY_H
+#define HTTP_BODY_H
+
+#include "chunked.h"
+#include "parser.h"
+
+/*
+ * After a final response that ends the connection, at most this many bytes
+ * are read, for at most this long (and never longer than the server's own
+ * timeout), while waiting for the client's FIN.
+ */
+#define HTTP_LINGER_MAX_BYTES (256 * 1024)
+#define HTTP_LINGER_MAX_MS 2000
+
+/* Steps over one request body, Content-Length or chunked, in any pieces. */
+struct http_body_skipper {
+	struct http_chunked_decoder chunks;
+	uint64_t left; /* Content-Length bytes still to come */
+	bool chunked;
+};
+
+enum {
+	HTTP_BODY_ERROR = -1, /* malformed chunked framing: close */
+	HTTP_BODY_AGAIN = 0, /* more body bytes are to come */
+	HTTP_BODY_DONE = 1, /* the body ended; the next request may follow */
+};
+
+void http_body_skip_init(struct http_body_skipper *b,
+			 const struct http_request *req);
+
+/* True when the request has no body at all (nothing to skip). */
+static inline bool http_body_none(const struct http_request *req)
+{
+	return !req->chunked_body && req->content_length == 0;
+}
+
+/*
+ * Consumes the body's bytes at the front of buf[0..len): sets *used to how
+ * many of them belong to the body (all of them unless it ended inside buf)
+ * and returns HTTP_BODY_DONE, HTTP_BODY_AGAIN or HTTP_BODY_ERROR.
+ */
+int http_body_skip(struct http_body_skipper *b, const char *buf, size_t len,
+		   size_t *used);
+
+#endif /* HTTP_BODY_H */

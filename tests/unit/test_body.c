@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stepping over request bodies: Content-Length and chunked bodies in any
+ * pieces, where the next request begins, and framing errors; and which
+ * statuses end the connection.
+ */
+#include "harness.h"
+
+#include "http/body.h"
+#include "http/response.h"
+
+#define S(lit) lit, sizeof(lit) - 1
+
+static struct http_request with_length(uint64_t n)
+{
+	return (struct http_request){ .content_length = n };
+}
+
+static struct http_request chunked(void)
+{
+	return (struct http_request){ .chunked_body = true };
+}
+
+/*
+ * Feeds s to a skipper in pieces of size piece; returns the final result
+ * and sets *consumed to the body bytes the skipper claimed.
+ */
+static int skip_in_pieces(const struct http_request *req, const char *s,
+			  size_t n, size_t piece, size_t *consumed)
+{
+	struct http_body_skipper b;
+	size_t off = 0;
+	int r = HTTP_BODY_AGAIN;
+
+	http_body_skip_init(&b, req);
+	while (off < n && r == HTTP_BODY_AGAIN) {
+		size_t len = n - off < piece ? n - off : piece, used = 0;
+
+		r = http_body_skip(&b, s + off, len, &used);
+		CHECK(used <= len);
+		off += used;
+		if (r == HTTP_BODY_AGAIN)
+			CHECK_EQ_INT(used, len);
+	}
+	*consumed = off;
+	return r;
+}
+
+TEST(no_body)
+{
+	struct http_request r = with_length(0);
+
+	CHECK(http_body_none(&r));
+	r = chunked();
+	CHECK(!http_body_none(&r));
+	r = with_length(1);
+	CHECK(!http_body_none(&r));
+}
+
+TEST(content_length_stops_at_its_end_in_any_pieces)
+{
+	static const char s[] = "0123456789GET / HTTP/1.1\r\n";
+	struct http_request r = with_length(10);
+
+	for (size_t piece = 1; piece <= sizeof(s); piece++) {
+		size_t used;
+
+		CHECK_EQ_INT(skip_in_pieces(&r, s, sizeof(s) - 1, piece, &used),
+			     HTTP_BODY_DONE);
+		CHECK_EQ_INT(used, 10);
+	}
+}
+
+TEST(content_length_needs_more)
+{
+	struct http_request r = with_length(1ull << 40);
+	struct http_body_skipper b;
+	size_t used;
+
+	http_body_skip_init(&b, &r);
+	CHECK_EQ_INT(http_body_skip(&b, S("abc"), &used), HTTP_BODY_AGAIN);
+	CHECK_EQ_INT(used, 3);
+	CHECK_EQ_INT(b.left, (1ull << 40) - 3);
+	CHECK_EQ_INT(http_body_skip(&b, "", 0, &used), HTTP_BODY_AGAIN);
+	CHECK_EQ_INT(used, 0);
+}
+
+TEST(chunked_stops_after_trailer_in_any_pieces)
+{
+	static const char s[] = "3\r\nabc\r\n10\r\n0123456789abcdef\r\n"
+				"0\r\nX-T: 1\r\n\r\nGET / HTTP/1.1\r\n";
+	size_t body = sizeof(s) - 1 - strlen("GET / HTTP/1.1\r\n");
+	struct http_request r = chunked();
+
+	for (size_t piece = 1; piece <= sizeof(s); piece++) {
+		size_t used;
+
+		CHECK_EQ_INT(skip_in_pieces(&r, s, sizeof(s) - 1, piece, &used),
+			     HTTP_BODY_DONE);
+		CHECK_EQ_INT(used, body);
+	}
+}
+
+TEST(chunked_framing_error)
+{
+	struct http_request r = chunked();
+	size_t used;
+
+	CHECK_EQ_INT(skip_in_pieces(&r, S("zz\r\n"), 4, &used),
+		     HTTP_BODY_ERROR);
+}
+
+TEST(statuses_that_close)
+{
+	static const int closes[] = { 400, 408, 414, 431, 500, 501, 503, 505 };
+	static const int keeps[] = { 200, 204, 206, 301, 304,
+				     403, 404, 405, 412, 416 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(closes); i++)
+		CHECK(http_status_closes(closes[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(keeps); i++)
+		CHECK(!http_status_closes(keeps[i]));
+}
