@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A connection is one work item on the server's unbound workqueue: it reads
- * request heads, answers them and skips their bodies, in order, until the
- * client closes, a reply ends the connection, a timeout passes or the module
- * is unloaded.  While it sleeps in the socket the workqueue's pool, not a
- * thread of our own, provides the context.
+ * A connection never waits for its client.  Socket callbacks (data ready,
+ * write space, state change) and a timer only queue the connection's work
+ * item; the work item reads what has arrived (MSG_DONTWAIT), answers
+ * complete request heads into the output queue, sends what the socket takes
+ * and returns.  An idle connection therefore holds no worker, and no receive
+ * buffer either: the buffer is allocated when bytes arrive and freed when
+ * all of them have been consumed.
  *
- * Timeouts are socket receive timeouts: a request head must be complete
- * within timeout of the moment the connection became idle (so a client
- * trickling bytes is cut off too), a body must make progress every timeout,
- * and each send must make progress within timeout (sk_sndtimeo).
+ * The states: a request head is read (HEAD), its response is sent (SEND),
+ * its body skipped (BODY), and after a response that ends the connection
+ * the client's remaining bytes are drained until its FIN (LINGER).  The one
+ * deadline, checked whenever the work item runs and armed as the timer when
+ * it returns, is
+ *   HEAD:   timeout after the connection became idle, however the head
+ *           trickles in;
+ *   SEND:   timeout after the last byte the socket took;
+ *   BODY:   timeout after the last body byte received;
+ *   LINGER: the linger bound, at most timeout.
+ *
+ * Tear-down happens in the work item: callbacks restored under
+ * sk_callback_lock, timer stopped, connection off the server's list, socket
+ * released.  After that nothing can queue the work item again; if it was
+ * queued in between, its last run only frees the connection.
  */
 #include "conn.h"
 
@@ -23,184 +36,418 @@
 #include <net/sock.h>
 
 #include "files.h"
-#include "http/body.h"
-#include "net.h"
 #include "reply.h"
 
-/*
- * Waits for a complete request head at c->buf + c->start.  Returns its
- * length, a negated status to refuse it with, or 0 when the connection is
- * to be closed without a word.
- */
-static int read_head(struct khttpd_conn *c)
+/* What one step of the state machine leaves the work item to do. */
+enum step { STEP_WAIT, STEP_AGAIN, STEP_CLOSE };
+
+static void set_deadline(struct khttpd_conn *c, long timeout)
 {
-	unsigned long deadline = jiffies + c->srv->timeout;
+	c->deadline = jiffies + timeout;
+}
+
+/*
+ * Receives what has arrived into the buffer, allocating or growing it as
+ * needed.  Returns the count, 0 at the end of the stream, -EAGAIN when
+ * nothing is there, -ENOBUFS when a request head fills the largest buffer,
+ * or another negative errno.
+ */
+static int receive(struct khttpd_conn *c)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct kvec vec;
+	int n;
+
+	if (c->start == c->end)
+		c->start = c->end = 0;
+	if (!c->buf) {
+		c->buf = kmalloc(KHTTPD_CONN_BUF_MIN, GFP_KERNEL);
+		if (!c->buf)
+			return -ENOMEM;
+		c->cap = KHTTPD_CONN_BUF_MIN;
+	}
+	if (c->end == c->cap) {
+		if (c->start > 0) {
+			memmove(c->buf, c->buf + c->start, c->end - c->start);
+			c->end -= c->start;
+			c->start = 0;
+		} else if (c->cap < KHTTPD_CONN_BUF) {
+			char *buf = kvrealloc(c->buf, c->cap, 2 * c->cap,
+					      GFP_KERNEL);
+
+			if (!buf)
+				return -ENOMEM;
+			c->buf = buf;
+			c->cap *= 2;
+		} else {
+			return -ENOBUFS; /* the parser bounds heads first */
+		}
+	}
+	vec = (struct kvec){ .iov_base = c->buf + c->end,
+			     .iov_len = c->cap - c->end };
+	n = kernel_recvmsg(c->sock, &msg, &vec, 1, vec.iov_len, MSG_DONTWAIT);
+	if (n > 0)
+		c->end += n;
+	return n;
+}
+
+/* An idle connection keeps no receive buffer. */
+static void drop_empty_buffer(struct khttpd_conn *c)
+{
+	if (c->buf && c->start == c->end) {
+		kvfree(c->buf);
+		c->buf = NULL;
+		c->cap = c->start = c->end = 0;
+	}
+}
+
+static void enter_head(struct khttpd_conn *c)
+{
+	c->state = KHTTPD_HEAD;
+	http_parser_init(&c->parser);
+	set_deadline(c, c->srv->timeout);
+}
+
+/* Answers a complete head (r > 0) or refuses one (r < 0) into the queue. */
+static void respond(struct khttpd_conn *c, int r)
+{
+	struct khttpd_exchange x;
+	int err;
+
+	c->state = KHTTPD_SEND;
+	set_deadline(c, c->srv->timeout);
+	if (r < 0) {
+		khttpd_exchange_init(&x, c, c->buf + c->start, NULL);
+		err = khttpd_reply_status(&x, -r);
+		/* A 408 is the last word: the client is not sending. */
+		c->next = err || r == -408 ? KHTTPD_NEXT_CLOSE :
+					     KHTTPD_NEXT_LINGER;
+	} else {
+		khttpd_exchange_init(&x, c, c->buf + c->start, &c->req);
+		c->path = kmem_cache_alloc(c->srv->path_cache, GFP_KERNEL);
+		err = c->path ? khttpd_serve(&x) : khttpd_reply_status(&x, 503);
+		kmem_cache_free(c->srv->path_cache, c->path);
+		c->path = NULL;
+		c->start += c->req.head_len;
+		c->next = err		? KHTTPD_NEXT_CLOSE :
+			  !x.keep_alive ? KHTTPD_NEXT_LINGER :
+					  KHTTPD_NEXT_BODY;
+	}
+	/* A response that could not be completed is not sent in part. */
+	if (err)
+		khttpd_out_release(&c->out);
+}
+
+static enum step step_head(struct khttpd_conn *c)
+{
 	int r;
 
-	http_parser_init(&c->parser);
 	for (;;) {
 		if (c->end > c->start) {
 			r = http_parse_request(&c->parser, &c->req,
 					       c->buf + c->start,
 					       c->end - c->start);
-			if (r != HTTP_PARSE_AGAIN)
-				return r;
-		} else {
-			c->start = 0;
-			c->end = 0;
-			if (khttpd_stopping(c->srv))
-				return 0;
+			if (r != HTTP_PARSE_AGAIN) {
+				respond(c, r);
+				return STEP_AGAIN;
+			}
 		}
-		if (c->end == KHTTPD_CONN_BUF) {
-			if (c->start == 0)
-				return -431; /* the parser bounds heads first */
-			memmove(c->buf, c->buf + c->start, c->end - c->start);
-			c->end -= c->start;
-			c->start = 0;
+		r = receive(c);
+		if (r == -ENOBUFS) {
+			respond(c, -431);
+			return STEP_AGAIN;
 		}
-		r = khttpd_recv(c->sock, c->buf + c->end,
-				KHTTPD_CONN_BUF - c->end,
-				(long)(deadline - jiffies));
-		if (r <= 0) {
-			if (r == -EAGAIN && c->end > c->start)
-				return -408;
-			return 0;
-		}
-		c->end += r;
+		if (r == -EAGAIN)
+			return STEP_WAIT;
+		if (r <= 0)
+			return STEP_CLOSE;
 	}
 }
 
-/* Skips the body of c->req (Content-Length bytes or a chunked body). */
-static int skip_body(struct khttpd_conn *c)
+static enum step step_body(struct khttpd_conn *c)
 {
-	struct http_body_skipper b;
-	int n;
+	int r;
 
-	if (http_body_none(&c->req))
-		return 0;
-	http_body_skip_init(&b, &c->req);
 	for (;;) {
-		size_t used;
+		if (c->end > c->start) {
+			size_t used;
 
-		n = http_body_skip(&b, c->buf + c->start, c->end - c->start,
-				   &used);
-		c->start += used;
-		if (n == HTTP_BODY_DONE)
-			return 0;
-		if (n == HTTP_BODY_ERROR)
-			return -EPROTO;
-		c->start = 0;
-		c->end = 0;
-		n = khttpd_recv(c->sock, c->buf, KHTTPD_CONN_BUF,
-				c->srv->timeout);
-		if (n <= 0)
-			return n ? n : -ECONNRESET;
-		c->end = n;
+			r = http_body_skip(&c->body, c->buf + c->start,
+					   c->end - c->start, &used);
+			c->start += used;
+			if (r == HTTP_BODY_DONE) {
+				enter_head(c);
+				return STEP_AGAIN;
+			}
+			if (r == HTTP_BODY_ERROR)
+				return STEP_CLOSE;
+		}
+		r = receive(c);
+		if (r == -EAGAIN)
+			return STEP_WAIT;
+		if (r <= 0)
+			return STEP_CLOSE;
+		set_deadline(c, c->srv->timeout); /* progress */
 	}
 }
 
 /*
- * Half-closes, then reads until the client's FIN (bounded), so that request
+ * Half-closed, reads until the client's FIN (bounded), so that request
  * bytes still in flight cannot make the close send a reset that destroys
  * the response before the client has read it.
  */
-static void lingering_close(struct khttpd_conn *c)
+static enum step step_linger(struct khttpd_conn *c)
 {
-	long linger = min_t(long, c->srv->timeout,
-			    msecs_to_jiffies(HTTP_LINGER_MAX_MS));
-	unsigned long deadline = jiffies + linger;
-	size_t total = 0;
-
-	if (kernel_sock_shutdown(c->sock, SHUT_WR))
-		return;
-	while (total < HTTP_LINGER_MAX_BYTES) {
-		int n = khttpd_recv(c->sock, c->buf, KHTTPD_CONN_BUF,
-				    (long)(deadline - jiffies));
-
-		if (n <= 0)
-			break;
-		total += n;
-	}
-}
-
-static void serve(struct khttpd_conn *c)
-{
-	struct khttpd_exchange x;
 	int r;
 
 	for (;;) {
-		r = read_head(c);
-		if (r == 0)
-			return;
-		if (r < 0) {
-			khttpd_exchange_init(&x, c, c->buf + c->start, NULL);
-			if (!khttpd_reply_status(&x, -r) && r != -408)
-				lingering_close(c);
-			return;
-		}
-		khttpd_exchange_init(&x, c, c->buf + c->start, &c->req);
-		r = khttpd_serve(&x);
-		if (r)
-			return;
-		c->start += c->req.head_len;
-		if (!x.keep_alive) {
-			lingering_close(c);
-			return;
-		}
-		/* After the reply, so a client awaiting 100-continue has it. */
-		if (skip_body(c))
-			return;
+		c->start = c->end = 0;
+		r = receive(c);
+		if (r == -EAGAIN)
+			return STEP_WAIT;
+		if (r <= 0)
+			return STEP_CLOSE;
+		c->lingered += r;
+		if (c->lingered >= HTTP_LINGER_MAX_BYTES)
+			return STEP_CLOSE;
 	}
+}
+
+/* The response is out: what its request asked for next. */
+static enum step step_sent(struct khttpd_conn *c)
+{
+	switch (c->next) {
+	case KHTTPD_NEXT_CLOSE:
+		return STEP_CLOSE;
+	case KHTTPD_NEXT_LINGER:
+		if (kernel_sock_shutdown(c->sock, SHUT_WR))
+			return STEP_CLOSE;
+		c->state = KHTTPD_LINGER;
+		c->lingered = 0;
+		c->start = c->end = 0;
+		set_deadline(c, min_t(long, c->srv->timeout,
+				      msecs_to_jiffies(HTTP_LINGER_MAX_MS)));
+		return STEP_AGAIN;
+	case KHTTPD_NEXT_BODY:
+		break;
+	}
+	if (http_body_none(&c->req)) {
+		enter_head(c);
+	} else {
+		c->state = KHTTPD_BODY;
+		http_body_skip_init(&c->body, &c->req);
+	}
+	return STEP_AGAIN;
+}
+
+/* The deadline passed: a head cut short still gets its 408. */
+static void timed_out(struct khttpd_conn *c)
+{
+	size_t sent;
+
+	if (c->state != KHTTPD_HEAD || c->end == c->start)
+		return;
+	respond(c, -408);
+	khttpd_out_flush(&c->out, c->sock, &sent);
+}
+
+/* Runs the state machine until it waits (false) or must close (true). */
+static bool run(struct khttpd_conn *c)
+{
+	enum step s;
+
+	if (khttpd_stopping(c->srv))
+		return true;
+	if (time_after_eq(jiffies, c->deadline)) {
+		timed_out(c);
+		return true;
+	}
+	for (;;) {
+		size_t sent;
+		int r = khttpd_out_flush(&c->out, c->sock, &sent);
+
+		if (sent && c->state == KHTTPD_SEND)
+			set_deadline(c, c->srv->timeout); /* progress */
+		if (r == -EAGAIN)
+			return false;
+		if (r)
+			return true;
+		switch (c->state) {
+		case KHTTPD_HEAD:
+			s = step_head(c);
+			break;
+		case KHTTPD_SEND:
+			s = step_sent(c);
+			break;
+		case KHTTPD_BODY:
+			s = step_body(c);
+			break;
+		default:
+			s = step_linger(c);
+			break;
+		}
+		if (s != STEP_AGAIN)
+			return s == STEP_CLOSE;
+	}
+}
+
+static void conn_free(struct khttpd_conn *c)
+{
+	struct khttpd_server *srv = c->srv;
+
+	kmem_cache_free(srv->conn_cache, c);
+	if (atomic_dec_and_test(&srv->nconns))
+		wake_up_all(&srv->drained);
+}
+
+static void restore_callbacks(struct khttpd_conn *c)
+{
+	struct sock *sk = c->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = c->saved_data_ready;
+	sk->sk_write_space = c->saved_write_space;
+	sk->sk_state_change = c->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void conn_close(struct khttpd_conn *c)
+{
+	struct khttpd_server *srv = c->srv;
+
+	restore_callbacks(c);
+	del_timer_sync(&c->timer);
+	mutex_lock(&srv->lock);
+	list_del(&c->node);
+	mutex_unlock(&srv->lock);
+	/* Nothing can queue the work item from here on. */
+	khttpd_out_release(&c->out);
+	kvfree(c->buf);
+	sock_release(c->sock);
+	c->dead = true;
+	if (!work_pending(&c->work))
+		conn_free(c);
 }
 
 static void conn_work(struct work_struct *work)
 {
 	struct khttpd_conn *c = container_of(work, struct khttpd_conn, work);
-	struct khttpd_server *srv = c->srv;
-	const struct cred *old = override_creds(srv->cred);
+	const struct cred *old;
+	bool done;
 
-	serve(c);
+	if (c->dead) {
+		conn_free(c);
+		return;
+	}
+	old = override_creds(c->srv->cred);
+	done = run(c);
 	revert_creds(old);
-	mutex_lock(&srv->lock);
-	list_del(&c->node);
-	mutex_unlock(&srv->lock);
-	sock_release(c->sock);
-	kfree(c->path);
-	kvfree(c->buf);
-	kmem_cache_free(srv->conn_cache, c);
+	if (done) {
+		conn_close(c);
+		return;
+	}
+	drop_empty_buffer(c);
+	mod_timer(&c->timer, c->deadline);
+}
+
+/* The callbacks run in softirq context: they only queue the work item. */
+static void conn_data_ready(struct sock *sk)
+{
+	struct khttpd_conn *c;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	if (c)
+		queue_work(c->srv->wq, &c->work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void conn_write_space(struct sock *sk)
+{
+	struct khttpd_conn *c;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	if (c) {
+		/* Not on every ACK: when a send would make headway. */
+		if (sk_stream_is_writeable(sk))
+			queue_work(c->srv->wq, &c->work);
+		/* Clears SOCK_NOSPACE once writeable, as for any socket. */
+		c->saved_write_space(sk);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void conn_state_change(struct sock *sk)
+{
+	struct khttpd_conn *c;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	if (c) {
+		queue_work(c->srv->wq, &c->work);
+		c->saved_state_change(sk);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void conn_timer(struct timer_list *t)
+{
+	struct khttpd_conn *c = from_timer(c, t, timer);
+
+	queue_work(c->srv->wq, &c->work);
+}
+
+static void install_callbacks(struct khttpd_conn *c)
+{
+	struct sock *sk = c->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	c->saved_data_ready = sk->sk_data_ready;
+	c->saved_write_space = sk->sk_write_space;
+	c->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = c;
+	sk->sk_data_ready = conn_data_ready;
+	sk->sk_write_space = conn_write_space;
+	sk->sk_state_change = conn_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
 {
 	struct khttpd_conn *c;
 
+	if ((unsigned int)atomic_inc_return(&srv->nconns) > srv->max_conns) {
+		atomic_long_inc(&srv->refused);
+		goto err_count;
+	}
 	c = kmem_cache_zalloc(srv->conn_cache, GFP_KERNEL);
 	if (!c)
-		goto err_sock;
-	c->buf = kvmalloc(KHTTPD_CONN_BUF, GFP_KERNEL);
-	c->path = kmalloc(KHTTPD_PATH_BUF, GFP_KERNEL);
-	if (!c->buf || !c->path)
-		goto err_conn;
+		goto err_count;
 	c->srv = srv;
 	c->sock = sock;
 	INIT_WORK(&c->work, conn_work);
+	timer_setup(&c->timer, conn_timer, 0);
+	khttpd_out_init(&c->out);
+	enter_head(c);
 	tcp_sock_set_nodelay(sock->sk);
-	khttpd_set_send_timeout(sock, srv->timeout);
 
 	mutex_lock(&srv->lock);
 	if (srv->stopping) {
 		mutex_unlock(&srv->lock);
-		goto err_conn;
+		kmem_cache_free(srv->conn_cache, c);
+		goto err_count;
 	}
 	list_add_tail(&c->node, &srv->conns);
 	mutex_unlock(&srv->lock);
+	install_callbacks(c);
+	/* Bytes that arrived before the callbacks were in place. */
 	queue_work(srv->wq, &c->work);
 	return;
 
-err_conn:
-	kfree(c->path);
-	kvfree(c->buf);
-	kmem_cache_free(srv->conn_cache, c);
-err_sock:
+err_count:
+	if (atomic_dec_and_test(&srv->nconns))
+		wake_up_all(&srv->drained);
 	sock_release(sock);
 }

@@ -208,7 +208,7 @@ static int start_streaming(struct listing_sink *sink)
 	sink->streaming = true;
 	if (!hlen)
 		return -EOVERFLOW;
-	return khttpd_send(c->sock, c->head, hlen, !x->head_only);
+	return khttpd_out_copy(&c->out, c->head, hlen);
 }
 
 static int send_piece(struct listing_sink *sink, const char *data, size_t len,
@@ -235,7 +235,7 @@ static int send_piece(struct listing_sink *sink, const char *data, size_t len,
 		vec[n++] = (struct kvec){ .iov_base = (void *)t,
 					  .iov_len = last ? tlen : 2 };
 	}
-	return khttpd_sendv(sink->x->conn->sock, vec, n, !last);
+	return khttpd_out_vec(&sink->x->conn->out, vec, n, NULL);
 }
 
 static int flush_listing(struct http_out *out)

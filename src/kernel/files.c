@@ -28,8 +28,6 @@
 #include "net.h"
 
 #define INDEX_FILE "index.html"
-/* Large files leave in pieces of this size. */
-#define STREAM_CHUNK (64 * 1024)
 
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 				 const char *path, int flags)
@@ -73,7 +71,6 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 	struct khttpd_extra extra = { .len = 0 };
 	char etag[HTTP_ETAG_MAX];
 	struct file *file = NULL;
-	char *buf = NULL;
 	size_t etag_len, hlen;
 	loff_t pos, end;
 	int ret;
@@ -101,26 +98,12 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 		if (IS_ERR(file))
 			return khttpd_reply_status(
 				x, http_status_for_errno(-PTR_ERR(file)));
-		buf = kvmalloc(STREAM_CHUNK, GFP_KERNEL);
-		if (!buf) {
-			ret = khttpd_reply_status(x, 503);
-			goto out;
-		}
 	}
 	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
-	ret = hlen ? khttpd_send(c->sock, c->head, hlen, !!file) : -EOVERFLOW;
-	while (!ret && file && pos < end) {
-		size_t want = min_t(loff_t, end - pos, STREAM_CHUNK);
-		ssize_t n = kernel_read(file, buf, want, &pos);
-
-		/* A file cut short cannot meet its Content-Length: close. */
-		if (n <= 0)
-			ret = n ? n : -EIO;
-		else
-			ret = khttpd_send(c->sock, buf, n, pos < end);
-	}
-out:
-	kvfree(buf);
+	ret = hlen ? khttpd_out_copy(&c->out, c->head, hlen) : -EOVERFLOW;
+	/* The body is read as the socket drains (net.c). */
+	if (file && !ret)
+		return khttpd_out_file(&c->out, file, pos, end);
 	if (file)
 		fput(file);
 	return ret;

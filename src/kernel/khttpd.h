@@ -3,10 +3,12 @@
 #ifndef KHTTPD_H
 #define KHTTPD_H
 
+#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #define KHTTPD_SERVER_TOKEN "khttpd"
 
@@ -20,6 +22,7 @@ struct khttpd_config {
 	unsigned short port;
 	int backlog;
 	unsigned int timeout_ms;
+	unsigned int max_conns;
 	bool listing;
 };
 
@@ -29,9 +32,14 @@ struct khttpd_server {
 	struct task_struct *thread;
 	struct workqueue_struct *wq;
 	struct kmem_cache *conn_cache;
+	struct kmem_cache *path_cache; /* a request's path, while answered */
 	struct mutex lock; /* protects conns and stopping */
 	struct list_head conns;
 	bool stopping;
+	atomic_t nconns; /* connections not yet freed */
+	wait_queue_head_t drained; /* woken when nconns drops to 0 */
+	unsigned int max_conns;
+	atomic_long_t refused; /* connections closed at once: over max_conns */
 	long timeout; /* jiffies: idle, request head and send progress */
 	/*
 	 * Work items run as "nobody" without capabilities, so the VFS checks

@@ -31,6 +31,11 @@ module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms,
 		 "Idle, request-head and send-progress timeout in ms (15000)");
 
+static uint max_conns = 10000;
+module_param(max_conns, uint, 0444);
+MODULE_PARM_DESC(max_conns,
+		 "Connections served at once; more are closed at once (10000)");
+
 static bool listing = true;
 module_param(listing, bool, 0444);
 MODULE_PARM_DESC(listing, "List directories without index.html (on)");
@@ -48,12 +53,14 @@ static int __init khttpd_init(void)
 		.port = port,
 		.backlog = backlog,
 		.timeout_ms = timeout_ms,
+		.max_conns = max_conns,
 		.listing = listing,
 	};
 	int err;
 
-	if (!root || !root[0] || backlog <= 0 || timeout_ms == 0) {
-		pr_err("root must be set, backlog and timeout_ms positive\n");
+	if (!root || !root[0] || backlog <= 0 || timeout_ms == 0 ||
+	    max_conns == 0) {
+		pr_err("root must be set, backlog, timeout_ms and max_conns positive\n");
 		return -EINVAL;
 	}
 	err = khttpd_gzip_init();

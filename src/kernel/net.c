@@ -1,64 +1,234 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Timeouts are the sockets' own (sk_rcvtimeo, sk_sndtimeo): a work item
- * sleeps in recvmsg/sendmsg and the socket layer wakes it when the time is
- * up, when data arrives, or when the module shuts the socket down on unload.
- * No timer has to be armed, cancelled or synchronised with the work item.
+ * The output queue is a list of segments: bytes copied into memory the
+ * queue owns (heads, status pages, listing pieces), bytes of a cached body
+ * that the queue holds a reference on (no copy however large), and a range
+ * of a file read piece by piece as the socket takes it.  Sends never wait:
+ * MSG_DONTWAIT, and -EAGAIN leaves the rest for the next sk_write_space.
  */
 #include "net.h"
 
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/socket.h>
-#include <net/sock.h>
 
-static void advance(struct kvec **vec, size_t *nvec, size_t n)
+#include "cache.h"
+
+/* Small copies share a segment of at least this size. */
+#define SEG_MIN 1024
+/* A file is read in pieces of this size as the socket drains. */
+#define FILE_PIECE (64 * 1024)
+/* Segments gathered into one sendmsg. */
+#define SEND_IOV 8
+
+enum seg_kind { SEG_MEM, SEG_PIN, SEG_FILE };
+
+struct khttpd_out_seg {
+	struct list_head node;
+	enum seg_kind kind;
+	const char *data; /* unsent bytes are data[off, len) */
+	size_t off, len;
+	size_t cap; /* SEG_MEM: room at data; SEG_FILE: size of buf */
+	struct khttpd_cache_entry *entry; /* SEG_PIN */
+	struct file *file; /* SEG_FILE: bytes [pos, end) still to read */
+	loff_t pos, end;
+	char *buf;
+	char mem[]; /* SEG_MEM */
+};
+
+static void seg_free(struct khttpd_out_seg *s)
 {
-	while (*nvec > 0 && n >= (*vec)->iov_len) {
-		n -= (*vec)->iov_len;
-		(*vec)++;
-		(*nvec)--;
+	list_del(&s->node);
+	if (s->kind == SEG_PIN)
+		khttpd_cache_put(s->entry);
+	if (s->kind == SEG_FILE) {
+		fput(s->file);
+		kvfree(s->buf);
 	}
-	if (*nvec > 0) {
-		(*vec)->iov_base += n;
-		(*vec)->iov_len -= n;
-	}
+	kvfree(s);
 }
 
-int khttpd_sendv(struct socket *sock, struct kvec *vec, size_t nvec, bool more)
+static struct khttpd_out_seg *seg_new(struct khttpd_out *out,
+				      enum seg_kind kind, size_t cap)
 {
-	struct msghdr msg = {
-		.msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0),
-	};
-	size_t left = 0, i;
+	struct khttpd_out_seg *s =
+		kvmalloc(struct_size(s, mem, cap), GFP_KERNEL);
 
-	for (i = 0; i < nvec; i++)
-		left += vec[i].iov_len;
-	while (left > 0) {
-		int sent;
+	if (!s)
+		return NULL;
+	*s = (struct khttpd_out_seg){ .kind = kind, .cap = cap };
+	s->data = s->mem;
+	list_add_tail(&s->node, &out->segs);
+	return s;
+}
 
-		advance(&vec, &nvec, 0); /* skip empty pieces */
-		sent = kernel_sendmsg(sock, &msg, vec, nvec, left);
-		if (sent < 0)
-			return sent;
-		if (sent == 0)
-			return -EPIPE;
-		left -= sent;
-		advance(&vec, &nvec, sent);
+static bool pinned(const struct khttpd_cache_entry *e, const char *p,
+		   size_t len)
+{
+	if (!e)
+		return false;
+	if (p >= e->body && p + len <= e->body + e->body_len)
+		return true;
+	return e->gz && p >= e->gz && p + len <= e->gz + e->gz_len;
+}
+
+static int copy(struct khttpd_out *out, const char *p, size_t len)
+{
+	struct khttpd_out_seg *s = NULL;
+
+	if (!list_empty(&out->segs))
+		s = list_last_entry(&out->segs, struct khttpd_out_seg, node);
+	if (!s || s->kind != SEG_MEM || s->cap - s->len < len) {
+		s = seg_new(out, SEG_MEM, max_t(size_t, len, SEG_MIN));
+		if (!s)
+			return -ENOMEM;
+	}
+	memcpy(s->mem + s->len, p, len);
+	s->len += len;
+	return 0;
+}
+
+int khttpd_out_vec(struct khttpd_out *out, const struct kvec *vec, size_t nvec,
+		   const struct khttpd_cache_entry *pin)
+{
+	size_t i;
+
+	for (i = 0; i < nvec; i++) {
+		const char *p = vec[i].iov_base;
+		size_t len = vec[i].iov_len;
+		struct khttpd_out_seg *s;
+
+		if (!len)
+			continue;
+		if (!pinned(pin, p, len)) {
+			if (copy(out, p, len))
+				return -ENOMEM;
+			continue;
+		}
+		s = seg_new(out, SEG_PIN, 0);
+		if (!s)
+			return -ENOMEM;
+		/* The entry is shared read-only; only its count changes. */
+		s->entry = (struct khttpd_cache_entry *)pin;
+		refcount_inc(&s->entry->ref); /* dropped by seg_free() */
+		s->data = p;
+		s->len = len;
 	}
 	return 0;
 }
 
-int khttpd_recv(struct socket *sock, void *buf, size_t len, long timeout)
+int khttpd_out_file(struct khttpd_out *out, struct file *file, loff_t pos,
+		    loff_t end)
 {
-	struct msghdr msg = {};
-	struct kvec vec = { .iov_base = buf, .iov_len = len };
+	struct khttpd_out_seg *s;
 
-	if (timeout <= 0)
-		return -EAGAIN;
-	WRITE_ONCE(sock->sk->sk_rcvtimeo, timeout);
-	return kernel_recvmsg(sock, &msg, &vec, 1, len, 0);
+	if (pos >= end) {
+		fput(file);
+		return 0;
+	}
+	s = seg_new(out, SEG_FILE, 0);
+	if (!s) {
+		fput(file);
+		return -ENOMEM;
+	}
+	s->file = file;
+	s->pos = pos;
+	s->end = end;
+	return 0;
 }
 
-void khttpd_set_send_timeout(struct socket *sock, long timeout)
+/* The next piece of a file segment whose buffer was sent. */
+static int fill(struct khttpd_out_seg *s)
 {
-	WRITE_ONCE(sock->sk->sk_sndtimeo, timeout);
+	ssize_t n;
+
+	if (!s->buf) {
+		s->cap = min_t(loff_t, s->end - s->pos, FILE_PIECE);
+		s->buf = kvmalloc(s->cap, GFP_KERNEL);
+		if (!s->buf)
+			return -ENOMEM;
+		s->data = s->buf;
+	}
+	n = kernel_read(s->file, s->buf, min_t(loff_t, s->end - s->pos, s->cap),
+			&s->pos);
+	/* A file cut short cannot meet its Content-Length: close. */
+	if (n <= 0)
+		return n ? n : -EIO;
+	s->off = 0;
+	s->len = n;
+	return 0;
+}
+
+static bool seg_done(const struct khttpd_out_seg *s)
+{
+	return s->off == s->len && (s->kind != SEG_FILE || s->pos >= s->end);
+}
+
+int khttpd_out_flush(struct khttpd_out *out, struct socket *sock, size_t *sent)
+{
+	*sent = 0;
+	while (!list_empty(&out->segs)) {
+		struct khttpd_out_seg *s, *last = NULL, *tmp;
+		struct kvec vec[SEND_IOV];
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT |
+						   MSG_NOSIGNAL };
+		size_t n = 0, total = 0, done;
+		int r;
+
+		s = list_first_entry(&out->segs, struct khttpd_out_seg, node);
+		if (seg_done(s)) {
+			seg_free(s);
+			continue;
+		}
+		if (s->off == s->len) {
+			r = fill(s);
+			if (r)
+				return r;
+		}
+		list_for_each_entry_from(s, &out->segs, node)
+		{
+			if (n == SEND_IOV || s->off == s->len)
+				break;
+			vec[n++] = (struct kvec){
+				.iov_base = (void *)(s->data + s->off),
+				.iov_len = s->len - s->off,
+			};
+			total += s->len - s->off;
+			last = s;
+			if (s->kind == SEG_FILE)
+				break;
+		}
+		if (!list_is_last(&last->node, &out->segs) ||
+		    (last->kind == SEG_FILE && last->pos < last->end))
+			msg.msg_flags |= MSG_MORE;
+		r = kernel_sendmsg(sock, &msg, vec, n, total);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return -EPIPE;
+		*sent += r;
+		done = r;
+		list_for_each_entry_safe(s, tmp, &out->segs, node) {
+			size_t take = min(done, s->len - s->off);
+
+			s->off += take;
+			done -= take;
+			if (seg_done(s))
+				seg_free(s);
+			if (!done)
+				break;
+		}
+	}
+	return 0;
+}
+
+void khttpd_out_release(struct khttpd_out *out)
+{
+	struct khttpd_out_seg *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, &out->segs, node)
+		seg_free(s);
 }

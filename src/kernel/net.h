@@ -1,35 +1,62 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Blocking socket I/O bounded by timeouts, for connection work items. */
+/*
+ * A connection's output queue: responses are appended, never sent in
+ * place, and the connection's work item flushes the queue with
+ * non-blocking sends, resuming when the socket has room again.
+ */
 #ifndef KHTTPD_NET_H
 #define KHTTPD_NET_H
 
+#include <linux/list.h>
 #include <linux/net.h>
+#include <linux/types.h>
 #include <linux/uio.h>
 
-/*
- * Sends every byte of vec[0..nvec) in as few kernel_sendmsg() calls as the
- * socket allows (one, unless it is full), advancing vec past what was sent.
- * more: further data follows at once (MSG_MORE).  Returns 0, or a negative
- * errno: -EAGAIN when the peer accepted nothing for the send timeout.
- */
-int khttpd_sendv(struct socket *sock, struct kvec *vec, size_t nvec, bool more);
+struct file;
+struct khttpd_cache_entry;
 
-static inline int khttpd_send(struct socket *sock, const void *buf, size_t len,
-			      bool more)
+struct khttpd_out {
+	struct list_head segs; /* struct khttpd_out_seg, oldest first */
+};
+
+static inline void khttpd_out_init(struct khttpd_out *out)
 {
-	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
+	INIT_LIST_HEAD(&out->segs);
+}
 
-	return khttpd_sendv(sock, &vec, 1, more);
+static inline bool khttpd_out_pending(const struct khttpd_out *out)
+{
+	return !list_empty(&out->segs);
 }
 
 /*
- * Receives up to len bytes, waiting at most timeout jiffies.  Returns the
- * count, 0 at the end of the stream, or a negative errno (-EAGAIN when the
- * time ran out).
+ * Appends vec[0..nvec).  Pieces inside pin's bodies are referenced (pin
+ * gets a reference until they are sent); all others are copied.  Returns
+ * 0 or -ENOMEM.
  */
-int khttpd_recv(struct socket *sock, void *buf, size_t len, long timeout);
+int khttpd_out_vec(struct khttpd_out *out, const struct kvec *vec, size_t nvec,
+		   const struct khttpd_cache_entry *pin);
 
-/* How long one send may wait for the peer to make room. */
-void khttpd_set_send_timeout(struct socket *sock, long timeout);
+static inline int khttpd_out_copy(struct khttpd_out *out, const void *buf,
+				  size_t len)
+{
+	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
+
+	return khttpd_out_vec(out, &vec, 1, NULL);
+}
+
+/* Appends file bytes [pos, end); takes over the caller's reference. */
+int khttpd_out_file(struct khttpd_out *out, struct file *file, loff_t pos,
+		    loff_t end);
+
+/*
+ * Sends what the socket takes without waiting.  Returns 0 when the queue
+ * is empty, -EAGAIN when the socket is full (sent > 0 if anything left),
+ * or another negative errno after which the connection must be closed.
+ */
+int khttpd_out_flush(struct khttpd_out *out, struct socket *sock, size_t *sent);
+
+/* Drops everything still queued. */
+void khttpd_out_release(struct khttpd_out *out);
 
 #endif /* KHTTPD_NET_H */

@@ -110,7 +110,7 @@ static int reply_html(struct khttpd_exchange *x, struct http_response_head *h,
 		return -EOVERFLOW;
 	vec[0] = (struct kvec){ .iov_base = head, .iov_len = hlen };
 	vec[1] = (struct kvec){ .iov_base = (void *)body, .iov_len = blen };
-	return khttpd_sendv(x->conn->sock, vec, x->head_only ? 1 : 2, false);
+	return khttpd_out_vec(&x->conn->out, vec, x->head_only ? 1 : 2, NULL);
 }
 
 int khttpd_reply_status(struct khttpd_exchange *x, int status)
@@ -138,7 +138,7 @@ int khttpd_reply_bodyless(struct khttpd_exchange *x,
 	hlen = http_response_head_build(c->head, sizeof(c->head), h);
 	if (!hlen)
 		return -EOVERFLOW;
-	return khttpd_send(c->sock, c->head, hlen, false);
+	return khttpd_out_copy(&c->out, c->head, hlen);
 }
 
 int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
@@ -254,6 +254,6 @@ int khttpd_reply_entry(struct khttpd_exchange *x,
 				(struct kvec){ .iov_base = (void *)(tail + 2),
 					       .iov_len = sizeof(tail) - 3 };
 	}
-	/* The whole response, scatter-gather, in one kernel_sendmsg(). */
-	return khttpd_sendv(x->conn->sock, vec, n, false);
+	/* The whole response; the body is referenced, not copied. */
+	return khttpd_out_vec(&x->conn->out, vec, n, e);
 }

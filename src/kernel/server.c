@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The listener is one kthread blocked in accept; each accepted socket
- * becomes a work item on an unbound workqueue (CMWQ sizes the pool).  Every
- * live connection is on srv->conns, so that unloading can shut all their
- * sockets down, which wakes whatever they sleep in, and then drain the
- * workqueue instead of waiting for idle clients to time out.
+ * becomes a connection whose work item runs on a per-CPU (bound) workqueue
+ * only when its socket or timer has something for it (conn.c).  Bound,
+ * because the work item is queued from the softirq that received the
+ * client's bytes and then runs on that CPU, where they are cache-hot, and
+ * no work item ever sleeps waiting for a client, so one busy CPU cannot
+ * starve others' connections for long.  Every live connection is on
+ * srv->conns, so that unloading can queue each one to close at once and
+ * then wait for all of them to be freed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -124,6 +128,10 @@ int khttpd_server_start(struct khttpd_server *srv,
 	mutex_init(&srv->lock);
 	INIT_LIST_HEAD(&srv->conns);
 	srv->stopping = false;
+	atomic_set(&srv->nconns, 0);
+	init_waitqueue_head(&srv->drained);
+	srv->max_conns = cfg->max_conns;
+	atomic_long_set(&srv->refused, 0);
 	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
 	srv->listing = cfg->listing;
 
@@ -144,10 +152,16 @@ int khttpd_server_start(struct khttpd_server *srv,
 		err = -ENOMEM;
 		goto err_cred;
 	}
-	srv->wq = alloc_workqueue("khttpd", WQ_UNBOUND, 0);
-	if (!srv->wq) {
+	srv->path_cache =
+		kmem_cache_create("khttpd_path", KHTTPD_PATH_BUF, 0, 0, NULL);
+	if (!srv->path_cache) {
 		err = -ENOMEM;
 		goto err_cache;
+	}
+	srv->wq = alloc_workqueue("khttpd", 0, 0);
+	if (!srv->wq) {
+		err = -ENOMEM;
+		goto err_path_cache;
 	}
 	err = open_listener(srv, cfg);
 	if (err)
@@ -164,6 +178,8 @@ err_listener:
 	sock_release(srv->listener);
 err_wq:
 	destroy_workqueue(srv->wq);
+err_path_cache:
+	kmem_cache_destroy(srv->path_cache);
 err_cache:
 	kmem_cache_destroy(srv->conn_cache);
 err_cred:
@@ -186,13 +202,18 @@ void khttpd_server_stop(struct khttpd_server *srv)
 	kthread_stop(srv->thread);
 	sock_release(srv->listener);
 
-	/* Wakes every connection from recv or send; each then ends. */
+	/* Each connection's work item sees stopping and closes it. */
 	mutex_lock(&srv->lock);
 	list_for_each_entry(c, &srv->conns, node)
-		kernel_sock_shutdown(c->sock, SHUT_RDWR);
+		queue_work(srv->wq, &c->work);
 	mutex_unlock(&srv->lock);
-	destroy_workqueue(srv->wq); /* drains: every conn is freed */
+	wait_event(srv->drained, !atomic_read(&srv->nconns));
+	destroy_workqueue(srv->wq);
 
+	if (atomic_long_read(&srv->refused))
+		pr_info("refused %ld connections over max_conns=%u\n",
+			atomic_long_read(&srv->refused), srv->max_conns);
+	kmem_cache_destroy(srv->path_cache);
 	kmem_cache_destroy(srv->conn_cache);
 	put_cred(srv->cred);
 	path_put(&srv->root);
