@@ -318,12 +318,15 @@ static void conn_close(struct khttpd_conn *c)
 
 	restore_callbacks(c);
 	del_timer_sync(&c->timer);
-	mutex_lock(&srv->lock);
+	spin_lock(&srv->lock);
 	list_del(&c->node);
-	mutex_unlock(&srv->lock);
+	spin_unlock(&srv->lock);
 	/* Nothing can queue the work item from here on. */
 	khttpd_out_release(&c->out);
 	kvfree(c->buf);
+	/* Unloading resets: no FIN handshake per connection to wait for. */
+	if (khttpd_stopping(srv))
+		sock_no_linger(c->sock->sk);
 	sock_release(c->sock);
 	c->dead = true;
 	if (!work_pending(&c->work))
@@ -433,14 +436,14 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
 	enter_head(c);
 	tcp_sock_set_nodelay(sock->sk);
 
-	mutex_lock(&srv->lock);
+	spin_lock(&srv->lock);
 	if (srv->stopping) {
-		mutex_unlock(&srv->lock);
+		spin_unlock(&srv->lock);
 		kmem_cache_free(srv->conn_cache, c);
 		goto err_count;
 	}
 	list_add_tail(&c->node, &srv->conns);
-	mutex_unlock(&srv->lock);
+	spin_unlock(&srv->lock);
 	install_callbacks(c);
 	/* Bytes that arrived before the callbacks were in place. */
 	queue_work(srv->wq, &c->work);

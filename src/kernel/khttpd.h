@@ -5,7 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
-#include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/path.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -33,7 +33,7 @@ struct khttpd_server {
 	struct workqueue_struct *wq;
 	struct kmem_cache *conn_cache;
 	struct kmem_cache *path_cache; /* a request's path, while answered */
-	struct mutex lock; /* protects conns and stopping */
+	spinlock_t lock; /* protects conns and stopping; never sleeps */
 	struct list_head conns;
 	bool stopping;
 	atomic_t nconns; /* connections not yet freed */

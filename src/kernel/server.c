@@ -14,6 +14,7 @@
 
 #include "khttpd.h"
 
+#include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/in.h>
@@ -125,7 +126,7 @@ int khttpd_server_start(struct khttpd_server *srv,
 {
 	int err;
 
-	mutex_init(&srv->lock);
+	spin_lock_init(&srv->lock);
 	INIT_LIST_HEAD(&srv->conns);
 	srv->stopping = false;
 	atomic_set(&srv->nconns, 0);
@@ -192,21 +193,29 @@ err_root:
 void khttpd_server_stop(struct khttpd_server *srv)
 {
 	struct khttpd_conn *c;
+	int cpu = -1;
 
-	mutex_lock(&srv->lock);
+	spin_lock(&srv->lock);
 	WRITE_ONCE(srv->stopping, true);
-	mutex_unlock(&srv->lock);
+	spin_unlock(&srv->lock);
 
 	/* Wakes the listener from accept, which then fails. */
 	kernel_sock_shutdown(srv->listener, SHUT_RDWR);
 	kthread_stop(srv->thread);
 	sock_release(srv->listener);
 
-	/* Each connection's work item sees stopping and closes it. */
-	mutex_lock(&srv->lock);
-	list_for_each_entry(c, &srv->conns, node)
-		queue_work(srv->wq, &c->work);
-	mutex_unlock(&srv->lock);
+	/*
+	 * Each connection's work item sees stopping and closes it, spread
+	 * over the CPUs (queue_work() would put them all on this one).
+	 */
+	spin_lock(&srv->lock);
+	list_for_each_entry(c, &srv->conns, node) {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		queue_work_on(cpu, srv->wq, &c->work);
+	}
+	spin_unlock(&srv->lock);
 	wait_event(srv->drained, !atomic_read(&srv->nconns));
 	destroy_workqueue(srv->wq);
 

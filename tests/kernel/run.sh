@@ -11,7 +11,8 @@
 # "kernel-lifecycle: N passed, N failed"; exits non-zero on any failure.
 # Environment: BUILD (build dir), MAKE, HTSTRESS_BIN, KHTTPD_TIMEOUT_S (the
 # module's timeout during the integration suite, seconds), and
-# KHTTPD_TESTS (a -k filter passed to the integration runner).
+# KHTTPD_TESTS (a -k filter passed to the integration runner), and
+# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,crowd,10000).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
@@ -90,6 +91,11 @@ fi
 if ! guest_static_htstress "$root/bin/htstress" "$work/htstress.log"; then
 	tail -n 20 "$work/htstress.log"
 	check "a static htstress for the guest builds" 1
+fi
+if ! gcc -static -O2 -std=gnu11 -o "$root/bin/holdconns" \
+	tests/kernel/holdconns.c >"$work/holdconns.log" 2>&1; then
+	tail -n 20 "$work/holdconns.log"
+	check "a static holdconns for the guest builds" 1
 fi
 tree=$work/tree
 if ! python3 tests/integration/tree.py "$tree" >/dev/null; then
