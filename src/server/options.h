@@ -16,6 +16,8 @@ struct options {
 	bool compress;
 	uint32_t cache_mib;
 	const char *access_log; /* NULL: off; "-": stdout */
+	const char *user; /* whom to serve as when started as root */
+	bool user_given; /* --user was on the command line */
 };
 
 enum options_result {
