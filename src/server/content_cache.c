@@ -46,6 +46,13 @@ struct content_cache *content_cache_new(size_t limit)
 	return c;
 }
 
+void content_cache_usage(const struct content_cache *c, size_t *entries,
+			 size_t *bytes)
+{
+	*entries = c->count;
+	*bytes = c->bytes;
+}
+
 bool content_cache_enabled(const struct content_cache *c)
 {
 	return c && c->limit > 0;

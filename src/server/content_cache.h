@@ -65,6 +65,9 @@ struct compressor;
 struct content_cache *content_cache_new(size_t limit);
 void content_cache_free(struct content_cache *c);
 bool content_cache_enabled(const struct content_cache *c);
+/* How many entries the cache holds and the bytes they take. */
+void content_cache_usage(const struct content_cache *c, size_t *entries,
+			 size_t *bytes);
 
 /* A referenced entry for key, or NULL.  Stale entries are not returned:
  * the caller revalidates with content_cache_check() when it says so. */

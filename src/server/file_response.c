@@ -135,6 +135,8 @@ int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
 				HTTP_CODING_BIT(HTTP_CODING_DEFLATE));
 	}
 	rep = content_cache_rep(w->cache, e, coding, w->compressor);
+	if (rep != &e->rep[HTTP_CODING_IDENTITY])
+		stats_add(&w->stats.cache_compressed_hits, 1);
 	if (e->kind == CACHE_FILE)
 		sel = select_part(rc, rep->headers + rep->etag_off,
 				  rep->etag_len, e->file.st_mtim.tv_sec,

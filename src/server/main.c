@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "listener.h"
+#include "metrics.h"
 #include "options.h"
 #include "privileges.h"
 #include "server.h"
@@ -157,6 +158,8 @@ int main(int argc, char **argv)
 	unsigned started;
 	sigset_t stop_signals;
 	bool listening = false; /* listen_fds are open and ours to close */
+	struct metrics_server *metrics = NULL;
+	char metrics_where[LISTEN_ADDR_STRLEN];
 	int passed, ret = 1;
 
 	switch (options_parse(&opt, argc, argv)) {
@@ -205,6 +208,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	listening = true;
+	if (opt.metrics) {
+		metrics = metrics_open(&s, opt.metrics, metrics_where,
+				       sizeof(metrics_where), err, sizeof(err));
+		if (!metrics) {
+			fprintf(stderr, "sehttpd: %s\n", err);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
 	/* Bound: root is no longer needed for anything. */
 	if (privileges_drop(opt.user, opt.user_given, err, sizeof(err))) {
 		fprintf(stderr, "sehttpd: %s\n", err);
@@ -233,6 +245,12 @@ int main(int argc, char **argv)
 		       passed > 1 ? ", and on further passed sockets" :
 		       passed	  ? ", a passed socket" :
 				    "");
+		if (metrics && metrics_start(metrics))
+			fprintf(stderr, "sehttpd: cannot start the metrics "
+					"thread\n");
+		else if (metrics)
+			printf("sehttpd: metrics on http://%s/metrics\n",
+			       metrics_where);
 		fflush(stdout);
 		wait_for_signal(&stop_signals);
 		ret = 0;
@@ -248,6 +266,7 @@ int main(int argc, char **argv)
 		close(listen_fds[i]);
 	listening = false;
 out:
+	metrics_stop(metrics);
 	if (listening)
 		for (unsigned i = 0; i < s.nworkers; i++)
 			close(listen_fds[i]);

@@ -20,6 +20,7 @@ enum {
 	OPT_NO_COMPRESS,
 	OPT_CACHE_SIZE,
 	OPT_USER,
+	OPT_METRICS,
 };
 
 static const struct option long_options[] = {
@@ -32,6 +33,7 @@ static const struct option long_options[] = {
 	{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
 	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -55,6 +57,8 @@ static void usage(FILE *out)
 		"                         (default 64; 0 disables the cache)\n"
 		"      --user NAME        started as root, serve as NAME after\n"
 		"                         binding (default nobody; root: stay root)\n"
+		"      --metrics ADDR:PORT  serve Prometheus metrics at\n"
+		"                         http://ADDR:PORT/metrics (default off)\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -151,6 +155,9 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_ACCESS_LOG:
 			opt->access_log = optarg;
+			break;
+		case OPT_METRICS:
+			opt->metrics = optarg;
 			break;
 		case OPT_USER:
 			if (!*optarg)

@@ -18,6 +18,7 @@ struct options {
 	const char *access_log; /* NULL: off; "-": stdout */
 	const char *user; /* whom to serve as when started as root */
 	bool user_given; /* --user was on the command line */
+	const char *metrics; /* NULL: off; else HOST:PORT to serve them on */
 };
 
 enum options_result {

@@ -18,6 +18,7 @@
 
 #include "access_log.h"
 #include "date_cache.h"
+#include "metrics.h"
 #include "timer_wheel.h"
 
 #define container_of(ptr, type, member) \
@@ -67,6 +68,7 @@ struct worker {
 	struct compressor *compressor;
 	struct date_cache date;
 	struct access_log_buffer log;
+	struct worker_stats stats; /* written by this thread only */
 };
 
 struct conn {

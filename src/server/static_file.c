@@ -277,8 +277,12 @@ int serve_request(struct request_ctx *rc)
 	if (rc->path_len < 0)
 		return respond_status(rc, -rc->path_len, NULL, 0);
 	e = cache_lookup(rc);
-	if (e)
+	if (e) {
+		stats_add(&rc->worker->stats.cache_hits, 1);
 		return respond_from_entry(rc, e);
+	}
+	if (content_cache_enabled(rc->worker->cache))
+		stats_add(&rc->worker->stats.cache_misses, 1);
 
 	fd = open_for_request(rc, rc->path + 1);
 	if (fd < 0)

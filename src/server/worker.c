@@ -238,6 +238,7 @@ static void accept_all(struct worker *w)
 			continue;
 		}
 		conn_list_add(w, c);
+		stats_add(&w->stats.accepted, 1);
 		atomic_fetch_add_explicit(&s->open_conns, 1,
 					  memory_order_relaxed);
 		timer_wheel_add(&w->wheel, &c->timer,
@@ -323,6 +324,21 @@ static void expire_timers(struct worker *w)
 	}
 }
 
+/* The gauges --metrics reads, as of the end of this loop iteration. */
+static void publish_gauges(struct worker *w)
+{
+	unsigned busy =
+		coro_pool_mapped_count(w->pool) - coro_pool_free_count(w->pool);
+	size_t entries, bytes;
+
+	content_cache_usage(w->cache, &entries, &bytes);
+	stats_set(&w->stats.open_conns, w->active);
+	stats_set(&w->stats.idle_conns,
+		  w->active > busy ? w->active - busy : 0);
+	stats_set(&w->stats.cache_entries, entries);
+	stats_set(&w->stats.cache_bytes, bytes);
+}
+
 void *worker_run(void *arg)
 {
 	struct worker *w = arg;
@@ -347,6 +363,7 @@ void *worker_run(void *arg)
 		expire_timers(w);
 		if (w->log.len)
 			access_log_flush(&w->log, s->access_log_fd);
+		publish_gauges(w);
 	}
 	force_close_all(w); /* only left after an epoll failure */
 	if (w->log.len)
