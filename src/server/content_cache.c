@@ -138,12 +138,16 @@ bool content_cache_due(const struct cache_entry *e, uint64_t now_ms)
 	return now_ms - e->checked_ms >= CACHE_CHECK_MS;
 }
 
+/* The ctime and mode too: a chmod (say, making the file unreadable) must
+ * send the next request through the file system as if uncached. */
 static bool same_identity(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	       a->st_size == b->st_size &&
+	       a->st_size == b->st_size && a->st_mode == b->st_mode &&
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
 bool content_cache_same_file(const struct cache_entry *e, const struct stat *st)

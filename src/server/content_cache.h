@@ -46,7 +46,7 @@ struct cache_entry {
 	enum cache_kind kind;
 	const char *content_type;
 	bool compressible; /* and compression is on */
-	struct stat file; /* what was read: st_dev, st_ino, size, mtime */
+	struct stat file; /* what was read: device, inode, size, mode, times */
 	uint64_t checked_ms;
 	/* FILE.gz as last seen, used or not: its change also makes e stale. */
 	bool sibling_checked;

@@ -31,8 +31,10 @@
 
 int open_beneath(int root_fd, const char *path, int flags)
 {
+	/* openat2 refuses O_PATH with any flag but a few (EINVAL). */
+	int extra = flags & O_PATH ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY),
+		.flags = (uint64_t)(flags | extra),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd;
@@ -66,10 +68,12 @@ static int open_for_request(struct request_ctx *rc, const char *path)
 	return fd;
 }
 
-static int stat_beneath(struct request_ctx *rc, const char *path,
-			struct stat *st)
+/* Stats path as a request opens it, so what it may not read fails. */
+static int stat_readable(struct request_ctx *rc, const char *path,
+			 struct stat *st)
 {
-	int fd = open_beneath(rc->worker->server->root_fd, path, O_PATH);
+	int fd = open_beneath(rc->worker->server->root_fd, path,
+			      O_RDONLY | O_NONBLOCK);
 	int ret;
 
 	if (fd < 0)
@@ -125,13 +129,13 @@ static struct cache_entry *cache_lookup(struct request_ctx *rc)
 			memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
 			flen += sizeof(INDEX_FILE) - 1;
 		}
-		fresh = !stat_beneath(rc, path + 1, &st) &&
+		fresh = !stat_readable(rc, path + 1, &st) &&
 			content_cache_same_file(e, &st);
 		if (fresh && e->sibling_checked) {
 			memcpy(path + flen, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
 			fresh = content_cache_same_sibling(
 				e,
-				stat_beneath(rc, path + 1, &st) ? NULL : &st);
+				stat_readable(rc, path + 1, &st) ? NULL : &st);
 		}
 		path[len] = '\0';
 	}
