@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compress.h"
+#include "file_etag.h"
 #include "http/format.h"
 
 #define INITIAL_BUCKETS 256
@@ -181,11 +182,10 @@ static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 	if (e->kind == CACHE_FILE) {
 		const struct stat *f = from ? from : &e->file;
 
-		etag_len = http_format_etag(
-			etag, (uint64_t)f->st_ino, (uint64_t)f->st_size,
-			(int64_t)f->st_mtim.tv_sec * 1000000000 +
-				f->st_mtim.tv_nsec,
-			suffix[coding]);
+		etag_len = http_format_etag(etag, (uint64_t)f->st_ino,
+					    (uint64_t)f->st_size,
+					    file_etag_time(&f->st_mtim),
+					    suffix[coding]);
 		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
 				      "ETag: ");
 		r->etag_off = n;

@@ -494,3 +494,52 @@ class CacheRevalidationTest(OwnTreeTestCase):
         os.chmod(self.path(url), 0o600 if os.geteuid() == 0 else 0)
         self.addCleanup(os.chmod, self.path(url), 0o644)
         self.wait_fresh(url, 403, time.monotonic())
+
+
+@needs_process('dates files of a tree of its own')
+class FarFutureDateTest(OwnTreeTestCase):
+    """Files dated after 2262, when nanoseconds since 1970 no longer fit
+    in 63 bits (tar keeps such dates): served, and tagged by their time."""
+
+    Y2400_NS = 13569465600 * 10**9  # 2400-01-01 00:00:00 UTC
+    Y2401_NS = 13601088000 * 10**9
+
+    def date(self, url, ns):
+        os.utime(self.path(url), ns=(ns, ns))
+
+    def tag_after(self, url, ae, old):
+        """The ETag url gets once it differs from old (POLL_S at most)."""
+        start = time.monotonic()
+        while True:
+            resp = self.fetch(url, ae)
+            self.assertEqual(resp.status, 200, resp.describe())
+            tag = resp.header('ETag')
+            if tag != old or time.monotonic() - start > POLL_S:
+                return tag
+            time.sleep(0.05)
+
+    def test_mtime_after_2262(self):
+        for url, data in (('/future/small.txt', text(5000, 70)),
+                          ('/future/large.txt', b'x' * (1536 * 1024))):
+            self.write(url, data, treemod.FIXED_MTIME)
+            self.date(url, self.Y2400_NS)
+            for ae in (None, 'gzip'):
+                with self.subTest(url=url, accept_encoding=ae):
+                    resp = self.fetch(url, ae)
+                    # Only cached files are sure to come compressed.
+                    cached = len(data) <= 1 << 20
+                    self.assertIsNone(self.check(resp, data, ae if cached
+                                                 else None), resp.describe())
+                    tag = resp.header('ETag')
+                    self.assertRegex(tag or '', r'^"[0-9a-z-]+"$')
+                    resp = self.send(build_request('GET', url, headers=[
+                        ('If-None-Match', tag)] + ([] if ae is None else [
+                            ('Accept-Encoding', ae)])))
+                    self.assertEqual(resp.status, 304, resp.describe())
+                    # A year later, same inode and size: another tag.
+                    self.date(url, self.Y2401_NS)
+                    later = self.tag_after(url, ae, tag)
+                    self.assertNotEqual(later, tag,
+                                        'the ETag did not follow the date')
+                    self.date(url, self.Y2400_NS)
+                    self.assertEqual(self.tag_after(url, ae, later), tag)
