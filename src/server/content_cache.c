@@ -56,7 +56,7 @@ static void entry_free(struct cache_entry *e)
 {
 	for (int i = 0; i < 3; i++)
 		free(e->rep[i].data);
-	free(e->key);
+	free(e->key); /* and the paths, in the same block */
 	free(e);
 }
 
@@ -90,7 +90,7 @@ static void lru_push_front(struct content_cache *c, struct cache_entry *e)
 	c->lru_head = e;
 }
 
-void content_cache_remove(struct content_cache *c, struct cache_entry *e)
+static void content_cache_remove(struct content_cache *c, struct cache_entry *e)
 {
 	struct cache_entry **p = &c->buckets[e->hash & (c->nbuckets - 1)];
 
@@ -116,27 +116,18 @@ void content_cache_free(struct content_cache *c)
 	free(c);
 }
 
-struct cache_entry *content_cache_get(struct content_cache *c, const char *key,
-				      size_t key_len)
+static struct cache_entry *find(const struct content_cache *c, const char *key,
+				size_t key_len)
 {
 	uint64_t h = hash_key(key, key_len);
 	struct cache_entry *e;
 
 	for (e = c->buckets[h & (c->nbuckets - 1)]; e; e = e->hash_next) {
 		if (e->hash == h && e->key_len == key_len &&
-		    !memcmp(e->key, key, key_len)) {
-			lru_unlink(c, e);
-			lru_push_front(c, e);
-			e->refs++;
+		    !memcmp(e->key, key, key_len))
 			return e;
-		}
 	}
 	return NULL;
-}
-
-bool content_cache_due(const struct cache_entry *e, uint64_t now_ms)
-{
-	return now_ms - e->checked_ms >= CACHE_CHECK_MS;
 }
 
 /* The ctime and mode too: a chmod (say, making the file unreadable) must
@@ -151,19 +142,49 @@ static bool same_identity(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-bool content_cache_same_file(const struct cache_entry *e, const struct stat *st)
+/* Whether e still holds what the file system holds. */
+static bool still_fresh(const struct cache_entry *e, cache_stat_fn *stat_file,
+			void *ctx)
 {
-	return same_identity(st, &e->file);
-}
+	struct stat st;
+	bool exists;
 
-bool content_cache_same_sibling(const struct cache_entry *e,
-				const struct stat *st)
-{
+	/* A listing is rebuilt: its directory's times miss changes to the
+	 * entries' sizes and dates. */
+	if (e->kind == CACHE_LISTING)
+		return false;
+	if (stat_file(ctx, e->file_path, &st) || !same_identity(&st, &e->file))
+		return false;
 	if (!e->sibling_checked)
 		return true;
-	if (!st || !e->sibling_exists)
-		return !st && !e->sibling_exists;
-	return same_identity(st, &e->sibling);
+	exists = !stat_file(ctx, e->sibling_path, &st);
+	if (exists != e->sibling_exists)
+		return false;
+	return !exists || same_identity(&st, &e->sibling);
+}
+
+enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
+				       size_t key_len, uint64_t now_ms,
+				       cache_stat_fn *stat_file, void *ctx,
+				       struct cache_entry **found)
+{
+	struct cache_entry *e;
+
+	*found = NULL;
+	if (!content_cache_enabled(c) || !(e = find(c, key, key_len)))
+		return CACHE_MISSING;
+	if (now_ms - e->checked_ms >= CACHE_CHECK_MS) {
+		if (!still_fresh(e, stat_file, ctx)) {
+			content_cache_remove(c, e);
+			return CACHE_STALE;
+		}
+		e->checked_ms = now_ms;
+	}
+	lru_unlink(c, e);
+	lru_push_front(c, e);
+	e->refs++;
+	*found = e;
+	return CACHE_FRESH;
 }
 
 /*
@@ -239,12 +260,18 @@ static void evict(struct content_cache *c)
 struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 				    enum cache_kind kind, char *body,
 				    size_t len, const struct stat *st,
+				    const char *file_path,
 				    const char *content_type, bool compressible,
 				    uint64_t now_ms)
 {
+	static const char gz_suffix[] = ".gz";
+	size_t flen = file_path ? strlen(file_path) : 0;
+	/* key, file_path and file_path.gz, each NUL-terminated, in one block */
+	size_t strings = key_len + 1 +
+			 (file_path ? 2 * flen + 1 + sizeof(gz_suffix) : 0);
 	struct cache_entry *e = calloc(1, sizeof(*e));
 
-	if (!e || !(e->key = malloc(key_len + 1))) {
+	if (!e || !(e->key = malloc(strings))) {
 		free(e);
 		free(body);
 		return NULL;
@@ -252,13 +279,20 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 	memcpy(e->key, key, key_len);
 	e->key[key_len] = '\0';
 	e->key_len = key_len;
+	if (file_path) {
+		e->file_path = e->key + key_len + 1;
+		memcpy(e->file_path, file_path, flen + 1);
+		e->sibling_path = e->file_path + flen + 1;
+		memcpy(e->sibling_path, file_path, flen);
+		memcpy(e->sibling_path + flen, gz_suffix, sizeof(gz_suffix));
+	}
 	e->hash = hash_key(key, key_len);
 	e->kind = kind;
 	e->content_type = content_type;
 	e->compressible = compressible;
 	e->file = *st;
 	e->checked_ms = now_ms;
-	e->bytes = sizeof(*e) + key_len + len;
+	e->bytes = sizeof(*e) + strings + len;
 	e->refs = 1;
 	e->rep[HTTP_CODING_IDENTITY].data = body;
 	e->rep[HTTP_CODING_IDENTITY].len = len;
@@ -274,11 +308,9 @@ void content_cache_link(struct content_cache *c, struct cache_entry *e)
 
 	if (!content_cache_enabled(c) || e->bytes > c->limit / 2)
 		return;
-	old = content_cache_get(c, e->key, e->key_len);
-	if (old) {
+	old = find(c, e->key, e->key_len);
+	if (old)
 		content_cache_remove(c, old);
-		content_cache_put(old);
-	}
 	e->hash_next = c->buckets[e->hash & (c->nbuckets - 1)];
 	c->buckets[e->hash & (c->nbuckets - 1)] = e;
 	lru_push_front(c, e);
@@ -310,10 +342,15 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 	}
 }
 
-void content_cache_set_gzip(struct content_cache *c, struct cache_entry *e,
-			    char *gz, size_t len)
+void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
+			       const struct stat *st, char *gz, size_t len)
 {
-	attach_rep(c, e, HTTP_CODING_GZIP, gz, len, &e->sibling);
+	e->sibling_checked = true;
+	e->sibling_exists = st != NULL;
+	if (st)
+		e->sibling = *st;
+	if (gz)
+		attach_rep(c, e, HTTP_CODING_GZIP, gz, len, &e->sibling);
 }
 
 const struct cache_rep *content_cache_rep(struct content_cache *c,
