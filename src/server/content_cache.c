@@ -16,8 +16,8 @@ struct content_cache {
 	size_t bytes;
 	size_t count;
 	size_t nbuckets; /* a power of two */
-	struct cache_entry **buckets;
-	struct cache_entry *lru_head, *lru_tail; /* most recent first */
+	struct hlist_head *buckets;
+	struct list_head lru; /* most recently used first */
 };
 
 static uint64_t hash_key(const char *s, size_t n)
@@ -38,6 +38,7 @@ struct content_cache *content_cache_new(size_t limit)
 	if (!c)
 		return NULL;
 	c->limit = limit;
+	INIT_LIST_HEAD(&c->lru);
 	c->nbuckets = INITIAL_BUCKETS;
 	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
 	if (!c->buckets) {
@@ -66,40 +67,12 @@ void content_cache_put(struct cache_entry *e)
 		entry_free(e);
 }
 
-static void lru_unlink(struct content_cache *c, struct cache_entry *e)
-{
-	if (e->lru_prev)
-		e->lru_prev->lru_next = e->lru_next;
-	else
-		c->lru_head = e->lru_next;
-	if (e->lru_next)
-		e->lru_next->lru_prev = e->lru_prev;
-	else
-		c->lru_tail = e->lru_prev;
-	e->lru_prev = e->lru_next = NULL;
-}
-
-static void lru_push_front(struct content_cache *c, struct cache_entry *e)
-{
-	e->lru_prev = NULL;
-	e->lru_next = c->lru_head;
-	if (c->lru_head)
-		c->lru_head->lru_prev = e;
-	else
-		c->lru_tail = e;
-	c->lru_head = e;
-}
-
 static void content_cache_remove(struct content_cache *c, struct cache_entry *e)
 {
-	struct cache_entry **p = &c->buckets[e->hash & (c->nbuckets - 1)];
-
 	if (!e->linked)
 		return;
-	while (*p != e)
-		p = &(*p)->hash_next;
-	*p = e->hash_next;
-	lru_unlink(c, e);
+	hlist_del_init(&e->hash_node);
+	list_del(&e->lru);
 	e->linked = false;
 	c->bytes -= e->bytes;
 	c->count--;
@@ -110,8 +83,9 @@ void content_cache_free(struct content_cache *c)
 {
 	if (!c)
 		return;
-	while (c->lru_head)
-		content_cache_remove(c, c->lru_head);
+	while (!list_empty(&c->lru))
+		content_cache_remove(
+			c, list_first_entry(&c->lru, struct cache_entry, lru));
 	free(c->buckets);
 	free(c);
 }
@@ -122,7 +96,7 @@ static struct cache_entry *find(const struct content_cache *c, const char *key,
 	uint64_t h = hash_key(key, key_len);
 	struct cache_entry *e;
 
-	for (e = c->buckets[h & (c->nbuckets - 1)]; e; e = e->hash_next) {
+	hlist_for_each_entry(e, &c->buckets[h & (c->nbuckets - 1)], hash_node) {
 		if (e->hash == h && e->key_len == key_len &&
 		    !memcmp(e->key, key, key_len))
 			return e;
@@ -180,8 +154,7 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
 		}
 		e->checked_ms = now_ms;
 	}
-	lru_unlink(c, e);
-	lru_push_front(c, e);
+	list_move(&e->lru, &c->lru);
 	e->refs++;
 	*found = e;
 	return CACHE_FRESH;
@@ -233,17 +206,17 @@ static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
 static void grow_table(struct content_cache *c)
 {
 	size_t n = c->nbuckets * 2;
-	struct cache_entry **b = calloc(n, sizeof(*b));
+	struct hlist_head *b = calloc(n, sizeof(*b));
+	struct hlist_node *next;
+	struct cache_entry *e;
 
 	if (!b)
 		return; /* longer chains, still correct */
 	for (size_t i = 0; i < c->nbuckets; i++) {
-		struct cache_entry *e = c->buckets[i], *next;
-
-		for (; e; e = next) {
-			next = e->hash_next;
-			e->hash_next = b[e->hash & (n - 1)];
-			b[e->hash & (n - 1)] = e;
+		hlist_for_each_entry_safe(e, next, &c->buckets[i], hash_node)
+		{
+			hlist_del_init(&e->hash_node);
+			hlist_add_head(&e->hash_node, &b[e->hash & (n - 1)]);
 		}
 	}
 	free(c->buckets);
@@ -253,8 +226,9 @@ static void grow_table(struct content_cache *c)
 
 static void evict(struct content_cache *c)
 {
-	while (c->bytes > c->limit && c->lru_tail)
-		content_cache_remove(c, c->lru_tail);
+	while (c->bytes > c->limit && !list_empty(&c->lru))
+		content_cache_remove(
+			c, list_last_entry(&c->lru, struct cache_entry, lru));
 }
 
 struct cache_entry *cache_entry_new(const char *key, size_t key_len,
@@ -311,9 +285,8 @@ void content_cache_link(struct content_cache *c, struct cache_entry *e)
 	old = find(c, e->key, e->key_len);
 	if (old)
 		content_cache_remove(c, old);
-	e->hash_next = c->buckets[e->hash & (c->nbuckets - 1)];
-	c->buckets[e->hash & (c->nbuckets - 1)] = e;
-	lru_push_front(c, e);
+	hlist_add_head(&e->hash_node, &c->buckets[e->hash & (c->nbuckets - 1)]);
+	list_add(&e->lru, &c->lru);
 	e->linked = true;
 	e->refs++; /* the table's */
 	c->bytes += e->bytes;

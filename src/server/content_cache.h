@@ -17,6 +17,7 @@
 
 #include "http/conditional.h"
 #include "http/negotiate.h"
+#include "list.h"
 
 #define CACHE_FILE_MAX (1024 * 1024) /* larger files are not cached */
 #define CACHE_CHECK_MS 1000 /* how stale an entry may get */
@@ -38,8 +39,8 @@ struct cache_rep {
 };
 
 struct cache_entry {
-	struct cache_entry *hash_next;
-	struct cache_entry *lru_prev, *lru_next;
+	struct hlist_node hash_node; /* in its bucket */
+	struct list_head lru; /* in the cache's LRU order */
 	uint64_t hash;
 	char *key; /* the normalised request path */
 	size_t key_len;
