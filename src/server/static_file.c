@@ -21,6 +21,7 @@
 #include "dir_listing.h"
 #include "file_response.h"
 #include "http/mime.h"
+#include "http/path.h"
 #include "http/response.h"
 #include "http/route.h"
 #include "respond.h"
@@ -125,10 +126,9 @@ static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
 	char *gz = NULL;
 	int fd;
 
-	if (len + sizeof(GZIP_SUFFIX) > sizeof(gz_path))
+	if (http_path_join(gz_path, sizeof(gz_path), file, len, GZIP_SUFFIX) <
+	    0)
 		return;
-	memcpy(gz_path, file, len);
-	memcpy(gz_path + len, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
 	fd = open_beneath(rc->worker->server->root_fd, gz_path,
 			  O_RDONLY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &gz_st)) {
@@ -203,6 +203,7 @@ static int serve_directory(struct request_ctx *rc, int dir_fd,
 {
 	char *path = rc->path;
 	size_t len = (size_t)rc->path_len;
+	char index[HTTP_PATH_MAX + sizeof(INDEX_FILE)];
 	struct stat st;
 	int fd;
 
@@ -216,17 +217,12 @@ static int serve_directory(struct request_ctx *rc, int dir_fd,
 			return respond_status(rc, 414, NULL, 0);
 		return respond_status(rc, 301, location, n);
 	}
-	if (len + sizeof(INDEX_FILE) <= sizeof(rc->path)) {
-		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
-		fd = open_for_request(rc, path + 1);
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-			char file[HTTP_PATH_MAX];
-
-			memcpy(file, path + 1, len + sizeof(INDEX_FILE) - 1);
-			path[len] = '\0';
-			return serve_file(rc, fd, &st, file);
-		}
-		path[len] = '\0';
+	/* The index's path, relative to ROOT. */
+	if (http_path_join(index, sizeof(index), path + 1, len - 1,
+			   INDEX_FILE) >= 0) {
+		fd = open_for_request(rc, index);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			return serve_file(rc, fd, &st, index);
 	}
 	if (!rc->worker->server->listing)
 		return respond_status(rc, 403, NULL, 0);
