@@ -449,7 +449,7 @@ class CacheRevalidationTest(OwnTreeTestCase):
         cls.tree = treemod.make_tree(base)
         kw = {}
         if os.geteuid() == 0:
-            os.chmod(base, 0o755)
+            cls.open_to_all(base)
             kw['preexec_fn'] = drop_to_nobody
         cls.start_kw = kw
         cls.target = start_server(cls.server_args, tree=cls.tree, **kw)
@@ -459,6 +459,24 @@ class CacheRevalidationTest(OwnTreeTestCase):
         if not self.target.server.alive():
             type(self).target = start_server(self.server_args,
                                              tree=self.tree, **self.start_kw)
+
+    @staticmethod
+    def open_to_all(top):
+        """Lets everyone read top and everything beneath it, whatever
+        umask the suite runs with."""
+        os.chmod(top, 0o755)
+        for d, dirs, files in os.walk(top):
+            for names, mode in ((dirs, 0o755), (files, 0o644)):
+                for name in names:
+                    p = os.path.join(d, name)
+                    if not os.path.islink(p):  # never what links reach
+                        os.chmod(p, mode)
+
+    def write(self, url, data, mtime):
+        super().write(url, data, mtime)
+        if os.geteuid() == 0:
+            self.open_to_all(self.tree.www)
+            os.utime(self.path(url), (mtime, mtime))
 
     def test_unchanged_file_not_read_again(self):
         """Requests spaced past the check interval are answered from the
