@@ -8,6 +8,7 @@
 
 #include "conn_io.h"
 #include "coro.h"
+#include "file_etag.h"
 #include "http/chunked.h"
 #include "http/range.h"
 #include "respond.h"
@@ -195,9 +196,7 @@ int respond_from_file(struct request_ctx *rc, int fd, const struct stat *st,
 	struct selection sel;
 
 	etag_len = http_format_etag(etag, (uint64_t)st->st_ino, size,
-				    (int64_t)st->st_mtim.tv_sec * 1000000000 +
-					    st->st_mtim.tv_nsec,
-				    "");
+				    file_etag_time(&st->st_mtim), "");
 	sel = select_part(rc, etag, etag_len, st->st_mtim.tv_sec, size);
 	extra_len = (size_t)snprintf(extra, sizeof(extra),
 				     "ETag: %.*s\r\nAccept-Ranges: bytes\r\n",
