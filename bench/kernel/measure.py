@@ -132,7 +132,10 @@ class KernelBench:
         self.vcpus = int(self.sh('nproc').strip())
         self.pinned = self.vcpus >= 2
         port = self.ports['sehttpd'][1]
-        start = ('setsid %s/bin/sehttpd -p %d -t 1 --timeout %d /srv/www '
+        # --user root: the guest has no NSS libraries for a static
+        # getpwnam(), so dropping to nobody would fail at start.
+        start = ('setsid %s/bin/sehttpd -p %d -t 1 --timeout %d --user root '
+                 '/srv/www '
                  '</dev/null >/tmp/sehttpd.log 2>&1 &'
                  % ('taskset -c %d ' % SERVER_CPU if self.pinned else '',
                     port, SEHTTPD_TIMEOUT_S))
