@@ -133,7 +133,7 @@ static void respond(struct khttpd_conn *c, int r)
 			  !x.keep_alive ? KHTTPD_NEXT_LINGER :
 					  KHTTPD_NEXT_BODY;
 	}
-	/* A response that could not be completed is not sent in part. */
+	/* A response that could not be completed: the rest is dropped. */
 	if (err)
 		khttpd_out_release(&c->out);
 }
@@ -248,7 +248,7 @@ static void timed_out(struct khttpd_conn *c)
 	if (c->state != KHTTPD_HEAD || c->end == c->start)
 		return;
 	respond(c, -408);
-	khttpd_out_flush(&c->out, c->sock, &sent);
+	khttpd_out_flush(&c->out, &sent);
 }
 
 /* Runs the state machine until it waits (false) or must close (true). */
@@ -264,7 +264,7 @@ static bool run(struct khttpd_conn *c)
 	}
 	for (;;) {
 		size_t sent;
-		int r = khttpd_out_flush(&c->out, c->sock, &sent);
+		int r = khttpd_out_flush(&c->out, &sent);
 
 		if (sent && c->state == KHTTPD_SEND)
 			set_deadline(c, c->srv->timeout); /* progress */
@@ -432,7 +432,7 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
 	c->sock = sock;
 	INIT_WORK(&c->work, conn_work);
 	timer_setup(&c->timer, conn_timer, 0);
-	khttpd_out_init(&c->out);
+	khttpd_out_init(&c->out, sock);
 	enter_head(c);
 	tcp_sock_set_nodelay(sock->sk);
 

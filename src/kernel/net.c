@@ -91,18 +91,46 @@ static int copy(struct khttpd_out *out, const char *p, size_t len)
 	return 0;
 }
 
+/*
+ * With nothing queued, the response goes straight to the socket: no
+ * segment to allocate in the common case.  Returns the bytes it took (an
+ * error is left for the flush to meet again).
+ */
+static size_t send_now(struct khttpd_out *out, const struct kvec *vec,
+		       size_t nvec)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	size_t total = 0, i;
+	int r;
+
+	if (!list_empty(&out->segs))
+		return 0;
+	for (i = 0; i < nvec; i++)
+		total += vec[i].iov_len;
+	if (!total)
+		return 0;
+	/* The socket layer iterates over vec; it does not change it. */
+	r = kernel_sendmsg(out->sock, &msg, (struct kvec *)vec, nvec, total);
+	return r > 0 ? r : 0;
+}
+
 int khttpd_out_vec(struct khttpd_out *out, const struct kvec *vec, size_t nvec,
 		   const struct khttpd_cache_entry *pin)
 {
-	size_t i;
+	size_t i, skip = send_now(out, vec, nvec);
 
 	for (i = 0; i < nvec; i++) {
 		const char *p = vec[i].iov_base;
 		size_t len = vec[i].iov_len;
 		struct khttpd_out_seg *s;
 
-		if (!len)
+		if (skip >= len) {
+			skip -= len;
 			continue;
+		}
+		p += skip;
+		len -= skip;
+		skip = 0;
 		if (!pinned(pin, p, len)) {
 			if (copy(out, p, len))
 				return -ENOMEM;
@@ -167,7 +195,7 @@ static bool seg_done(const struct khttpd_out_seg *s)
 	return s->off == s->len && (s->kind != SEG_FILE || s->pos >= s->end);
 }
 
-int khttpd_out_flush(struct khttpd_out *out, struct socket *sock, size_t *sent)
+int khttpd_out_flush(struct khttpd_out *out, size_t *sent)
 {
 	*sent = 0;
 	while (!list_empty(&out->segs)) {
@@ -204,7 +232,7 @@ int khttpd_out_flush(struct khttpd_out *out, struct socket *sock, size_t *sent)
 		if (!list_is_last(&last->node, &out->segs) ||
 		    (last->kind == SEG_FILE && last->pos < last->end))
 			msg.msg_flags |= MSG_MORE;
-		r = kernel_sendmsg(sock, &msg, vec, n, total);
+		r = kernel_sendmsg(out->sock, &msg, vec, n, total);
 		if (r < 0)
 			return r;
 		if (r == 0)

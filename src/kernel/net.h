@@ -17,11 +17,13 @@ struct khttpd_cache_entry;
 
 struct khttpd_out {
 	struct list_head segs; /* struct khttpd_out_seg, oldest first */
+	struct socket *sock;
 };
 
-static inline void khttpd_out_init(struct khttpd_out *out)
+static inline void khttpd_out_init(struct khttpd_out *out, struct socket *sock)
 {
 	INIT_LIST_HEAD(&out->segs);
+	out->sock = sock;
 }
 
 static inline bool khttpd_out_pending(const struct khttpd_out *out)
@@ -30,9 +32,10 @@ static inline bool khttpd_out_pending(const struct khttpd_out *out)
 }
 
 /*
- * Appends vec[0..nvec).  Pieces inside pin's bodies are referenced (pin
- * gets a reference until they are sent); all others are copied.  Returns
- * 0 or -ENOMEM.
+ * Sends vec[0..nvec) at once as far as the socket takes it when nothing is
+ * queued before it, and appends the rest.  Queued pieces inside pin's
+ * bodies are referenced (pin gets a reference until they are sent); all
+ * others are copied.  Returns 0 or -ENOMEM.
  */
 int khttpd_out_vec(struct khttpd_out *out, const struct kvec *vec, size_t nvec,
 		   const struct khttpd_cache_entry *pin);
@@ -54,7 +57,7 @@ int khttpd_out_file(struct khttpd_out *out, struct file *file, loff_t pos,
  * is empty, -EAGAIN when the socket is full (sent > 0 if anything left),
  * or another negative errno after which the connection must be closed.
  */
-int khttpd_out_flush(struct khttpd_out *out, struct socket *sock, size_t *sent);
+int khttpd_out_flush(struct khttpd_out *out, size_t *sent);
 
 /* Drops everything still queued. */
 void khttpd_out_release(struct khttpd_out *out);
