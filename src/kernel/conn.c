@@ -139,6 +139,13 @@ static void serve(struct khttpd_conn *c)
 			return;
 		}
 		khttpd_exchange_init(&x, c, c->buf + c->start, &c->req);
+		/* The body is skipped after the reply: a client holding it
+		 * back for 100-continue must be told to send it first. */
+		if (x.keep_alive &&
+		    http_body_expects_continue(x.buf, &c->req) &&
+		    khttpd_send(c->sock, HTTP_CONTINUE_RESPONSE,
+				sizeof(HTTP_CONTINUE_RESPONSE) - 1, false))
+			return;
 		r = khttpd_serve(&x);
 		if (r)
 			return;
@@ -147,7 +154,6 @@ static void serve(struct khttpd_conn *c)
 			lingering_close(c);
 			return;
 		}
-		/* After the reply, so a client awaiting 100-continue has it. */
 		if (skip_body(c))
 			return;
 	}

@@ -208,6 +208,17 @@ void http_conn_serve(struct coro *coro, void *data)
 		rc.status = 0;
 		rc.body_bytes = 0;
 		rc.path_len = 0;
+		/*
+		 * The body is read (skipped) after the reply on a connection
+		 * that stays open: a client holding it back for 100-continue
+		 * must be told to send it first.
+		 */
+		if (rc.keep_alive && http_body_expects_continue(rc.buf, &req) &&
+		    conn_write(c, HTTP_CONTINUE_RESPONSE,
+			       sizeof(HTTP_CONTINUE_RESPONSE) - 1, false)) {
+			c->close_after = true;
+			return;
+		}
 		defer_mark = coro_defer_mark(coro);
 		r = serve_request(&rc);
 		coro_defer_run_to(coro, defer_mark);
@@ -217,11 +228,8 @@ void http_conn_serve(struct coro *coro, void *data)
 		}
 		log_request(&rc);
 		rb.start += req.head_len;
-		/*
-		 * The body is skipped after the reply, so a client waiting
-		 * for 100-continue gets its answer; one that then never sends
-		 * the body is closed by the timeout.
-		 */
+		/* A client that never sends the body is closed by the
+		 * timeout. */
 		if (!rc.keep_alive) {
 			/*
 			 * Linger only when the client may still be sending

@@ -1,6 +1,7 @@
 """Request parsing: methods, versions, request targets, header syntax,
 message framing and the size limits (RFC 9112)."""
 
+import httpraw
 from httpraw import build_request
 from target import ServerTestCase
 
@@ -311,6 +312,61 @@ class ParsingTest(ServerTestCase):
             c.send_slowly(b'56789GET /b.txt HTTP/1.1\r\nHost: t\r\n\r\n',
                           step=3)
             self.assert_file(c.read_response(), '/b.txt')
+
+    def read_interim(self, c, what):
+        """Reads a response head that must be 100 (Continue)."""
+        head = httpraw.Response()
+        c.read_head(head)
+        self.assertEqual(head.status, 100, 'no 100 (Continue) %s, got:\n%s'
+                         % (what, head.describe()))
+        self.assertEqual(head.headers, [])
+
+    def test_expect_100_continue(self):
+        """A client that holds its body back until 100 (Continue), as
+        curl does, must get it before the final response, then send the
+        body, and the next request must be read as a request."""
+        cases = [
+            ('GET', b'Content-Length: 5\r\n', b'hello', '/a.txt'),
+            ('GET', b'Transfer-Encoding: chunked\r\n',
+             b'5\r\nhello\r\n0\r\n\r\n', '/a.txt'),
+            ('POST', b'Content-Length: 5\r\n', b'hello', None),
+        ]
+        for method, framing, body, url in cases:
+            with self.subTest(method=method, framing=framing), \
+                    self.conn() as c:
+                c.send(method.encode() + b' /a.txt HTTP/1.1\r\nHost: t\r\n'
+                       + framing + b'Expect: 100-Continue\r\n\r\n')
+                self.read_interim(c, 'to a client awaiting it')
+                c.send(body)
+                resp = c.read_response()
+                if url:
+                    self.assert_file(resp, url)
+                else:
+                    self.assert_error(resp, 405)
+                c.send(GET_A)
+                self.assert_file(c.read_response(), '/a.txt',
+                                 ' (the request after the body)')
+
+    def test_expect_100_continue_body_sent_at_once(self):
+        """A client that does not wait for the 100 loses nothing."""
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5'
+                   b'\r\nExpect: 100-continue\r\n\r\nhello' + GET_A)
+            self.read_interim(c, 'for a body sent at once')
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' (the pipelined request)')
+
+    def test_expect_without_body_or_http10_no_100(self):
+        """No body, or an HTTP/1.0 client (which knows no 100): the
+        final response comes first."""
+        for req in (b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                    b'Expect: 100-continue\r\n\r\n',
+                    b'GET /a.txt HTTP/1.0\r\nContent-Length: 5\r\n'
+                    b'Expect: 100-continue\r\n\r\nhello'):
+            with self.subTest(req=req), self.conn() as c:
+                c.send(req)
+                self.assert_file(c.read_response(), '/a.txt')
 
     def test_bad_chunked_body_400(self):
         bad = [b'zz\r\nhello\r\n0\r\n\r\n',
