@@ -2,10 +2,8 @@
 #include "access_log.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "http/format.h"
 
@@ -67,7 +65,7 @@ static void put_header(struct line *l, const char *reqbuf,
 	put(l, "\"", 1);
 }
 
-void access_log_append(struct access_log_buffer *log, int fd,
+void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		       const struct client_addr *peer, const char *clf_time,
 		       const char *reqbuf, const struct http_request *req,
 		       int status, uint64_t body_bytes)
@@ -77,7 +75,7 @@ void access_log_append(struct access_log_buffer *log, int fd,
 	struct line l;
 
 	if (ACCESS_LOG_BUFFER - log->len < LINE_MAX_BYTES)
-		access_log_flush(log, fd);
+		access_log_flush(log, lw);
 	l = (struct line){ log->buf + log->len, 0, LINE_MAX_BYTES - 1 };
 
 	if (peer->family == AF_INET || peer->family == AF_INET6)
@@ -103,20 +101,12 @@ void access_log_append(struct access_log_buffer *log, int fd,
 	put_header(&l, reqbuf, req, HTTP_H_USER_AGENT);
 	l.p[l.len++] = '\n'; /* cap left room for it */
 	log->len += l.len;
+	log->lines++;
 }
 
-void access_log_flush(struct access_log_buffer *log, int fd)
+void access_log_flush(struct access_log_buffer *log, struct log_writer *lw)
 {
-	size_t off = 0;
-
-	while (off < log->len) {
-		ssize_t n = write(fd, log->buf + off, log->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break; /* a full disk must not stop the server */
-		off += (size_t)n;
-	}
+	log_writer_submit(lw, log->buf, log->len, log->lines);
 	log->len = 0;
+	log->lines = 0;
 }

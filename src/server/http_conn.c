@@ -123,7 +123,7 @@ static void log_request(struct request_ctx *rc)
 
 	if (!s->access_log)
 		return;
-	access_log_append(&w->log, s->access_log_fd, &rc->conn->peer,
+	access_log_append(&w->log, s->log_writer, &rc->conn->peer,
 			  w->date.clf, rc->buf, rc->req, rc->status,
 			  rc->body_bytes);
 }

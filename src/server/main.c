@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -17,12 +18,18 @@
 #include <unistd.h>
 
 #include "listener.h"
+#include "log_writer.h"
 #include "options.h"
 #include "server.h"
 #include "static_file.h"
 
 #define EXIT_USAGE 2
 #define MAX_FDS_CAP (1u << 22)
+/* At exit, how long a log that does not keep up may hold the server. */
+#define LOG_DRAIN_MS 1000
+
+/* Static: a writer left blocked at exit still reaches its buffers. */
+static struct log_writer access_log_writer;
 
 static int open_root(struct server *s, const char *root, char *real,
 		     size_t real_len)
@@ -162,6 +169,17 @@ int main(int argc, char **argv)
 			close(s.root_fd);
 		return EXIT_USAGE;
 	}
+	if (s.access_log) {
+		if (log_writer_start(&access_log_writer, s.access_log_fd)) {
+			perror("sehttpd: access log writer");
+			if (s.access_log_fd > STDOUT_FILENO)
+				close(s.access_log_fd);
+			close(s.root_fd);
+			return 1;
+		}
+		s.log_writer = &access_log_writer;
+		s.access_log_fd = -1; /* the writer's now */
+	}
 	s.timeout_ms = opt.timeout_ms;
 	s.listing = opt.listing;
 	s.compress = opt.compress;
@@ -218,7 +236,14 @@ out:
 	free(s.workers);
 	free(s.conns);
 	close(s.root_fd);
-	if (s.access_log_fd > STDOUT_FILENO)
-		close(s.access_log_fd);
+	if (s.log_writer) {
+		uint64_t dropped = log_writer_stop(s.log_writer, LOG_DRAIN_MS);
+
+		if (dropped)
+			fprintf(stderr,
+				"sehttpd: %" PRIu64 " access log lines dropped "
+				"(the log did not keep up)\n",
+				dropped);
+	}
 	return ret;
 }

@@ -38,7 +38,8 @@ struct server {
 	bool compress;
 	size_t cache_bytes; /* per thread */
 	bool access_log;
-	int access_log_fd;
+	int access_log_fd; /* until the log writer takes it over */
+	struct log_writer *log_writer;
 	unsigned nworkers;
 	struct worker *workers;
 	struct conn *conns; /* indexed by fd */

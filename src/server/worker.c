@@ -346,10 +346,10 @@ void *worker_run(void *arg)
 			handle_event(w, &events[i]);
 		expire_timers(w);
 		if (w->log.len)
-			access_log_flush(&w->log, s->access_log_fd);
+			access_log_flush(&w->log, s->log_writer);
 	}
 	force_close_all(w); /* only left after an epoll failure */
 	if (w->log.len)
-		access_log_flush(&w->log, s->access_log_fd);
+		access_log_flush(&w->log, s->log_writer);
 	return NULL;
 }

@@ -467,3 +467,39 @@ class AccessLogStdoutTest(ServerTestCase, AccessLogMixin):
 
     def test_lines_on_stdout(self):
         self.check_basic_lines()
+
+
+@needs_process('starts sehttpd with --access-log FIFO')
+class AccessLogBlockedTest(unittest.TestCase):
+    """A log that blocks must not stall serving, nor the shutdown."""
+
+    def test_fifo_nobody_reads(self):
+        fifo = os.path.join(temp_dir(), 'access.fifo')
+        os.mkfifo(fifo)
+        # A reader that never reads: the pipe (64 KiB) fills and stays so.
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        self.addCleanup(os.close, reader)
+        srv = ServerProcess(['-t', '1', '--access-log', fifo],
+                            root=session_tree().www)
+        self.addCleanup(srv.kill)
+        agent = 'x' * 2000  # 2 KB lines: the pipe is full after ~32
+        start = time.monotonic()
+        with Conn(srv.host, srv.port, timeout=3) as c:
+            for i in range(400):
+                c.send(build_request('GET', '/a.txt',
+                                     headers=[('User-Agent', agent)]))
+                try:
+                    resp = c.read_response()
+                except (TimeoutError, OSError) as e:
+                    self.fail('request %d not answered with the access '
+                              'log blocked: %r' % (i, e))
+                self.assertEqual(resp.status, 200)
+        self.assertLess(time.monotonic() - start, 10)
+        start = time.monotonic()
+        srv.send_signal(signal.SIGTERM)
+        rc = srv.wait(5)
+        self.assertEqual(rc, 0, 'exit status %r %.1f s after SIGTERM with '
+                         'the access log blocked; stderr %r'
+                         % (rc, time.monotonic() - start, srv.stderr_text()))
+        self.assertRegex(srv.stderr_text(), r'\d+ access log lines dropped')
+
