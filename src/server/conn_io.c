@@ -102,6 +102,7 @@ int conn_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 				return -1;
 			continue;
 		}
+		c->bytes_sent += (uint64_t)n;
 		/* Drop what was written from the front of the vector. */
 		while (msg.msg_iovlen > 0 &&
 		       (size_t)n >= msg.msg_iov->iov_len) {
@@ -159,6 +160,7 @@ int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len)
 			return -1;
 		}
 		len -= (uint64_t)n;
+		c->bytes_sent += (uint64_t)n;
 	}
 	return 0;
 }

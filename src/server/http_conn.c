@@ -123,9 +123,20 @@ static void log_request(struct request_ctx *rc)
 
 	if (!s->access_log)
 		return;
-	access_log_append(&w->log, s->log_writer, &rc->conn->peer,
-			  w->date.clf, rc->buf, rc->req, rc->status,
-			  rc->body_bytes);
+	access_log_append(&w->log, s->log_writer, &rc->conn->peer, w->date.clf,
+			  rc->buf, rc->req, rc->status, rc->body_bytes);
+}
+
+/*
+ * The body bytes of a response cut short: what the connection sent for it,
+ * less its head, which every responder builds at the start of scratch.
+ */
+static uint64_t body_bytes_sent(const struct request_ctx *rc, uint64_t sent)
+{
+	const char *end = memmem(rc->scratch, HTTP_CONN_SCRATCH, "\r\n\r\n", 4);
+	uint64_t head = end ? (uint64_t)(end + 4 - rc->scratch) : 0;
+
+	return sent > head ? sent - head : 0;
 }
 
 /* Answers a head the parser refused; the connection closes after it. */
@@ -146,13 +157,20 @@ static void reject(struct conn *c, struct read_buffer *rb, int status)
 }
 
 /* Best effort: a client cut off mid-request learns why, if it listens. */
-static void send_timeout(struct conn *c)
+static void send_timeout(struct conn *c, struct read_buffer *rb)
 {
 	static const char resp[] = "HTTP/1.1 408 Request Timeout\r\n"
 				   "Connection: close\r\n"
 				   "Content-Length: 0\r\n\r\n";
+	struct request_ctx rc = {
+		.conn = c,
+		.worker = c->worker,
+		.buf = rb->data + rb->start,
+		.status = 408,
+	};
 
 	send(c->fd, resp, sizeof(resp) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	log_request(&rc);
 }
 
 void http_conn_serve(struct coro *coro, void *data)
@@ -167,6 +185,7 @@ void http_conn_serve(struct coro *coro, void *data)
 		struct http_request req;
 		struct http_parser p;
 		unsigned defer_mark;
+		uint64_t sent;
 		int r = HTTP_PARSE_AGAIN;
 
 		http_parser_init(&p);
@@ -186,7 +205,7 @@ void http_conn_serve(struct coro *coro, void *data)
 				return;
 			if (res == READ_CLOSED) {
 				if (c->timed_out && rb.end > rb.start)
-					send_timeout(c);
+					send_timeout(c, &rb);
 				c->close_after = true;
 				return;
 			}
@@ -219,10 +238,18 @@ void http_conn_serve(struct coro *coro, void *data)
 			c->close_after = true;
 			return;
 		}
+		sent = c->bytes_sent;
 		defer_mark = coro_defer_mark(coro);
 		r = serve_request(&rc);
 		coro_defer_run_to(coro, defer_mark);
 		if (r) {
+			/* Cut short (client gone, write stall): logged with
+			 * what it got, once a status was chosen. */
+			if (rc.status) {
+				rc.body_bytes = body_bytes_sent(
+					&rc, c->bytes_sent - sent);
+				log_request(&rc);
+			}
 			c->close_after = true;
 			return;
 		}

@@ -83,6 +83,7 @@ struct conn {
 	struct conn *prev, *next; /* in worker->conns */
 	struct timer timer;
 	struct client_addr peer; /* for the access log */
+	uint64_t bytes_sent; /* so far, for the access log */
 };
 
 int worker_init(struct worker *w, struct server *s, int listen_fd);

@@ -456,6 +456,71 @@ class AccessLogFileTest(ServerTestCase, AccessLogMixin):
         self.assertNotIn(b'\x7f', raw, 'raw DEL in the log')
 
 
+
+@needs_process('starts sehttpd with --access-log FILE --timeout 0.5')
+class AccessLogCutShortTest(ServerTestCase, AccessLogMixin):
+    """Responses that end early are logged too, with the status and the
+    body bytes actually written."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.log_path = os.path.join(temp_dir(), 'access.log')
+        cls.server_args = ('--access-log', cls.log_path, '--timeout', '0.5')
+        super().setUpClass()
+
+    log_bytes = AccessLogFileTest.log_bytes
+    log_lines = AccessLogFileTest.log_lines
+
+    def cut_short_line(self, n0, what):
+        lines = self.wait_lines(1, n0)
+        self.assertEqual(len(lines), 1, 'no log line for %s' % what)
+        return self.parse(lines[0])
+
+    def test_client_gone_mid_download(self):
+        url = '/big/10m.bin'
+        size = len(self.tree.files[url])
+        n0 = len(self.log_lines())
+        with self.conn(rcvbuf=16384) as c:
+            c.send(build_request('GET', url))
+            self.assertEqual(c.read_response(body=False).status, 200)
+            c.sock.recv(16384)
+            c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                              b'\x01\x00\x00\x00\x00\x00\x00\x00')
+        line = self.cut_short_line(n0, 'a client gone mid-download')
+        self.assertEqual((line['request'], line['status']),
+                         ('GET %s HTTP/1.1' % url, 200))
+        self.assertLess(int(line['size']), size)
+
+    def test_write_stall(self):
+        url = '/big/10m.bin'
+        size = len(self.tree.files[url])
+        n0 = len(self.log_lines())
+        with self.conn(rcvbuf=16384) as c:
+            c.send(build_request('GET', url))
+            self.assertEqual(c.read_response(body=False).status, 200)
+            got = len(c.buf)
+            c.buf.clear()
+            for _ in range(4):
+                got += len(c.sock.recv(16384))
+            line = self.cut_short_line(n0, 'a reader that stopped')
+            # What the client has, and what is in flight, was written.
+            self.assertEqual((line['request'], line['status']),
+                             ('GET %s HTTP/1.1' % url, 200))
+            self.assertGreaterEqual(int(line['size']), got)
+            self.assertLess(int(line['size']), size)
+
+    def test_request_timeout_408(self):
+        n0 = len(self.log_lines())
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX-Slow: ')
+            closed, data = c.wait_closed(3)
+            self.assertTrue(closed)
+            self.assertRegex(data, rb'^HTTP/1\.1 408 ')
+        line = self.cut_short_line(n0, 'a request timed out')
+        self.assertEqual((line['request'], line['status'], line['size']),
+                         ('-', 408, '0'))
+
+
 @needs_process('starts sehttpd with --access-log -')
 class AccessLogStdoutTest(ServerTestCase, AccessLogMixin):
     server_args = ('--access-log', '-')
