@@ -455,6 +455,28 @@ class AccessLogFileTest(ServerTestCase, AccessLogMixin):
                                  'raw control byte %#x in the log' % ch)
         self.assertNotIn(b'\x7f', raw, 'raw DEL in the log')
 
+    def test_long_target_keeps_the_line(self):
+        """A target of 1,400 %22 (4 KB) used to cut the line before the
+        status; long fields are cut, never the line's structure."""
+        n0 = len(self.log_lines())
+        target = '/a.txt?' + '%22' * 1400
+        ua = 'agent/' + 'u' * 500
+        with self.conn() as c:
+            c.send(build_request('GET', target, headers=[
+                ('User-Agent', ua), ('Referer', 'http://ref.test/')]))
+            self.assertEqual(c.read_response().status, 200)
+        lines = self.wait_lines(1, n0)
+        self.assertEqual(len(lines), 1, lines)
+        self.assertLess(len(lines[0]), 4096)
+        self.assertIsNotNone(CLF.match(lines[0]), 'the line lost its '
+                             'structure: ...%r' % lines[0][-200:])
+        line = self.parse(lines[0])
+        self.assertEqual((line['status'], line['size'], line['referer'],
+                          line['agent']), (200, '12', 'http://ref.test/', ua))
+        self.assertTrue(line['request'].startswith('GET /a.txt?%22%22'),
+                        line['request'][:100])
+        self.assertTrue(line['request'].endswith('... HTTP/1.1'),
+                        line['request'][-100:])
 
 
 @needs_process('starts sehttpd with --access-log FILE --timeout 0.5')
