@@ -55,7 +55,8 @@ static int wait_for(struct conn *c, uint32_t events)
 			return 0;
 		/* Nothing is written while waiting: fewer unacknowledged
 		 * bytes means the client took some. */
-		if (unacked < 0 || unacked_bytes(c) >= unacked)
+		if (unacked < 0 || atomic_load(&w->force_stop) ||
+		    unacked_bytes(c) >= unacked)
 			break;
 		c->timed_out = false;
 	}

@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock_ms.h"
 #include "listener.h"
 #include "log_writer.h"
 #include "options.h"
@@ -144,6 +146,51 @@ static int wait_for_signal(const sigset_t *set)
 	return sig;
 }
 
+static bool workers_finished(struct server *s, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!atomic_load(&s->workers[i].finished))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Asks the n running workers to stop accepting and let in-flight responses
+ * finish, for at most drain_ms: then, or at a second stop signal, what is
+ * left is cut off.  Polled: the main thread has nothing else to do.
+ */
+static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
+			  uint32_t drain_ms)
+{
+	uint64_t deadline = clock_ms() + drain_ms;
+
+	for (unsigned i = 0; i < n; i++)
+		worker_request_stop(&s->workers[i]);
+	while (!workers_finished(s, n)) {
+		uint64_t now = clock_ms(), wait;
+		struct timespec ts;
+		int sig;
+
+		if (now >= deadline) {
+			fprintf(stderr,
+				"sehttpd: responses still in flight "
+				"after the drain timeout are cut off\n");
+			break;
+		}
+		wait = deadline - now < 50 ? deadline - now : 50;
+		ts = (struct timespec){ 0, (long)wait * 1000000 };
+		sig = sigtimedwait(stop, NULL, &ts);
+		if (sig == SIGINT || sig == SIGTERM) {
+			fprintf(stderr,
+				"sehttpd: second signal: stopping now\n");
+			break;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		worker_force_stop(&s->workers[i]);
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt;
@@ -222,8 +269,7 @@ int main(int argc, char **argv)
 		wait_for_signal(&stop_signals);
 		ret = 0;
 	}
-	for (unsigned i = 0; i < started; i++)
-		worker_request_stop(&s.workers[i]);
+	drain_workers(&s, started, &stop_signals, opt.drain_ms);
 	for (unsigned i = 0; i < started; i++) {
 		pthread_join(s.workers[i].thread, NULL);
 		worker_destroy(&s.workers[i]);

@@ -18,6 +18,7 @@ enum {
 	OPT_ACCESS_LOG,
 	OPT_NO_COMPRESS,
 	OPT_CACHE_SIZE,
+	OPT_DRAIN_TIMEOUT,
 };
 
 static const struct option long_options[] = {
@@ -29,6 +30,7 @@ static const struct option long_options[] = {
 	{ "access-log", required_argument, NULL, OPT_ACCESS_LOG },
 	{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
 	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
+	{ "drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -50,6 +52,10 @@ static void usage(FILE *out)
 		"      --no-compress      never compress responses\n"
 		"      --cache-size MIB   memory for cached files and listings\n"
 		"                         (default 64; 0 disables the cache)\n"
+		"      --drain-timeout SECONDS  on SIGINT or SIGTERM, how long\n"
+		"                         in-flight responses may take to\n"
+		"                         finish (default 5); a second\n"
+		"                         signal stops at once\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -103,6 +109,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.port = 8080,
 		.threads = cpus > 0 ? (unsigned)cpus : 1,
 		.timeout_ms = 15000,
+		.drain_ms = 5000,
 		.listing = true,
 		.compress = true,
 		.cache_mib = 64,
@@ -129,6 +136,11 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		case OPT_TIMEOUT:
 			if (parse_seconds(optarg, &opt->timeout_ms))
 				return bad("timeout", optarg),
+				       OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_DRAIN_TIMEOUT:
+			if (parse_seconds(optarg, &opt->drain_ms))
+				return bad("drain timeout", optarg),
 				       OPTIONS_EXIT_USAGE;
 			break;
 		case OPT_NO_LISTING:

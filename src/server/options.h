@@ -12,6 +12,7 @@ struct options {
 	uint16_t port;
 	unsigned threads;
 	uint32_t timeout_ms;
+	uint32_t drain_ms; /* after SIGINT/SIGTERM, for in-flight responses */
 	bool listing;
 	bool compress;
 	uint32_t cache_mib;

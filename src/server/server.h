@@ -56,6 +56,8 @@ struct worker {
 	int epoll_fd;
 	int listen_fd;
 	int stop_fd; /* eventfd: the main thread asks for shutdown */
+	atomic_bool force_stop; /* ... and then to cut off what is left */
+	atomic_bool finished; /* worker_run has returned */
 	bool stopping;
 	bool accept_paused;
 	uint64_t now_ms;
@@ -90,6 +92,8 @@ int worker_init(struct worker *w, struct server *s, int listen_fd);
 void *worker_run(void *arg);
 /* Asks the worker to stop accepting and drain; safe from another thread. */
 void worker_request_stop(struct worker *w);
+/* Then to cut off the responses still in flight; also safe. */
+void worker_force_stop(struct worker *w);
 void worker_destroy(struct worker *w);
 
 /* The coroutine body serving one connection (http_conn.c). */

@@ -82,6 +82,12 @@ void worker_request_stop(struct worker *w)
 		perror("sehttpd: eventfd");
 }
 
+void worker_force_stop(struct worker *w)
+{
+	atomic_store(&w->force_stop, true);
+	worker_request_stop(w); /* every write is a new edge */
+}
+
 static void conn_list_add(struct worker *w, struct conn *c)
 {
 	c->prev = NULL;
@@ -263,9 +269,9 @@ static void begin_stop(struct worker *w)
 			conn_close(w, c);
 	}
 	/*
-	 * No overall deadline: every busy connection has its own timer, which
-	 * a reply that keeps making progress keeps pushing back, and which
-	 * cuts off one that stalls.
+	 * Every busy connection has its own timer, which a reply that keeps
+	 * making progress keeps pushing back, and which cuts off one that
+	 * stalls; the main thread bounds the whole drain (cut_off_all).
 	 */
 }
 
@@ -273,6 +279,25 @@ static void force_close_all(struct worker *w)
 {
 	while (w->conns)
 		conn_close(w, w->conns);
+}
+
+/*
+ * The drain is over: each busy connection fails its pending I/O as on a
+ * timeout, so that it unwinds and logs what it sent, then closes.
+ */
+static void cut_off_all(struct worker *w)
+{
+	struct conn *c, *next;
+
+	for (c = w->conns; c; c = next) {
+		next = c->next;
+		if (c->coro) {
+			c->timed_out = true;
+			c->turn = false;
+			conn_resume(w, c);
+		}
+	}
+	force_close_all(w); /* any that did not finish */
 }
 
 static void handle_event(struct worker *w, const struct epoll_event *ev)
@@ -288,6 +313,8 @@ static void handle_event(struct worker *w, const struct epoll_event *ev)
 	if (fd == w->stop_fd) {
 		if (!w->stopping)
 			begin_stop(w);
+		if (atomic_load(&w->force_stop))
+			cut_off_all(w);
 		return;
 	}
 	c = &s->conns[fd];
@@ -351,5 +378,6 @@ void *worker_run(void *arg)
 	force_close_all(w); /* only left after an epoll failure */
 	if (w->log.len)
 		access_log_flush(&w->log, s->log_writer);
+	atomic_store(&w->finished, true);
 	return NULL;
 }

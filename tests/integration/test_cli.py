@@ -96,7 +96,8 @@ class CommandLineTest(unittest.TestCase):
                 self.assertEqual(rc, 0)
                 self.assertIn('usage', out.lower())
                 for opt in ('--port', '--bind', '--threads', '--timeout',
-                            '--no-listing', '--access-log'):
+                            '--no-listing', '--access-log',
+                            '--drain-timeout'):
                     self.assertIn(opt, out, 'usage does not mention ' + opt)
 
     def test_version(self):
@@ -114,7 +115,8 @@ class CommandLineTest(unittest.TestCase):
                  ['-t', '0'], ['-t', 'abc'], ['-t', '-2'],
                  ['--threads', '0'], ['--timeout', '-1'],
                  ['--timeout', 'abc'], ['--timeout', ''],
-                 ['--timeout', '1x'], ['-b', 'not-an-address'],
+                 ['--timeout', '1x'], ['--drain-timeout', '-1'],
+                 ['--drain-timeout', 'x'], ['-b', 'not-an-address'],
                  ['-b', '256.1.1.1'], ['--port'], ['-p']]
         for args in cases:
             full = ['-b', '127.0.0.1', '-p', '0'] + args + [www] \
@@ -268,8 +270,9 @@ class CommandLineTest(unittest.TestCase):
 
     def test_graceful_shutdown_finishes_slow_download(self):
         """The download lasts about 4 timeouts after the signal, but
-        every read is progress, so it must complete."""
-        srv = self.start(['--timeout', '1'])
+        every read is progress, so it must complete within the drain
+        timeout."""
+        srv = self.start(['--timeout', '1', '--drain-timeout', '30'])
         idle = Conn(srv.host, srv.port)
         self.addCleanup(idle.close)
         idle.send(build_request('GET', '/a.txt'))
@@ -312,6 +315,67 @@ class CommandLineTest(unittest.TestCase):
         self.assertTrue(httpraw.connect_refused(srv.host, srv.port))
         self.assertEqual(srv.wait(4), 0, 'not exited 4 s after the last '
                          'response (stderr %r)' % srv.stderr_text())
+
+    def start_slow_download(self, srv):
+        """A download read steadily at about 200 KB/s (10 MiB: 50 s)."""
+        c = Conn(srv.host, srv.port, rcvbuf=16384)
+        self.addCleanup(c.close)
+        c.send(build_request('GET', '/big/10m.bin'))
+        self.assertEqual(c.read_response(body=False).status, 200)
+        c.buf.clear()
+        c.got = 0
+        c.start = time.monotonic()
+        self.read_slowly(c, 0.3)
+        return c
+
+    def read_slowly(self, c, seconds):
+        """Reads c at 200 KB/s for seconds; True at the end of stream."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                chunk = c.sock.recv(16384)
+            except ConnectionResetError:
+                chunk = b''
+            if not chunk:
+                return True
+            c.got += len(chunk)
+            ahead = c.got / 200e3 - (time.monotonic() - c.start)
+            if ahead > 0:
+                time.sleep(ahead)
+        return False
+
+    def test_drain_bounded_by_default(self):
+        """SIGTERM lets a slow but steady download go on for at most
+        the drain timeout (5 s by default), not until it ends (what the
+        kernel already holds in the socket buffers may still arrive)."""
+        srv = self.start(['--timeout', '5'])
+        c = self.start_slow_download(srv)
+        signalled = time.monotonic()
+        srv.send_signal(signal.SIGTERM)
+        while srv.alive() and time.monotonic() - signalled < 9:
+            if self.read_slowly(c, 0.1):
+                break
+        elapsed = time.monotonic() - signalled
+        self.assertEqual(srv.wait(0.5), 0, 'still running %.1f s after '
+                         'SIGTERM with a download in flight; stderr %r'
+                         % (elapsed, srv.stderr_text()))
+        self.assertGreater(elapsed, 4, 'drained for less than 5 s')
+
+    def test_second_signal_stops_at_once(self):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(sig=sig):
+                srv = self.start(['--timeout', '5'])
+                c = self.start_slow_download(srv)
+                srv.send_signal(sig)
+                self.assertFalse(self.read_slowly(c, 0.5),
+                                 'the first signal cut the download off')
+                again = time.monotonic()
+                srv.send_signal(sig)
+                rc = srv.wait(2)
+                self.assertEqual(rc, 0, 'exit status %r %.1f s after a '
+                                 'second signal; stderr %r'
+                                 % (rc, time.monotonic() - again,
+                                    srv.stderr_text()))
 
     def test_shutdown_bounded_by_stuck_client(self):
         """A client that stops reading mid-download cannot hold the
