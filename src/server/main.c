@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * sehttpd: serve a directory over HTTP/1.1.  The main thread sets up, starts
- * one worker per thread, then only waits for SIGINT or SIGTERM to ask the
- * workers to drain and stop.
+ * one worker per thread, then only waits for signals: SIGUSR1 or SIGHUP
+ * reopen the access log, SIGINT or SIGTERM ask the workers to drain and stop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +62,16 @@ static int open_root(struct server *s, const char *root, char *real,
 	return 0;
 }
 
+static int open_log_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		fprintf(stderr, "sehttpd: cannot open access log '%s': %s\n",
+			path, strerror(errno));
+	return fd;
+}
+
 static int open_access_log(struct server *s, const char *path)
 {
 	if (!path)
@@ -71,14 +81,23 @@ static int open_access_log(struct server *s, const char *path)
 		s->access_log_fd = STDOUT_FILENO;
 		return 0;
 	}
-	s->access_log_fd =
-		open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (s->access_log_fd < 0) {
-		fprintf(stderr, "sehttpd: cannot open access log '%s': %s\n",
-			path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	s->access_log_fd = open_log_file(path);
+	return s->access_log_fd < 0 ? -1 : 0;
+}
+
+/*
+ * SIGUSR1 or SIGHUP: after logrotate has renamed the log, lines go to a new
+ * file at the same path.  If it cannot be opened, they go on to the old one.
+ */
+static void reopen_access_log(struct server *s, const char *path)
+{
+	int fd;
+
+	if (!s->log_writer || !strcmp(path, "-"))
+		return;
+	fd = open_log_file(path);
+	if (fd >= 0)
+		log_writer_reopen(s->log_writer, fd);
 }
 
 /* Raises the descriptor limit to its maximum; sizes the connection table. */
@@ -157,8 +176,8 @@ static bool workers_finished(struct server *s, unsigned n)
 
 /*
  * Asks the n running workers to stop accepting and let in-flight responses
- * finish, for at most drain_ms: then, or at a second stop signal, what is
- * left is cut off.  Polled: the main thread has nothing else to do.
+ * finish, for at most drain_ms: then, or at a second SIGINT or SIGTERM, what
+ * is left is cut off.  Polled: the main thread has nothing else to do.
  */
 static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
 			  uint32_t drain_ms)
@@ -199,7 +218,7 @@ int main(int argc, char **argv)
 	char real_root[PATH_MAX], where[LISTEN_ADDR_STRLEN], err[256];
 	int *listen_fds = NULL;
 	unsigned started;
-	sigset_t stop_signals;
+	sigset_t signals;
 	int ret = 1;
 
 	switch (options_parse(&opt, argc, argv)) {
@@ -210,6 +229,18 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
+	/*
+	 * Only the main thread takes these signals, blocked before any other
+	 * thread starts so that none inherits them unblocked.  Writes to
+	 * closed sockets fail with EPIPE, not SIGPIPE.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	sigaddset(&signals, SIGHUP);
+	sigaddset(&signals, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &signals, NULL);
 	if (open_root(&s, opt.root, real_root, sizeof(real_root)) ||
 	    open_access_log(&s, opt.access_log)) {
 		if (s.root_fd >= 0)
@@ -250,14 +281,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	/* Only the main thread takes the stop signals; workers never see
-	 * them.  Writes to closed sockets fail with EPIPE, not SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGINT);
-	sigaddset(&stop_signals, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-
 	s.max_conns = connection_limit(&s);
 	started = start_workers(&s, listen_fds);
 	if (started == s.nworkers) {
@@ -266,10 +289,16 @@ int main(int argc, char **argv)
 		       where, real_root, s.nworkers,
 		       s.nworkers == 1 ? "" : "s");
 		fflush(stdout);
-		wait_for_signal(&stop_signals);
+		for (;;) {
+			int sig = wait_for_signal(&signals);
+
+			if (sig == SIGINT || sig == SIGTERM)
+				break;
+			reopen_access_log(&s, opt.access_log);
+		}
 		ret = 0;
 	}
-	drain_workers(&s, started, &stop_signals, opt.drain_ms);
+	drain_workers(&s, started, &signals, opt.drain_ms);
 	for (unsigned i = 0; i < started; i++) {
 		pthread_join(s.workers[i].thread, NULL);
 		worker_destroy(&s.workers[i]);

@@ -607,6 +607,70 @@ class AccessLogCutShortTest(ServerTestCase, AccessLogMixin):
                          ('-', 408, '0'))
 
 
+
+@needs_process('starts sehttpd with --access-log FILE and signals it')
+class AccessLogReopenTest(unittest.TestCase):
+    """logrotate renames the log, then signals the server, which must
+    go on (SIGHUP used to kill it) with a new file at the same path."""
+
+    def rotate_with(self, sig):
+        log = os.path.join(temp_dir(), 'access.log')
+        srv = ServerProcess(['--access-log', log], root=session_tree().www)
+        self.addCleanup(srv.kill)
+
+        def get(url):
+            with Conn(srv.host, srv.port) as c:
+                c.send(build_request('GET', url))
+                self.assertEqual(c.read_response().status, 200)
+
+        def wait_for(path, text):
+            deadline = time.monotonic() + LOG_WAIT_S
+            while time.monotonic() < deadline:
+                if os.path.exists(path):
+                    with open(path) as fh:
+                        if text in fh.read():
+                            return
+                time.sleep(0.05)
+            self.fail('%r not in %s' % (text, path))
+
+        get('/a.txt')
+        wait_for(log, '/a.txt')
+        os.rename(log, log + '.1')
+        get('/b.txt')  # still into the renamed file
+        wait_for(log + '.1', '/b.txt')
+        srv.send_signal(sig)
+        deadline = time.monotonic() + 2
+        while not os.path.exists(log):
+            self.assertTrue(srv.alive(), 'signal %d killed the server '
+                            '(exit %s)' % (sig, srv.proc.poll()))
+            self.assertLess(time.monotonic(), deadline, 'no new log 2 s '
+                            'after signal %d' % sig)
+            time.sleep(0.05)
+        get('/hello.txt')
+        wait_for(log, '/hello.txt')
+        with open(log + '.1') as fh:
+            self.assertNotIn('/hello.txt', fh.read())
+        self.assertEqual(srv.stop(), 0)
+
+    def test_sigusr1_reopens_the_log(self):
+        self.rotate_with(signal.SIGUSR1)
+
+    def test_sighup_reopens_the_log(self):
+        self.rotate_with(signal.SIGHUP)
+
+    def test_sighup_without_log_keeps_serving(self):
+        srv = ServerProcess([], root=session_tree().www)
+        self.addCleanup(srv.kill)
+        srv.send_signal(signal.SIGHUP)
+        time.sleep(0.2)
+        self.assertTrue(srv.alive(), 'SIGHUP killed the server (exit %s)'
+                        % srv.proc.poll())
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/a.txt'))
+            self.assertEqual(c.read_response().status, 200)
+        self.assertEqual(srv.stop(), 0)
+
+
 @needs_process('starts sehttpd with --access-log -')
 class AccessLogStdoutTest(ServerTestCase, AccessLogMixin):
     server_args = ('--access-log', '-')
