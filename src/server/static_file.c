@@ -262,9 +262,34 @@ static int serve_directory(struct request_ctx *rc, int dir_fd,
 		}
 		path[len] = '\0';
 	}
-	if (!rc->worker->server->listing)
+	if (!rc->worker->server->listing || dir_fd < 0)
 		return respond_status(rc, 403, NULL, 0);
 	return serve_listing(rc, dir_fd, dir_st);
+}
+
+/*
+ * A directory that may be searched but not read (mode 711, as ~/public_html
+ * often is) cannot be opened, but its index.html can: serve that, as nginx
+ * does.  Finding the index also shows that the path is a directory, before
+ * a missing trailing slash is redirected; without one the answer stays 403.
+ */
+static int serve_searchable_dir(struct request_ctx *rc)
+{
+	char *path = rc->path;
+	size_t len = (size_t)rc->path_len;
+	bool slash = path[len - 1] == '/';
+	struct stat st;
+	int fd = -1;
+
+	if (len + !slash + sizeof(INDEX_FILE) <= sizeof(rc->path)) {
+		path[len] = '/';
+		memcpy(path + len + !slash, INDEX_FILE, sizeof(INDEX_FILE));
+		fd = open_for_request(rc, path + 1);
+		path[len] = '\0';
+	}
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return respond_status(rc, 403, NULL, 0);
+	return serve_directory(rc, -1, NULL);
 }
 
 int serve_request(struct request_ctx *rc)
@@ -281,6 +306,8 @@ int serve_request(struct request_ctx *rc)
 		return respond_from_entry(rc, e);
 
 	fd = open_for_request(rc, rc->path + 1);
+	if (fd < 0 && errno == EACCES)
+		return serve_searchable_dir(rc);
 	if (fd < 0)
 		return respond_status(rc, http_status_for_errno(errno), NULL,
 				      0);
