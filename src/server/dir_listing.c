@@ -2,7 +2,9 @@
 /*
  * A directory's entries are read, sorted (directories first, then by name)
  * and rendered by the shared core into one buffer, which the content cache
- * keeps (with its compressed variants) for a second.
+ * keeps (with its compressed variants) for a second.  A large directory
+ * takes many milliseconds: the build gives the thread's other connections
+ * a turn every few of them.
  */
 #include "dir_listing.h"
 
@@ -14,9 +16,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock_ms.h"
+#include "conn_io.h"
 #include "http/listing.h"
 #include "server.h"
 #include "static_file.h"
+
+/* The longest the build runs before the thread's other connections. */
+#define LISTING_SLICE_MS 4
+/* Entries between looks at the clock. */
+#define LISTING_CLOCK_EVERY 128
+
+struct time_slice {
+	uint64_t end;
+	unsigned steps;
+};
+
+static void slice_start(struct time_slice *t)
+{
+	t->end = clock_ms() + LISTING_SLICE_MS;
+	t->steps = 0;
+}
+
+/* Yields a turn once the slice is used up; -1 if the connection timed out. */
+static int take_turns(struct request_ctx *rc, struct time_slice *t)
+{
+	if (++t->steps % LISTING_CLOCK_EVERY || clock_ms() < t->end)
+		return 0;
+	if (conn_yield_turn(rc->conn))
+		return -1;
+	slice_start(t);
+	return 0;
+}
 
 struct entry_list {
 	struct http_listing_entry *items;
@@ -86,7 +117,7 @@ static void stat_entry(struct request_ctx *rc, int dir_fd, const char *name,
 }
 
 static int read_entries(struct request_ctx *rc, int dir_fd,
-			struct entry_list *l)
+			struct entry_list *l, struct time_slice *slice)
 {
 	int fd = dup(dir_fd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -119,6 +150,10 @@ static int read_entries(struct request_ctx *rc, int dir_fd,
 		stat_entry(rc, dir_fd, name, &l->items[l->count]);
 		l->names_len += nlen + 1;
 		l->count++;
+		if (take_turns(rc, slice)) {
+			closedir(dir);
+			return -1;
+		}
 	}
 	closedir(dir);
 	for (size_t i = 0; i < l->count; i++)
@@ -159,6 +194,7 @@ char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
 {
 	struct entry_list l = { 0 };
 	struct listing_buffer b = { 0 };
+	struct time_slice slice;
 	char chunk[4096];
 	struct http_out out = {
 		.buf = chunk,
@@ -167,7 +203,8 @@ char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
 		.ctx = &b,
 	};
 
-	if (read_entries(rc, dir_fd, &l)) {
+	slice_start(&slice);
+	if (read_entries(rc, dir_fd, &l, &slice)) {
 		free_entries(&l);
 		return NULL;
 	}
@@ -175,8 +212,14 @@ char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
 		qsort(l.items, l.count, sizeof(*l.items),
 		      http_listing_entry_cmp);
 	http_listing_begin(&out, rc->path, (size_t)rc->path_len);
-	for (size_t i = 0; i < l.count; i++)
+	for (size_t i = 0; i < l.count; i++) {
 		http_listing_entry(&out, &l.items[i]);
+		if (take_turns(rc, &slice)) {
+			free_entries(&l);
+			free(b.data);
+			return NULL; /* errno set: timed out */
+		}
+	}
 	http_listing_end(&out);
 	free_entries(&l);
 	if (http_out_flush(&out)) {

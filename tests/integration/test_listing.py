@@ -3,10 +3,15 @@ listings (order, escaping, chunked framing) and --no-listing."""
 
 import html.parser
 import os
+import shutil
+import tempfile
+import time
+import unittest
 import urllib.parse
 
-from httpraw import build_request
-from target import ServerTestCase, needs_process, start_server, session_tree
+from httpraw import build_request, Conn
+from target import (ServerProcess, ServerTestCase, needs_process,
+                    start_server, session_tree, temp_dir)
 
 # Characters that may never appear raw in an href of the listing.
 HREF_FORBIDDEN = set(' "<>#?\\^`{|}') | {chr(c) for c in range(0x20)} | \
@@ -281,3 +286,52 @@ class RootListingTest(ServerTestCase):
         names = {n for n, _ in self.tree.entries('/dir_noindex/')}
         self.assertEqual({urllib.parse.unquote(h).rstrip('/')
                           for h in hrefs}, names)
+
+
+@needs_process('serves a directory of 50,000 files made for the test')
+class HugeListingTest(unittest.TestCase):
+    """A listing of 50,000 entries takes a few hundred milliseconds to
+    build; one thread's other connections must be served meanwhile."""
+
+    ENTRIES = 50000
+
+    @classmethod
+    def setUpClass(cls):
+        # On tmpfs when there is one: making 50,000 files on a disk can
+        # take seconds.
+        shm = '/dev/shm'
+        if os.path.isdir(shm) and os.access(shm, os.W_OK):
+            cls.root = tempfile.mkdtemp(prefix='sehttpd-it-', dir=shm)
+            cls.addClassCleanup(shutil.rmtree, cls.root, True)
+        else:
+            cls.root = temp_dir()
+        d = os.path.join(cls.root, 'huge')
+        os.mkdir(d)
+        for i in range(cls.ENTRIES):
+            os.close(os.open(os.path.join(d, 'file_%05d.txt' % i),
+                             os.O_CREAT | os.O_WRONLY, 0o644))
+        with open(os.path.join(cls.root, 'a.txt'), 'w') as fh:
+            fh.write('a\n')
+        cls.srv = ServerProcess(['-t', '1'], root=cls.root)
+        cls.addClassCleanup(cls.srv.stop)
+
+    def test_other_connections_served_meanwhile(self):
+        with Conn(self.srv.host, self.srv.port) as other, \
+                Conn(self.srv.host, self.srv.port, timeout=30) as lister:
+            other.send(build_request('GET', '/a.txt'))
+            self.assertEqual(other.read_response().status, 200)
+            start = time.monotonic()
+            lister.send(build_request('GET', '/huge/'))
+            time.sleep(0.02)  # the listing is being built
+            sent = time.monotonic()
+            other.send(build_request('GET', '/a.txt'))
+            self.assertEqual(other.read_response().status, 200)
+            waited = time.monotonic() - sent
+            resp = lister.read_response()
+            total = time.monotonic() - start
+            self.assertEqual(resp.status, 200)
+            self.assertIn(b'file_49999.txt', resp.body)
+            self.assertLess(waited, max(0.05, total / 4),
+                            'a request for a small file waited %.0f ms '
+                            'while a %d-entry listing took %.0f ms'
+                            % (waited * 1e3, self.ENTRIES, total * 1e3))
