@@ -141,7 +141,7 @@ void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 
 void access_log_flush(struct access_log_buffer *log, struct log_writer *lw)
 {
-	log_writer_submit(lw, log->buf, log->len, log->lines);
+	log->dropped += log_writer_submit(lw, log->buf, log->len, log->lines);
 	log->len = 0;
 	log->lines = 0;
 }

@@ -24,6 +24,7 @@ struct client_addr {
 struct access_log_buffer {
 	size_t len;
 	unsigned lines;
+	uint64_t dropped; /* lines the writer had no room for, so far */
 	char buf[ACCESS_LOG_BUFFER];
 };
 

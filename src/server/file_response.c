@@ -8,6 +8,7 @@
 
 #include "conn_io.h"
 #include "coro.h"
+#include "file_etag.h"
 #include "http/chunked.h"
 #include "http/range.h"
 #include "respond.h"
@@ -135,6 +136,8 @@ int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
 				HTTP_CODING_BIT(HTTP_CODING_DEFLATE));
 	}
 	rep = content_cache_rep(w->cache, e, coding, w->compressor);
+	if (rep != &e->rep[HTTP_CODING_IDENTITY])
+		stats_add(&w->stats.cache_compressed_hits, 1);
 	if (e->kind == CACHE_FILE)
 		sel = select_part(rc, rep->headers + rep->etag_off,
 				  rep->etag_len, e->file.st_mtim.tv_sec,
@@ -193,9 +196,7 @@ int respond_from_file(struct request_ctx *rc, int fd, const struct stat *st,
 	struct selection sel;
 
 	etag_len = http_format_etag(etag, (uint64_t)st->st_ino, size,
-				    (int64_t)st->st_mtim.tv_sec * 1000000000 +
-					    st->st_mtim.tv_nsec,
-				    "");
+				    file_etag_time(&st->st_mtim), "");
 	sel = select_part(rc, etag, etag_len, st->st_mtim.tv_sec, size);
 	extra_len = (size_t)snprintf(extra, sizeof(extra),
 				     "ETag: %.*s\r\nAccept-Ranges: bytes\r\n",

@@ -103,12 +103,15 @@ fail:
 	return -1;
 }
 
-void log_writer_submit(struct log_writer *lw, const char *buf, size_t len,
-		       unsigned lines)
+unsigned log_writer_submit(struct log_writer *lw, const char *buf, size_t len,
+			   unsigned lines)
 {
+	unsigned dropped = 0;
+
 	pthread_mutex_lock(&lw->lock);
 	if (len > LOG_WRITER_BUFFER - lw->len) {
 		lw->dropped += lines;
+		dropped = lines;
 	} else {
 		memcpy(lw->pending + lw->len, buf, len);
 		lw->len += len;
@@ -116,6 +119,7 @@ void log_writer_submit(struct log_writer *lw, const char *buf, size_t len,
 		pthread_cond_signal(&lw->wake);
 	}
 	pthread_mutex_unlock(&lw->lock);
+	return dropped;
 }
 
 void log_writer_reopen(struct log_writer *lw, int fd)

@@ -35,9 +35,10 @@ struct log_writer {
 /* Starts the thread writing to fd, which it then owns. */
 int log_writer_start(struct log_writer *lw, int fd);
 
-/* Queues complete lines; never waits for I/O. */
-void log_writer_submit(struct log_writer *lw, const char *buf, size_t len,
-		       unsigned lines);
+/* Queues complete lines; never waits for I/O.  Returns how many of the
+ * lines were dropped (all or none). */
+unsigned log_writer_submit(struct log_writer *lw, const char *buf, size_t len,
+			   unsigned lines);
 
 /* Writes to fd from the next batch on; the old descriptor is closed. */
 void log_writer_reopen(struct log_writer *lw, int fd);

@@ -2,6 +2,7 @@
 signals and graceful shutdown, and the access log."""
 
 import datetime
+import http.client
 import os
 import re
 import signal
@@ -14,6 +15,7 @@ import httpraw
 from httpraw import build_request, Conn
 from target import (ServerProcess, ServerTestCase, needs_process,
                     sehttpd_bin, session_tree, temp_dir)
+from test_metrics import METRICS_LINE, parse_exposition
 
 LISTEN_LINE = re.compile(r'^sehttpd: listening on http://(\S+):(\d+)/ '
                          r'\(root (.+), (\d+) threads?\)$')
@@ -134,7 +136,9 @@ class CommandLineTest(unittest.TestCase):
     def test_unreadable_root(self):
         if os.getuid() != 0:
             self.skipTest('needs root to run sehttpd as nobody')
-        secret = os.path.join(temp_dir(), 'www')  # in a 0700 directory
+        hidden = temp_dir()
+        os.chmod(hidden, 0o700)
+        secret = os.path.join(hidden, 'www')
         os.mkdir(secret)
 
         def as_nobody():
@@ -614,7 +618,11 @@ class AccessLogReopenTest(unittest.TestCase):
     go on (SIGHUP used to kill it) with a new file at the same path."""
 
     def rotate_with(self, sig):
-        log = os.path.join(temp_dir(), 'access.log')
+        logs = temp_dir()
+        # The new file is made by the user the server runs as (nobody,
+        # when started as root).
+        os.chmod(logs, 0o777)
+        log = os.path.join(logs, 'access.log')
         srv = ServerProcess(['--access-log', log], root=session_tree().www)
         self.addCleanup(srv.kill)
 
@@ -694,8 +702,8 @@ class AccessLogBlockedTest(unittest.TestCase):
         # A reader that never reads: the pipe (64 KiB) fills and stays so.
         reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
         self.addCleanup(os.close, reader)
-        srv = ServerProcess(['-t', '1', '--access-log', fifo],
-                            root=session_tree().www)
+        srv = ServerProcess(['-t', '1', '--access-log', fifo, '--metrics',
+                             '127.0.0.1:0'], root=session_tree().www)
         self.addCleanup(srv.kill)
         agent = 'x' * 2000  # 2 KB lines: the pipe is full after ~32
         start = time.monotonic()
@@ -710,6 +718,21 @@ class AccessLogBlockedTest(unittest.TestCase):
                               'log blocked: %r' % (i, e))
                 self.assertEqual(resp.status, 200)
         self.assertLess(time.monotonic() - start, 10)
+        # The drops are counted for --metrics too.
+        m = METRICS_LINE.search(srv.wait_line(
+            lambda s: 'metrics on' in s, 5))
+        deadline = time.monotonic() + 2
+        while True:
+            mc = http.client.HTTPConnection(m.group(1), int(m.group(2)),
+                                            timeout=5)
+            mc.request('GET', '/metrics')
+            dropped = parse_exposition(mc.getresponse().read().decode())[
+                ('sehttpd_access_log_dropped_lines_total', '')]
+            mc.close()
+            if dropped or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        self.assertGreater(dropped, 0)
         start = time.monotonic()
         srv.send_signal(signal.SIGTERM)
         rc = srv.wait(5)
