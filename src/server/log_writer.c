@@ -60,12 +60,20 @@ static void *writer_main(void *arg)
 		pthread_mutex_lock(&lw->lock);
 		lw->writing_lines = 0;
 		if (lw->dropped > lw->reported) {
-			/* Once per episode, from the thread that may block. */
+			uint64_t dropped = lw->dropped;
+
+			/*
+			 * Once per episode, from the thread that may block,
+			 * and outside the lock: a blocked stderr must not
+			 * hold up the loops' submissions.
+			 */
+			lw->reported = dropped;
+			pthread_mutex_unlock(&lw->lock);
 			fprintf(stderr,
 				"sehttpd: access log too slow: %" PRIu64
 				" lines dropped so far\n",
-				lw->dropped);
-			lw->reported = lw->dropped;
+				dropped);
+			pthread_mutex_lock(&lw->lock);
 		}
 	}
 	lw->exited = true;
