@@ -73,13 +73,17 @@ static int probe_root(struct server *s, const char *root, char *real,
 	return 0;
 }
 
-static int open_log_file(const char *path)
+/* extra: O_NONBLOCK not to wait for a FIFO's reader (then cleared). */
+static int open_log_file(const char *path, int extra)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | extra,
+		      0644);
 
 	if (fd < 0)
 		fprintf(stderr, "sehttpd: cannot open access log '%s': %s\n",
 			path, strerror(errno));
+	else if (extra)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~extra);
 	return fd;
 }
 
@@ -92,13 +96,14 @@ static int open_access_log(struct server *s, const char *path)
 		s->access_log_fd = STDOUT_FILENO;
 		return 0;
 	}
-	s->access_log_fd = open_log_file(path);
+	s->access_log_fd = open_log_file(path, 0);
 	return s->access_log_fd < 0 ? -1 : 0;
 }
 
 /*
  * SIGUSR1 or SIGHUP: after logrotate has renamed the log, lines go to a new
  * file at the same path.  If it cannot be opened, they go on to the old one.
+ * Never waits: the signals that stop the server are blocked meanwhile.
  */
 static void reopen_access_log(struct server *s, const char *path)
 {
@@ -106,7 +111,7 @@ static void reopen_access_log(struct server *s, const char *path)
 
 	if (!s->log_writer || !strcmp(path, "-"))
 		return;
-	fd = open_log_file(path);
+	fd = open_log_file(path, O_NONBLOCK);
 	if (fd >= 0)
 		log_writer_reopen(s->log_writer, fd);
 }
@@ -243,18 +248,6 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
-	/*
-	 * Only the main thread takes these signals, blocked before any other
-	 * thread starts so that none inherits them unblocked.  Writes to
-	 * closed sockets fail with EPIPE, not SIGPIPE.
-	 */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&signals);
-	sigaddset(&signals, SIGINT);
-	sigaddset(&signals, SIGTERM);
-	sigaddset(&signals, SIGHUP);
-	sigaddset(&signals, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &signals, NULL);
 	passed = socket_activation_fds(err, sizeof(err));
 	if (passed < 0) {
 		fprintf(stderr, "sehttpd: %s\n", err);
@@ -265,6 +258,19 @@ int main(int argc, char **argv)
 			close(s.root_fd);
 		return EXIT_USAGE;
 	}
+	/*
+	 * Only the main thread takes these signals, blocked before any other
+	 * thread starts so that none inherits them unblocked (until then, as
+	 * while opening a FIFO as the log, they stop it as by default).
+	 * Writes to closed sockets fail with EPIPE, not SIGPIPE.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	sigaddset(&signals, SIGHUP);
+	sigaddset(&signals, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &signals, NULL);
 	if (s.access_log) {
 		if (log_writer_start(&access_log_writer, s.access_log_fd)) {
 			perror("sehttpd: access log writer");

@@ -668,6 +668,27 @@ class AccessLogReopenTest(unittest.TestCase):
     def test_sighup_reopens_the_log(self):
         self.rotate_with(signal.SIGHUP)
 
+    def test_reopen_never_waits(self):
+        """A FIFO nobody reads in the log's place cannot be opened
+        without waiting: the old log stays, and SIGTERM still works."""
+        logs = temp_dir()
+        log = os.path.join(logs, 'access.log')
+        srv = ServerProcess(['--access-log', log], root=session_tree().www)
+        self.addCleanup(srv.kill)
+        os.rename(log, log + '.1')
+        os.mkfifo(log)
+        os.chmod(log, 0o666)
+        srv.send_signal(signal.SIGUSR1)
+        time.sleep(0.3)
+        self.assertTrue(srv.alive())
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/a.txt'))
+            self.assertEqual(c.read_response().status, 200)
+        srv.send_signal(signal.SIGTERM)
+        self.assertEqual(srv.wait(3), 0, 'no exit 3 s after SIGTERM; '
+                         'stderr %r' % srv.stderr_text())
+        self.assertIn('cannot open access log', srv.stderr_text())
+
     def test_sighup_without_log_keeps_serving(self):
         srv = ServerProcess([], root=session_tree().www)
         self.addCleanup(srv.kill)
