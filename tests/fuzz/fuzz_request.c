@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/body.h"
 #include "http/chunked.h"
 #include "http/escape.h"
 #include "http/format.h"
@@ -418,6 +419,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r1 > 0) {
 		check_request(&one, r1, size);
 		check_route(buf, &one);
+		/* The Expect walk stays within the head and needs a body. */
+		if (http_body_expects_continue(buf, &one))
+			FUZZ_ASSERT(!http_body_none(&one) &&
+				    one.version_minor == 1);
 		if (one.chunked_body)
 			check_chunked(buf + r1, size - (size_t)r1,
 				      (size - (size_t)r1) / 2);
