@@ -130,34 +130,6 @@ int http_parse_date(const char *s, size_t len, int64_t *t)
 	return 0;
 }
 
-enum http_precondition http_check_preconditions(const char *buf,
-						const struct http_request *req,
-						const char *etag,
-						size_t etag_len,
-						int64_t last_modified)
-{
-	if (http_has_header(req, HTTP_H_IF_NONE_MATCH)) {
-		char tmp[HTTP_LIST_JOIN_MAX];
-		const char *list;
-		size_t n = http_header_list(buf, req, HTTP_H_IF_NONE_MATCH, tmp,
-					    sizeof(tmp), &list);
-
-		/* A list too long to join is taken as not matching. */
-		return list && http_etag_list_matches(list, n, etag, etag_len) ?
-			       HTTP_PRECOND_NOT_MODIFIED :
-			       HTTP_PRECOND_NONE;
-	}
-	if (http_has_header(req, HTTP_H_IF_MODIFIED_SINCE)) {
-		struct http_span v = req->header[HTTP_H_IF_MODIFIED_SINCE];
-		int64_t since;
-
-		if (!http_parse_date(buf + v.off, v.len, &since) &&
-		    last_modified <= since)
-			return HTTP_PRECOND_NOT_MODIFIED;
-	}
-	return HTTP_PRECOND_NONE;
-}
-
 bool http_if_range_allows(const char *buf, const struct http_request *req,
 			  const char *etag, size_t etag_len,
 			  int64_t last_modified)

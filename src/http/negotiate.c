@@ -86,3 +86,15 @@ enum http_coding http_choose_coding(const char *accept, size_t len,
 		return HTTP_CODING_DEFLATE;
 	return HTTP_CODING_IDENTITY;
 }
+
+const char *http_coding_name(enum http_coding c)
+{
+	switch (c) {
+	case HTTP_CODING_GZIP:
+		return "gzip";
+	case HTTP_CODING_DEFLATE:
+		return "deflate";
+	default:
+		return NULL;
+	}
+}

@@ -124,6 +124,7 @@ static int header_id_from_name(const char *s, size_t n)
 		{ "range", 5, HTTP_H_RANGE },
 		{ "referer", 7, HTTP_H_REFERER },
 		{ "if-range", 8, HTTP_H_IF_RANGE },
+		{ "if-match", 8, HTTP_H_IF_MATCH },
 		{ "connection", 10, HTTP_H_CONNECTION },
 		{ "user-agent", 10, HTTP_H_USER_AGENT },
 		{ "if-none-match", 13, HTTP_H_IF_NONE_MATCH },
@@ -131,6 +132,7 @@ static int header_id_from_name(const char *s, size_t n)
 		{ "accept-encoding", 15, HTTP_H_ACCEPT_ENCODING },
 		{ "transfer-encoding", 17, HTTP_H_TRANSFER_ENCODING },
 		{ "if-modified-since", 17, HTTP_H_IF_MODIFIED_SINCE },
+		{ "if-unmodified-since", 19, HTTP_H_IF_UNMODIFIED_SINCE },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {

@@ -25,6 +25,7 @@
 #include "dirlist.h"
 #include "http/mime.h"
 #include "http/response.h"
+#include "http/select.h"
 #include "net.h"
 
 #define INDEX_FILE "index.html"
@@ -68,34 +69,36 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 		       const struct kstat *st, const char *type)
 {
 	struct khttpd_conn *c = x->conn;
-	struct khttpd_selection sel;
+	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
+	struct http_representation r = {
+		.etag = etag,
+		.last_modified = st->mtime.tv_sec,
+		.size = st->size,
+		.ranges = true,
+		/* Smaller files of its type are compressed: it varies too. */
+		.varies = http_mime_compressible(type),
+	};
 	struct http_response_head h;
-	struct khttpd_extra extra = { .len = 0 };
-	char etag[HTTP_ETAG_MAX];
+	struct http_selection sel;
 	struct file *file = NULL;
 	char *buf = NULL;
-	size_t etag_len, hlen;
+	size_t hlen;
 	loff_t pos, end;
 	int ret;
 
-	etag_len = http_format_etag(etag, st->ino, st->size,
-				    timespec64_to_ns(&st->mtime), "");
-	khttpd_select(x, etag, etag_len, st->mtime.tv_sec, st->size, &sel);
-	khttpd_extra_file(&extra, etag, etag_len, &sel, st->size);
+	r.etag_len = http_format_etag(etag, st->ino, st->size,
+				      timespec64_to_ns(&st->mtime), "");
+	http_select(x->buf, x->req, &r, &sel);
 	khttpd_head_init(x, &h, sel.status);
 	h.content_type = type;
-	h.last_modified = st->mtime.tv_sec;
-	h.extra = extra.buf;
-	h.extra_len = extra.len;
-	if (sel.status == 304 || sel.status == 416)
+	h.extra = extra;
+	h.extra_len =
+		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	if (http_selection_bodyless(&sel))
 		return khttpd_reply_bodyless(x, &h);
-	if (sel.status != 206) {
-		sel.first = 0;
-		sel.last = st->size - 1;
-	}
 	pos = sel.first;
-	end = st->size ? sel.last + 1 : 0;
-	h.content_length = end - pos;
+	end = sel.first + sel.len;
+	h.content_length = sel.len;
 	if (!x->head_only && end > pos) {
 		file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
 		if (IS_ERR(file))

@@ -10,7 +10,7 @@
 #include "conn.h"
 #include "http/chunked.h"
 #include "http/negotiate.h"
-#include "http/range.h"
+#include "http/select.h"
 #include "http/route.h"
 #include "net.h"
 
@@ -22,7 +22,8 @@ void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
 	x->req = req;
 	x->head_only = req && req->method == HTTP_HEAD;
 	x->keep_alive = req && req->keep_alive && !khttpd_stopping(c->srv);
-	http_format_date(x->date, ktime_get_real_seconds());
+	x->now = ktime_get_real_seconds();
+	http_format_date(x->date, x->now);
 }
 
 void khttpd_head_init(const struct khttpd_exchange *x,
@@ -37,62 +38,6 @@ void khttpd_head_init(const struct khttpd_exchange *x,
 		.content_length = HTTP_NO_LENGTH,
 		.last_modified = HTTP_NO_TIME,
 	};
-}
-
-void khttpd_select(const struct khttpd_exchange *x, const char *etag,
-		   size_t etag_len, s64 last_modified, u64 size,
-		   struct khttpd_selection *sel)
-{
-	const struct http_request *req = x->req;
-	struct http_span v = req->header[HTTP_H_RANGE];
-
-	sel->status = 200;
-	if (http_check_preconditions(x->buf, req, etag, etag_len,
-				     last_modified) ==
-	    HTTP_PRECOND_NOT_MODIFIED) {
-		sel->status = 304;
-		return;
-	}
-	if (!http_has_header(req, HTTP_H_RANGE) ||
-	    !http_if_range_allows(x->buf, req, etag, etag_len, last_modified))
-		return;
-	switch (http_parse_range(x->buf + v.off, v.len, size, &sel->first,
-				 &sel->last)) {
-	case HTTP_RANGE_OK:
-		sel->status = 206;
-		break;
-	case HTTP_RANGE_UNSATISFIABLE:
-		sel->status = 416;
-		break;
-	case HTTP_RANGE_NONE:
-		break;
-	}
-}
-
-void khttpd_extra_add(struct khttpd_extra *e, const char *line)
-{
-	e->len +=
-		scnprintf(e->buf + e->len, sizeof(e->buf) - e->len, "%s", line);
-}
-
-void khttpd_extra_file(struct khttpd_extra *e, const char *etag,
-		       size_t etag_len, const struct khttpd_selection *sel,
-		       u64 size)
-{
-	char range[HTTP_CONTENT_RANGE_MAX];
-	size_t n = 0;
-
-	e->len += scnprintf(e->buf + e->len, sizeof(e->buf) - e->len,
-			    "ETag: %.*s\r\nAccept-Ranges: bytes\r\n",
-			    (int)etag_len, etag);
-	if (sel->status == 206)
-		n = http_format_content_range(range, sel->first, sel->last,
-					      size);
-	else if (sel->status == 416)
-		n = http_format_content_range(range, 1, 0, size);
-	if (n)
-		e->len += scnprintf(e->buf + e->len, sizeof(e->buf) - e->len,
-				    "Content-Range: %.*s\r\n", (int)n, range);
 }
 
 /* h with its status page as the body. */
@@ -130,7 +75,7 @@ int khttpd_reply_bodyless(struct khttpd_exchange *x,
 	struct khttpd_conn *c = x->conn;
 	size_t hlen;
 
-	if (h->status == 416)
+	if (h->status != 304)
 		return reply_html(x, h, c->head, sizeof(c->head));
 	/* 304: no body and no Content-Length (RFC 9110 15.4.5). */
 	h->content_type = NULL;
@@ -194,39 +139,38 @@ int khttpd_reply_entry(struct khttpd_exchange *x,
 		       const struct khttpd_cache_entry *e)
 {
 	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
-	struct khttpd_selection sel = { .status = 200 };
 	bool gzip = wants_gzip(x, e);
-	const char *body = gzip ? e->gz : e->body;
-	u64 len = gzip ? e->gz_len : e->body_len;
+	struct http_representation r = {
+		.last_modified = e->last_modified,
+		.size = gzip ? e->gz_len : e->body_len,
+		.ranges = !e->listing,
+		.varies = e->compressible,
+		.coding = gzip ? "gzip" : NULL,
+	};
 	char chunk[HTTP_CHUNK_HEADER_MAX], etag[HTTP_ETAG_MAX];
+	char extra[HTTP_SELECT_HEADERS_MAX];
+	const char *body = gzip ? e->gz : e->body;
 	struct http_response_head h;
-	struct khttpd_extra extra;
+	struct http_selection sel;
 	struct kvec vec[4];
 	size_t n = 0, hlen;
 	bool chunked;
+	u64 len;
 
-	extra.len = 0;
 	if (!e->listing) {
-		size_t etag_len = khttpd_cache_etag(e, gzip, etag);
-
-		khttpd_select(x, etag, etag_len, e->last_modified, len, &sel);
-		khttpd_extra_file(&extra, etag, etag_len, &sel, len);
+		r.etag = etag;
+		r.etag_len = khttpd_cache_etag(e, gzip, etag);
 	}
-	if (e->compressible)
-		khttpd_extra_add(&extra, "Vary: Accept-Encoding\r\n");
-	if (gzip)
-		khttpd_extra_add(&extra, "Content-Encoding: gzip\r\n");
+	http_select(x->buf, x->req, &r, &sel);
 	khttpd_head_init(x, &h, sel.status);
 	h.content_type = e->content_type;
-	h.last_modified = e->last_modified;
-	h.extra = extra.buf;
-	h.extra_len = extra.len;
-	if (sel.status == 304 || sel.status == 416)
+	h.extra = extra;
+	h.extra_len =
+		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	if (http_selection_bodyless(&sel))
 		return khttpd_reply_bodyless(x, &h);
-	if (sel.status == 206) {
-		body += sel.first;
-		len = sel.last - sel.first + 1;
-	}
+	body += sel.first;
+	len = sel.len;
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
 	chunked = e->listing && x->req->version_minor >= 1;
 	h.chunked = chunked;

@@ -14,8 +14,6 @@ struct khttpd_conn;
 struct khttpd_cache_entry;
 
 #define KHTTPD_HTML_TYPE "text/html; charset=utf-8"
-/* Header lines beyond what http_response_head_build() writes itself. */
-#define KHTTPD_EXTRA_MAX 320
 
 /* One request and the decisions taken while answering it. */
 struct khttpd_exchange {
@@ -24,19 +22,8 @@ struct khttpd_exchange {
 	const struct http_request *req; /* NULL when the head was refused */
 	bool head_only;
 	bool keep_alive; /* cleared by any reply that must end the connection */
+	s64 now; /* the Date, in seconds */
 	char date[HTTP_DATE_LEN];
-};
-
-/* The part of a file representation to send. */
-struct khttpd_selection {
-	int status; /* 200, 206, 304 or 416 */
-	u64 first, last; /* for 206 */
-};
-
-/* Preformatted header lines, each ending in CRLF. */
-struct khttpd_extra {
-	size_t len;
-	char buf[KHTTPD_EXTRA_MAX];
 };
 
 void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
@@ -45,20 +32,6 @@ void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
 /* A head for this exchange: status, Server, Date, Connection. */
 void khttpd_head_init(const struct khttpd_exchange *x,
 		      struct http_response_head *h, int status);
-
-/*
- * Evaluates If-None-Match / If-Modified-Since, then Range (when If-Range
- * allows it) against a representation of size bytes.
- */
-void khttpd_select(const struct khttpd_exchange *x, const char *etag,
-		   size_t etag_len, s64 last_modified, u64 size,
-		   struct khttpd_selection *sel);
-
-/* ETag and Accept-Ranges, and Content-Range for a 206 or 416. */
-void khttpd_extra_file(struct khttpd_extra *e, const char *etag,
-		       size_t etag_len, const struct khttpd_selection *sel,
-		       u64 size);
-void khttpd_extra_add(struct khttpd_extra *e, const char *line);
 
 /*
  * Each sends a complete response and returns 0, or a negative errno after
@@ -70,7 +43,7 @@ int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
 			  size_t len);
 int khttpd_reply_entry(struct khttpd_exchange *x,
 		       const struct khttpd_cache_entry *e);
-/* A 304 (head only) or a 416 (with its status page) for h. */
+/* A 304 (head only), or a 412 or 416 (with its status page) for h. */
 int khttpd_reply_bodyless(struct khttpd_exchange *x,
 			  struct http_response_head *h);
 

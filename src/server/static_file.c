@@ -192,17 +192,17 @@ static int serve_file(struct request_ctx *rc, int fd, const struct stat *st,
 	struct worker *w = rc->worker;
 	size_t file_len = strlen(file);
 	const char *type = http_mime_type(file, file_len);
+	bool compressible = w->server->compress && http_mime_compressible(type);
 	struct cache_entry *e;
 	char *body;
 
 	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX)
-		return respond_from_file(rc, fd, st, type);
+		return respond_from_file(rc, fd, st, type, compressible);
 	body = read_all(fd, (size_t)st->st_size);
 	if (!body)
-		return respond_from_file(rc, fd, st, type);
+		return respond_from_file(rc, fd, st, type, compressible);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
-			    (size_t)st->st_size, st, type,
-			    w->server->compress && http_mime_compressible(type),
+			    (size_t)st->st_size, st, type, compressible,
 			    w->now_ms);
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);

@@ -120,39 +120,6 @@ static int make_request(const char *lines)
 	return http_parse_request(&p, &req, head_buf, strlen(head_buf));
 }
 
-TEST(preconditions)
-{
-	const char *etag = "\"e1\"";
-	int64_t mtime = 784111777;
-
-	CHECK(make_request("") > 0);
-	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
-		     HTTP_PRECOND_NONE);
-	CHECK(make_request("If-None-Match: \"e1\"\r\n") > 0);
-	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
-		     HTTP_PRECOND_NOT_MODIFIED);
-	CHECK(make_request("If-Modified-Since: Sun, 06 Nov 1994 08:49:37 "
-			   "GMT\r\n") > 0);
-	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
-		     HTTP_PRECOND_NOT_MODIFIED);
-	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4,
-					      mtime + 1),
-		     HTTP_PRECOND_NONE);
-	/* If-None-Match wins over If-Modified-Since. */
-	CHECK(make_request("If-None-Match: \"other\"\r\nIf-Modified-Since: "
-			   "Sun, 06 Nov 1994 08:49:37 GMT\r\n") > 0);
-	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
-		     HTTP_PRECOND_NONE);
-	/* Lines with the same name form one list. */
-	CHECK(make_request(
-		      "If-None-Match: \"x\"\r\nIf-None-Match: \"e1\"\r\n") > 0);
-	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
-		     HTTP_PRECOND_NOT_MODIFIED);
-	CHECK(make_request("If-Modified-Since: garbage\r\n") > 0);
-	CHECK_EQ_INT(http_check_preconditions(head_buf, &req, etag, 4, mtime),
-		     HTTP_PRECOND_NONE);
-}
-
 TEST(if_range)
 {
 	const char *etag = "\"e1\"";
