@@ -23,7 +23,7 @@
 #include "cache.h"
 #include "conn.h"
 #include "files.h"
-#include "http/chunked.h"
+#include "http/layout.h"
 #include "http/listing.h"
 #include "http/out.h"
 #include "http/response.h"
@@ -214,28 +214,12 @@ static int start_streaming(struct listing_sink *sink)
 static int send_piece(struct listing_sink *sink, const char *data, size_t len,
 		      bool last)
 {
-	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
-	char chunk[HTTP_CHUNK_HEADER_MAX];
-	struct kvec vec[3];
-	size_t n = 0;
+	struct http_layout l;
 
 	if (sink->x->head_only || (!len && !last))
 		return 0;
-	if (sink->chunked && len)
-		vec[n++] = (struct kvec){ .iov_base = chunk,
-					  .iov_len = http_chunk_header(chunk,
-								       len) };
-	if (len)
-		vec[n++] = (struct kvec){ .iov_base = (void *)data,
-					  .iov_len = len };
-	if (sink->chunked) {
-		const char *t = len ? tail : tail + 2;
-		size_t tlen = len ? sizeof(tail) - 1 : sizeof(tail) - 3;
-
-		vec[n++] = (struct kvec){ .iov_base = (void *)t,
-					  .iov_len = last ? tlen : 2 };
-	}
-	return khttpd_sendv(sink->x->conn->sock, vec, n, !last);
+	http_layout_piece(&l, data, len, sink->chunked, last);
+	return khttpd_send_layout(sink->x, &l, !last);
 }
 
 static int flush_listing(struct http_out *out)

@@ -8,7 +8,6 @@
 
 #include "cache.h"
 #include "conn.h"
-#include "http/chunked.h"
 #include "http/negotiate.h"
 #include "http/select.h"
 #include "http/route.h"
@@ -40,22 +39,31 @@ void khttpd_head_init(const struct khttpd_exchange *x,
 	};
 }
 
+int khttpd_send_layout(struct khttpd_exchange *x, const struct http_layout *l,
+		       bool more)
+{
+	struct kvec vec[HTTP_LAYOUT_PIECES];
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		vec[i] = (struct kvec){ .iov_base = (void *)l->piece[i].base,
+					.iov_len = l->piece[i].len };
+	/* The whole piece list, scatter-gather, in one kernel_sendmsg(). */
+	return khttpd_sendv(x->conn->sock, vec, l->n, more);
+}
+
 /* h with its status page as the body. */
 static int reply_html(struct khttpd_exchange *x, struct http_response_head *h,
 		      char *head, size_t cap)
 {
-	struct kvec vec[2];
-	size_t hlen, blen;
+	size_t blen;
 	const char *body = http_error_body(h->status, &blen);
+	struct http_layout l;
 
 	h->content_type = KHTTPD_HTML_TYPE;
-	h->content_length = blen;
-	hlen = http_response_head_build(head, cap, h);
-	if (!hlen)
+	if (http_layout_response(&l, head, cap, h, body, blen, x->head_only))
 		return -EOVERFLOW;
-	vec[0] = (struct kvec){ .iov_base = head, .iov_len = hlen };
-	vec[1] = (struct kvec){ .iov_base = (void *)body, .iov_len = blen };
-	return khttpd_sendv(x->conn->sock, vec, x->head_only ? 1 : 2, false);
+	return khttpd_send_layout(x, &l, false);
 }
 
 int khttpd_reply_status(struct khttpd_exchange *x, int status)
@@ -73,17 +81,11 @@ int khttpd_reply_bodyless(struct khttpd_exchange *x,
 			  struct http_response_head *h)
 {
 	struct khttpd_conn *c = x->conn;
-	size_t hlen;
+	struct http_layout l;
 
-	if (h->status != 304)
-		return reply_html(x, h, c->head, sizeof(c->head));
-	/* 304: no body and no Content-Length (RFC 9110 15.4.5). */
-	h->content_type = NULL;
-	h->content_length = HTTP_NO_LENGTH;
-	hlen = http_response_head_build(c->head, sizeof(c->head), h);
-	if (!hlen)
+	if (http_layout_bodyless(&l, c->head, sizeof(c->head), h, x->head_only))
 		return -EOVERFLOW;
-	return khttpd_send(c->sock, c->head, hlen, false);
+	return khttpd_send_layout(x, &l, false);
 }
 
 int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
@@ -138,7 +140,6 @@ static bool wants_gzip(const struct khttpd_exchange *x,
 int khttpd_reply_entry(struct khttpd_exchange *x,
 		       const struct khttpd_cache_entry *e)
 {
-	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
 	bool gzip = wants_gzip(x, e);
 	struct http_representation r = {
 		.last_modified = e->last_modified,
@@ -147,15 +148,11 @@ int khttpd_reply_entry(struct khttpd_exchange *x,
 		.varies = e->compressible,
 		.coding = gzip ? "gzip" : NULL,
 	};
-	char chunk[HTTP_CHUNK_HEADER_MAX], etag[HTTP_ETAG_MAX];
-	char extra[HTTP_SELECT_HEADERS_MAX];
+	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
 	const char *body = gzip ? e->gz : e->body;
 	struct http_response_head h;
 	struct http_selection sel;
-	struct kvec vec[4];
-	size_t n = 0, hlen;
-	bool chunked;
-	u64 len;
+	struct http_layout l;
 
 	if (!e->listing) {
 		r.etag = etag;
@@ -169,35 +166,10 @@ int khttpd_reply_entry(struct khttpd_exchange *x,
 		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
 	if (http_selection_bodyless(&sel))
 		return khttpd_reply_bodyless(x, &h);
-	body += sel.first;
-	len = sel.len;
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
-	chunked = e->listing && x->req->version_minor >= 1;
-	h.chunked = chunked;
-	if (!chunked)
-		h.content_length = len;
-	hlen = http_response_head_build(x->conn->head, sizeof(x->conn->head),
-					&h);
-	if (!hlen)
+	h.chunked = e->listing && x->req->version_minor >= 1;
+	if (http_layout_response(&l, x->conn->head, sizeof(x->conn->head), &h,
+				 body + sel.first, sel.len, x->head_only))
 		return -EOVERFLOW;
-	vec[n++] = (struct kvec){ .iov_base = x->conn->head, .iov_len = hlen };
-	if (!x->head_only) {
-		if (chunked && len)
-			vec[n++] = (struct kvec){
-				.iov_base = chunk,
-				.iov_len = http_chunk_header(chunk, len),
-			};
-		if (len)
-			vec[n++] = (struct kvec){ .iov_base = (void *)body,
-						  .iov_len = len };
-		if (chunked && len)
-			vec[n++] = (struct kvec){ .iov_base = (void *)tail,
-						  .iov_len = sizeof(tail) - 1 };
-		else if (chunked)
-			vec[n++] =
-				(struct kvec){ .iov_base = (void *)(tail + 2),
-					       .iov_len = sizeof(tail) - 3 };
-	}
-	/* The whole response, scatter-gather, in one kernel_sendmsg(). */
-	return khttpd_sendv(x->conn->sock, vec, n, false);
+	return khttpd_send_layout(x, &l, false);
 }

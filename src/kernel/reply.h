@@ -7,6 +7,7 @@
 
 #include "http/conditional.h"
 #include "http/format.h"
+#include "http/layout.h"
 #include "http/parser.h"
 #include "http/response.h"
 
@@ -43,6 +44,9 @@ int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
 			  size_t len);
 int khttpd_reply_entry(struct khttpd_exchange *x,
 		       const struct khttpd_cache_entry *e);
+/* Sends the pieces of l; more: further bytes of the response follow. */
+int khttpd_send_layout(struct khttpd_exchange *x, const struct http_layout *l,
+		       bool more);
 /* A 304 (head only), or a 412 or 416 (with its status page) for h. */
 int khttpd_reply_bodyless(struct khttpd_exchange *x,
 			  struct http_response_head *h);

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "file_response.h"
 
-#include <stdio.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "conn_io.h"
 #include "coro.h"
-#include "http/chunked.h"
 #include "http/select.h"
 #include "respond.h"
 #include "server.h"
@@ -16,27 +13,6 @@
 static bool range_requested(const struct request_ctx *rc)
 {
 	return http_has_header(rc->req, HTTP_H_RANGE);
-}
-
-/* Sends a head-only answer (304), or a 412 or 416 with its error page. */
-static int respond_without_body(struct request_ctx *rc,
-				struct http_response_head *h)
-{
-	size_t n;
-
-	if (h->status != 304) {
-		const char *page = http_error_body(416, &n);
-
-		h->content_type = "text/html; charset=utf-8";
-		return respond_with_body(rc, h, page, n);
-	}
-	/* 304: no body and no Content-Length (RFC 9110 15.4.5). */
-	h->content_type = NULL;
-	n = http_response_head_build(rc->scratch, HTTP_CONN_SCRATCH, h);
-	if (n == 0)
-		return -1;
-	rc->status = h->status;
-	return conn_write(rc->conn, rc->scratch, n, false);
 }
 
 static void put_entry(void *arg)
@@ -53,14 +29,7 @@ int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
 	struct http_response_head h;
 	struct http_selection sel;
 	char extra[HTTP_SELECT_HEADERS_MAX];
-	char chunk_head[HTTP_CHUNK_HEADER_MAX];
-	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
-	struct iovec iov[4];
-	size_t hlen;
-	const char *body;
-	uint64_t len;
-	bool chunked;
-	int n = 0;
+	struct http_layout l;
 
 	if (coro_defer(rc->conn->coro, put_entry, e)) {
 		content_cache_put(e);
@@ -99,35 +68,14 @@ int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
 	h.extra_len = http_select_headers(extra, sizeof(extra), &r, &sel,
 					  w->date.second);
 	if (http_selection_bodyless(&sel))
-		return respond_without_body(rc, &h);
+		return respond_bodyless(rc, &h);
 
-	body = rep->data + sel.first;
-	len = sel.len;
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
-	chunked = e->kind == CACHE_LISTING && rc->req->version_minor >= 1;
-	h.chunked = chunked;
-	h.content_length = chunked ? HTTP_NO_LENGTH : (int64_t)len;
-	hlen = http_response_head_build(rc->scratch, HTTP_CONN_SCRATCH, &h);
-	if (hlen == 0)
+	h.chunked = e->kind == CACHE_LISTING && rc->req->version_minor >= 1;
+	if (http_layout_response(&l, rc->scratch, HTTP_CONN_SCRATCH, &h,
+				 rep->data + sel.first, sel.len, rc->head_only))
 		return -1;
-	rc->status = sel.status;
-	iov[n++] = (struct iovec){ rc->scratch, hlen };
-	if (!rc->head_only) {
-		if (chunked && len) {
-			iov[n++] = (struct iovec){
-				chunk_head, http_chunk_header(chunk_head, len)
-			};
-		}
-		if (len)
-			iov[n++] = (struct iovec){ (void *)body, len };
-		if (chunked)
-			iov[n++] = len ? (struct iovec){ (void *)tail,
-							 sizeof(tail) - 1 } :
-					 (struct iovec){ (void *)(tail + 2),
-							 sizeof(tail) - 3 };
-		rc->body_bytes = len;
-	}
-	return conn_writev(rc->conn, iov, n, false);
+	return respond_layout(rc, &l, sel.status, false);
 }
 
 int respond_from_file(struct request_ctx *rc, int fd, const struct stat *st,
@@ -157,7 +105,7 @@ int respond_from_file(struct request_ctx *rc, int fd, const struct stat *st,
 	h.extra_len = http_select_headers(extra, sizeof(extra), &r, &sel,
 					  rc->worker->date.second);
 	if (http_selection_bodyless(&sel))
-		return respond_without_body(rc, &h);
+		return respond_bodyless(rc, &h);
 	h.content_length = (int64_t)sel.len;
 	hlen = http_response_head_build(rc->scratch, HTTP_CONN_SCRATCH, &h);
 	if (hlen == 0)

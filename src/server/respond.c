@@ -21,23 +21,38 @@ void respond_head_init(struct request_ctx *rc, struct http_response_head *h,
 	};
 }
 
+int respond_layout(struct request_ctx *rc, const struct http_layout *l,
+		   int status, bool more)
+{
+	struct iovec iov[HTTP_LAYOUT_PIECES];
+
+	for (unsigned int i = 0; i < l->n; i++)
+		iov[i] = (struct iovec){ (void *)l->piece[i].base,
+					 l->piece[i].len };
+	rc->status = status;
+	rc->body_bytes = l->body_len;
+	return conn_writev(rc->conn, iov, (int)l->n, more);
+}
+
 int respond_with_body(struct request_ctx *rc, struct http_response_head *h,
 		      const void *body, size_t len)
 {
-	struct iovec iov[2];
-	size_t hlen;
+	struct http_layout l;
 
-	h->content_length = (int64_t)len;
-	hlen = http_response_head_build(rc->scratch, HTTP_CONN_SCRATCH, h);
-	if (hlen == 0)
+	if (http_layout_response(&l, rc->scratch, HTTP_CONN_SCRATCH, h, body,
+				 len, rc->head_only))
 		return -1;
-	rc->status = h->status;
-	iov[0] = (struct iovec){ rc->scratch, hlen };
-	iov[1] = (struct iovec){ (void *)body, len };
-	if (rc->head_only || len == 0)
-		return conn_writev(rc->conn, iov, 1, false);
-	rc->body_bytes = len;
-	return conn_writev(rc->conn, iov, 2, false);
+	return respond_layout(rc, &l, h->status, false);
+}
+
+int respond_bodyless(struct request_ctx *rc, struct http_response_head *h)
+{
+	struct http_layout l;
+
+	if (http_layout_bodyless(&l, rc->scratch, HTTP_CONN_SCRATCH, h,
+				 rc->head_only))
+		return -1;
+	return respond_layout(rc, &l, h->status, false);
 }
 
 int respond_status(struct request_ctx *rc, int status, const char *location,

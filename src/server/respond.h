@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "http/layout.h"
 #include "http/response.h"
 #include "http_conn.h"
 
@@ -13,11 +14,21 @@ void respond_head_init(struct request_ctx *rc, struct http_response_head *h,
 		       int status);
 
 /*
+ * Sends the pieces of l in one write, recording status and the body bytes
+ * for the access log; more: further bytes follow.  Returns 0 or -1.
+ */
+int respond_layout(struct request_ctx *rc, const struct http_layout *l,
+		   int status, bool more);
+
+/*
  * Sends the head h and body in one write (body omitted for HEAD, but counted
  * in Content-Length).  Returns 0, or -1 when the connection is broken.
  */
 int respond_with_body(struct request_ctx *rc, struct http_response_head *h,
 		      const void *body, size_t len);
+
+/* http_select's 304, or its 412 or 416 with the status page. */
+int respond_bodyless(struct request_ctx *rc, struct http_response_head *h);
 
 /* An error page, or a redirect when location is not NULL. */
 int respond_status(struct request_ctx *rc, int status, const char *location,
