@@ -23,6 +23,7 @@
 #include "cache.h"
 #include "conn.h"
 #include "files.h"
+#include "http/dirents.h"
 #include "http/layout.h"
 #include "http/listing.h"
 #include "http/out.h"
@@ -42,28 +43,13 @@ struct dir_item {
 
 struct dir_collector {
 	struct dir_context ctx;
-	struct dir_item *items;
-	size_t count, cap;
-	char *names;
-	size_t names_len, names_cap;
+	struct http_dirents d; /* of struct dir_item */
 	int error;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
+static void *resize(void *p, size_t old_size, size_t new_size)
 {
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = kvrealloc(*p, *cap * size, n * size, GFP_KERNEL);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
+	return kvrealloc(p, old_size, new_size, GFP_KERNEL);
 }
 
 static bool collect(struct dir_context *ctx, const char *name, int len,
@@ -75,32 +61,19 @@ static bool collect(struct dir_context *ctx, const char *name, int len,
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return true;
-	if (dc->count >= LISTING_MAX_ENTRIES ||
-	    dc->names_len + len + 1 > LISTING_MAX_NAMES ||
-	    grow((void **)&dc->items, &dc->cap, dc->count + 1,
-		 sizeof(*dc->items)) ||
-	    grow((void **)&dc->names, &dc->names_cap, dc->names_len + len + 1,
-		 1)) {
+	it = http_dirents_add(&dc->d, name, len);
+	if (!it) {
 		dc->error = -ENOMEM;
 		return false;
 	}
-	memcpy(dc->names + dc->names_len, name, len);
-	dc->names[dc->names_len + len] = '\0';
-	it = &dc->items[dc->count++];
-	*it = (struct dir_item){
-		/* An offset until the names stop moving. */
-		.e.name = (const char *)(uintptr_t)dc->names_len,
-		.e.name_len = len,
-		.d_type = d_type,
-	};
-	dc->names_len += len + 1;
+	it->d_type = d_type;
 	return true;
 }
 
 static int read_names(const struct file *dir, struct dir_collector *dc)
 {
 	struct file *file;
-	size_t i, before;
+	size_t before;
 	int err;
 
 	file = khttpd_open_read(&dir->f_path, O_RDONLY | O_DIRECTORY);
@@ -109,15 +82,13 @@ static int read_names(const struct file *dir, struct dir_collector *dc)
 	dc->ctx.actor = collect;
 	/* Like getdents: until a pass adds nothing. */
 	do {
-		before = dc->count;
+		before = dc->d.count;
 		err = iterate_dir(file, &dc->ctx);
-	} while (!err && !dc->error && dc->count != before);
+	} while (!err && !dc->error && dc->d.count != before);
 	fput(file);
 	if (!err)
 		err = dc->error;
-	for (i = 0; i < dc->count; i++)
-		dc->items[i].e.name =
-			dc->names + (uintptr_t)dc->items[i].e.name;
+	http_dirents_done(&dc->d);
 	return err;
 }
 
@@ -266,8 +237,8 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	if (!out.buf)
 		return khttpd_reply_status(x, 503);
 	http_listing_begin(&out, path, len);
-	for (i = 0; i < dc->count; i++)
-		http_listing_entry(&out, &dc->items[i].e);
+	for (i = 0; i < dc->d.count; i++)
+		http_listing_entry(&out, http_dirents_entry(&dc->d, i));
 	http_listing_end(&out);
 
 	if (sink.streaming) {
@@ -306,6 +277,9 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	size_t i;
 	int ret;
 
+	http_dirents_init(&dc.d, sizeof(struct dir_item), resize);
+	dc.d.max_count = LISTING_MAX_ENTRIES;
+	dc.d.max_names = LISTING_MAX_NAMES;
 	khttpd_validator_from_stat(&v, st);
 	e = khttpd_cache_get(path, len, &v);
 	if (e) {
@@ -318,13 +292,14 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		ret = khttpd_reply_status(x, http_status_for_errno(-ret));
 		goto out;
 	}
-	for (i = 0; i < dc.count; i++)
-		describe(x->conn->srv, dir, path, len, &dc.items[i]);
-	sort(dc.items, dc.count, sizeof(*dc.items), http_listing_entry_cmp,
+	for (i = 0; i < dc.d.count; i++)
+		describe(x->conn->srv, dir, path, len,
+			 (struct dir_item *)http_dirents_entry(&dc.d, i));
+	sort(dc.d.items, dc.d.count, dc.d.item_size, http_listing_entry_cmp,
 	     NULL);
 	ret = render(x, &dc, &v, path, len);
 out:
-	kvfree(dc.items);
-	kvfree(dc.names);
+	kvfree(dc.d.items);
+	kvfree(dc.d.names);
 	return ret;
 }
