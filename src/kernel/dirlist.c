@@ -28,6 +28,7 @@
 #include "http/listing.h"
 #include "http/out.h"
 #include "http/response.h"
+#include "http/select.h"
 #include "net.h"
 
 /* Bounds on what one listing may hold in memory. */
@@ -268,6 +269,31 @@ out:
 	return ret;
 }
 
+/*
+ * A listing has no validators, so only "*" preconditions can apply; decided
+ * before it is built, also for one too large to cache.  Returns 1 when the
+ * listing is to be sent, else what answering without it returned.
+ */
+static int answer_preconditions(struct khttpd_exchange *x)
+{
+	const struct http_representation r = {
+		.last_modified = HTTP_NO_TIME,
+		.varies = true, /* text/html: compressed when it fits */
+	};
+	char extra[HTTP_SELECT_HEADERS_MAX];
+	struct http_response_head h;
+	struct http_selection sel;
+
+	http_select(x->buf, x->req, &r, &sel);
+	if (!http_selection_bodyless(&sel))
+		return 1;
+	khttpd_head_init(x, &h, sel.status);
+	h.extra = extra;
+	h.extra_len =
+		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	return khttpd_reply_bodyless(x, &h);
+}
+
 int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 			 const struct kstat *st, const char *path, size_t len)
 {
@@ -287,6 +313,9 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		khttpd_cache_put(e);
 		return ret;
 	}
+	ret = answer_preconditions(x);
+	if (ret != 1)
+		return ret;
 	ret = read_names(dir, &dc);
 	if (ret) {
 		ret = khttpd_reply_status(x, http_status_for_errno(-ret));
