@@ -170,7 +170,7 @@ static int start_streaming(struct listing_sink *sink)
 	sink->chunked = x->req->version_minor >= 1;
 	if (!sink->chunked)
 		x->keep_alive = false; /* the close ends the body */
-	khttpd_head_init(x, &h, 200);
+	khttpd_respond_head_init(x, &h, 200);
 	h.content_type = KHTTPD_HTML_TYPE;
 	h.chunked = sink->chunked;
 	/* A listing that fits a cache entry would be compressed. */
@@ -191,7 +191,7 @@ static int send_piece(struct listing_sink *sink, const char *data, size_t len,
 	if (sink->x->head_only || (!len && !last))
 		return 0;
 	http_layout_piece(&l, data, len, sink->chunked, last);
-	return khttpd_send_layout(sink->x, &l, !last);
+	return khttpd_respond_layout(sink->x, &l, !last);
 }
 
 static int flush_listing(struct http_out *out)
@@ -236,7 +236,7 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 
 	out.buf = kvmalloc(out.cap, GFP_KERNEL);
 	if (!out.buf)
-		return khttpd_reply_status(x, 503);
+		return khttpd_respond_status(x, 503);
 	http_listing_begin(&out, path, len);
 	for (i = 0; i < dc->d.count; i++)
 		http_listing_entry(&out, http_dirents_entry(&dc->d, i));
@@ -251,7 +251,7 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	}
 	e = khttpd_cache_alloc(path, len, out.len);
 	if (!e) {
-		ret = khttpd_reply_status(x, 503);
+		ret = khttpd_respond_status(x, 503);
 		goto out;
 	}
 	memcpy(e->body, out.buf, out.len);
@@ -262,7 +262,7 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	e->last_modified = HTTP_NO_TIME;
 	khttpd_cache_compress(e);
 	khttpd_cache_insert(e);
-	ret = khttpd_reply_entry(x, e);
+	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);
 out:
 	kvfree(out.buf);
@@ -287,11 +287,11 @@ static int answer_preconditions(struct khttpd_exchange *x)
 	http_select(x->buf, x->req, &r, &sel);
 	if (!http_selection_bodyless(&sel))
 		return 1;
-	khttpd_head_init(x, &h, sel.status);
+	khttpd_respond_head_init(x, &h, sel.status);
 	h.extra = extra;
 	h.extra_len =
 		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
-	return khttpd_reply_bodyless(x, &h);
+	return khttpd_respond_bodyless(x, &h);
 }
 
 int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
@@ -309,7 +309,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	khttpd_validator_from_stat(&v, st);
 	e = khttpd_cache_get(path, len, &v);
 	if (e) {
-		ret = khttpd_reply_entry(x, e);
+		ret = khttpd_respond_entry(x, e);
 		khttpd_cache_put(e);
 		return ret;
 	}
@@ -318,7 +318,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		return ret;
 	ret = read_names(dir, &dc);
 	if (ret) {
-		ret = khttpd_reply_status(x, http_status_for_errno(-ret));
+		ret = khttpd_respond_status(x, http_status_for_errno(-ret));
 		goto out;
 	}
 	for (i = 0; i < dc.d.count; i++)

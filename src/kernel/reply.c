@@ -25,8 +25,8 @@ void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
 	http_format_date(x->date, x->now);
 }
 
-void khttpd_head_init(const struct khttpd_exchange *x,
-		      struct http_response_head *h, int status)
+void khttpd_respond_head_init(const struct khttpd_exchange *x,
+			      struct http_response_head *h, int status)
 {
 	*h = (struct http_response_head){
 		.status = status,
@@ -39,8 +39,8 @@ void khttpd_head_init(const struct khttpd_exchange *x,
 	};
 }
 
-int khttpd_send_layout(struct khttpd_exchange *x, const struct http_layout *l,
-		       bool more)
+int khttpd_respond_layout(struct khttpd_exchange *x,
+			  const struct http_layout *l, bool more)
 {
 	struct kvec vec[HTTP_LAYOUT_PIECES];
 	unsigned int i;
@@ -63,33 +63,33 @@ static int reply_html(struct khttpd_exchange *x, struct http_response_head *h,
 	h->content_type = KHTTPD_HTML_TYPE;
 	if (http_layout_response(&l, head, cap, h, body, blen, x->head_only))
 		return -EOVERFLOW;
-	return khttpd_send_layout(x, &l, false);
+	return khttpd_respond_layout(x, &l, false);
 }
 
-int khttpd_reply_status(struct khttpd_exchange *x, int status)
+int khttpd_respond_status(struct khttpd_exchange *x, int status)
 {
 	struct http_response_head h;
 
 	if (http_status_closes(status))
 		x->keep_alive = false;
-	khttpd_head_init(x, &h, status);
+	khttpd_respond_head_init(x, &h, status);
 	h.allow_get_head = status == 405;
 	return reply_html(x, &h, x->conn->head, sizeof(x->conn->head));
 }
 
-int khttpd_reply_bodyless(struct khttpd_exchange *x,
-			  struct http_response_head *h)
+int khttpd_respond_bodyless(struct khttpd_exchange *x,
+			    struct http_response_head *h)
 {
 	struct khttpd_conn *c = x->conn;
 	struct http_layout l;
 
 	if (http_layout_bodyless(&l, c->head, sizeof(c->head), h, x->head_only))
 		return -EOVERFLOW;
-	return khttpd_send_layout(x, &l, false);
+	return khttpd_respond_layout(x, &l, false);
 }
 
-int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
-			  size_t len)
+int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
+			    size_t len)
 {
 	/* Every byte may be percent-encoded; then "/", "?" and the query. */
 	size_t loc_cap = 3 * len + 2 + x->req->query.len;
@@ -100,16 +100,16 @@ int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
 
 	mem = kvmalloc(loc_cap + head_cap, GFP_KERNEL);
 	if (!mem)
-		return khttpd_reply_status(x, 503);
+		return khttpd_respond_status(x, 503);
 	head = mem + loc_cap;
-	khttpd_head_init(x, &h, 301);
+	khttpd_respond_head_init(x, &h, 301);
 	h.location = mem;
 	h.location_len = http_dir_redirect_location(mem, loc_cap, x->buf,
 						    x->req, path, len);
 	if (h.location_len)
 		ret = reply_html(x, &h, head, head_cap);
 	else
-		ret = khttpd_reply_status(x, 500);
+		ret = khttpd_respond_status(x, 500);
 	kvfree(mem);
 	return ret;
 }
@@ -137,8 +137,8 @@ static bool wants_gzip(const struct khttpd_exchange *x,
 	       HTTP_CODING_GZIP;
 }
 
-int khttpd_reply_entry(struct khttpd_exchange *x,
-		       const struct khttpd_cache_entry *e)
+int khttpd_respond_entry(struct khttpd_exchange *x,
+			 const struct khttpd_cache_entry *e)
 {
 	bool gzip = wants_gzip(x, e);
 	struct http_representation r = {
@@ -159,17 +159,17 @@ int khttpd_reply_entry(struct khttpd_exchange *x,
 		r.etag_len = khttpd_cache_etag(e, gzip, etag);
 	}
 	http_select(x->buf, x->req, &r, &sel);
-	khttpd_head_init(x, &h, sel.status);
+	khttpd_respond_head_init(x, &h, sel.status);
 	h.content_type = e->content_type;
 	h.extra = extra;
 	h.extra_len =
 		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
 	if (http_selection_bodyless(&sel))
-		return khttpd_reply_bodyless(x, &h);
+		return khttpd_respond_bodyless(x, &h);
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
 	h.chunked = e->listing && x->req->version_minor >= 1;
 	if (http_layout_response(&l, x->conn->head, sizeof(x->conn->head), &h,
 				 body + sel.first, sel.len, x->head_only))
 		return -EOVERFLOW;
-	return khttpd_send_layout(x, &l, false);
+	return khttpd_respond_layout(x, &l, false);
 }

@@ -31,24 +31,24 @@ void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
 			  const char *buf, const struct http_request *req);
 
 /* A head for this exchange: status, Server, Date, Connection. */
-void khttpd_head_init(const struct khttpd_exchange *x,
-		      struct http_response_head *h, int status);
+void khttpd_respond_head_init(const struct khttpd_exchange *x,
+			      struct http_response_head *h, int status);
 
 /*
  * Each sends a complete response and returns 0, or a negative errno after
  * which the connection must be closed at once (the peer is gone or the body
  * could not be completed).
  */
-int khttpd_reply_status(struct khttpd_exchange *x, int status);
-int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
-			  size_t len);
-int khttpd_reply_entry(struct khttpd_exchange *x,
-		       const struct khttpd_cache_entry *e);
+int khttpd_respond_status(struct khttpd_exchange *x, int status);
+int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
+			    size_t len);
+int khttpd_respond_entry(struct khttpd_exchange *x,
+			 const struct khttpd_cache_entry *e);
 /* Sends the pieces of l; more: further bytes of the response follow. */
-int khttpd_send_layout(struct khttpd_exchange *x, const struct http_layout *l,
-		       bool more);
+int khttpd_respond_layout(struct khttpd_exchange *x,
+			  const struct http_layout *l, bool more);
 /* A 304 (head only), or a 412 or 416 (with its status page) for h. */
-int khttpd_reply_bodyless(struct khttpd_exchange *x,
-			  struct http_response_head *h);
+int khttpd_respond_bodyless(struct khttpd_exchange *x,
+			    struct http_response_head *h);
 
 #endif /* KHTTPD_REPLY_H */

@@ -35,7 +35,7 @@ static void free_entries(void *arg)
 
 /* Fills size, mtime and type; a symlink is described by its target only
  * when that stays beneath ROOT. */
-static void stat_entry(struct request_ctx *rc, int dir_fd, const char *name,
+static void stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		       struct http_listing_entry *e)
 {
 	struct stat st;
@@ -66,8 +66,7 @@ static void stat_entry(struct request_ctx *rc, int dir_fd, const char *name,
 	e->mtime = st.st_mtim.tv_sec;
 }
 
-static int read_entries(struct request_ctx *rc, int dir_fd,
-			struct http_dirents *d)
+static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d)
 {
 	int fd = dup(dir_fd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -125,7 +124,7 @@ static int append_flushed(struct http_out *out)
 	return 0;
 }
 
-char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
+char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
 {
 	struct listing_buffer b = { 0 };
 	struct http_dirents d;

@@ -10,7 +10,7 @@
 #include "respond.h"
 #include "server.h"
 
-static bool range_requested(const struct request_ctx *rc)
+static bool range_requested(const struct exchange *rc)
 {
 	return http_has_header(rc->req, HTTP_H_RANGE);
 }
@@ -20,7 +20,7 @@ static void put_entry(void *arg)
 	content_cache_put(arg);
 }
 
-int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
+int respond_entry(struct exchange *rc, struct cache_entry *e)
 {
 	struct worker *w = rc->worker;
 	enum http_coding coding = HTTP_CODING_IDENTITY;
@@ -78,8 +78,8 @@ int respond_from_entry(struct request_ctx *rc, struct cache_entry *e)
 	return respond_layout(rc, &l, sel.status, false);
 }
 
-int respond_from_file(struct request_ctx *rc, int fd, const struct stat *st,
-		      const char *content_type, bool compressible)
+int respond_file(struct exchange *rc, int fd, const struct stat *st,
+		 const char *content_type, bool compressible)
 {
 	struct http_response_head h;
 	char extra[HTTP_SELECT_HEADERS_MAX], etag[HTTP_ETAG_MAX];

@@ -12,13 +12,13 @@
 #include "http_conn.h"
 
 /* Answers from e; takes over the caller's reference to it. */
-int respond_from_entry(struct request_ctx *rc, struct cache_entry *e);
+int respond_entry(struct exchange *rc, struct cache_entry *e);
 
 /*
  * Answers with the identity body of an open regular file (sendfile);
  * compressible: other responses for its path may be compressed.
  */
-int respond_from_file(struct request_ctx *rc, int fd, const struct stat *st,
-		      const char *content_type, bool compressible);
+int respond_file(struct exchange *rc, int fd, const struct stat *st,
+		 const char *content_type, bool compressible);
 
 #endif /* SERVER_FILE_RESPONSE_H */

@@ -4,10 +4,11 @@
 #include <sys/uio.h>
 
 #include "conn_io.h"
+#include "http/route.h"
 #include "server.h"
 #include "version.h"
 
-void respond_head_init(struct request_ctx *rc, struct http_response_head *h,
+void respond_head_init(struct exchange *rc, struct http_response_head *h,
 		       int status)
 {
 	*h = (struct http_response_head){
@@ -21,8 +22,8 @@ void respond_head_init(struct request_ctx *rc, struct http_response_head *h,
 	};
 }
 
-int respond_layout(struct request_ctx *rc, const struct http_layout *l,
-		   int status, bool more)
+int respond_layout(struct exchange *rc, const struct http_layout *l, int status,
+		   bool more)
 {
 	struct iovec iov[HTTP_LAYOUT_PIECES];
 
@@ -34,7 +35,7 @@ int respond_layout(struct request_ctx *rc, const struct http_layout *l,
 	return conn_writev(rc->conn, iov, (int)l->n, more);
 }
 
-int respond_with_body(struct request_ctx *rc, struct http_response_head *h,
+int respond_with_body(struct exchange *rc, struct http_response_head *h,
 		      const void *body, size_t len)
 {
 	struct http_layout l;
@@ -45,7 +46,7 @@ int respond_with_body(struct request_ctx *rc, struct http_response_head *h,
 	return respond_layout(rc, &l, h->status, false);
 }
 
-int respond_bodyless(struct request_ctx *rc, struct http_response_head *h)
+int respond_bodyless(struct exchange *rc, struct http_response_head *h)
 {
 	struct http_layout l;
 
@@ -55,7 +56,7 @@ int respond_bodyless(struct request_ctx *rc, struct http_response_head *h)
 	return respond_layout(rc, &l, h->status, false);
 }
 
-int respond_status(struct request_ctx *rc, int status, const char *location,
+int respond_status(struct exchange *rc, int status, const char *location,
 		   size_t location_len)
 {
 	struct http_response_head h;
@@ -70,4 +71,15 @@ int respond_status(struct request_ctx *rc, int status, const char *location,
 	h.location_len = location_len;
 	h.allow_get_head = status == 405;
 	return respond_with_body(rc, &h, body, len);
+}
+
+int respond_redirect(struct exchange *rc, const char *path, size_t len)
+{
+	char location[HTTP_PATH_MAX * 3 + 2];
+	size_t n = http_dir_redirect_location(location, sizeof(location),
+					      rc->buf, rc->req, path, len);
+
+	if (n == 0)
+		return respond_status(rc, 414, NULL, 0);
+	return respond_status(rc, 301, location, n);
 }

@@ -50,7 +50,7 @@ static void close_fd(void *arg)
 }
 
 /* Opens and registers the descriptor to be closed after the request. */
-static int open_for_request(struct request_ctx *rc, const char *path)
+static int open_for_request(struct exchange *rc, const char *path)
 {
 	/* O_NONBLOCK: opening a FIFO someone left under ROOT must not hang. */
 	int fd = open_beneath(rc->worker->server->root_fd, path,
@@ -66,8 +66,7 @@ static int open_for_request(struct request_ctx *rc, const char *path)
 	return fd;
 }
 
-static int stat_beneath(struct request_ctx *rc, const char *path,
-			struct stat *st)
+static int stat_beneath(struct exchange *rc, const char *path, struct stat *st)
 {
 	int fd = open_beneath(rc->worker->server->root_fd, path, O_PATH);
 	int ret;
@@ -101,7 +100,7 @@ static char *read_all(int fd, size_t size)
  * A cached entry for rc->path that is still fresh, or NULL.  At most once a
  * second an entry is checked against the file; listings are rebuilt.
  */
-static struct cache_entry *cache_lookup(struct request_ctx *rc)
+static struct cache_entry *cache_lookup(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
@@ -145,7 +144,7 @@ static struct cache_entry *cache_lookup(struct request_ctx *rc)
 }
 
 /* A "FILE.gz" beside the file, not older than it, as its gzip body. */
-static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
+static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 				 const char *file, size_t len,
 				 const struct stat *st)
 {
@@ -186,7 +185,7 @@ static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
  * once, compressed on demand), larger ones straight from the file.
  * file is its path relative to ROOT.
  */
-static int serve_file(struct request_ctx *rc, int fd, const struct stat *st,
+static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 		      const char *file)
 {
 	struct worker *w = rc->worker;
@@ -197,10 +196,10 @@ static int serve_file(struct request_ctx *rc, int fd, const struct stat *st,
 	char *body;
 
 	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX)
-		return respond_from_file(rc, fd, st, type, compressible);
+		return respond_file(rc, fd, st, type, compressible);
 	body = read_all(fd, (size_t)st->st_size);
 	if (!body)
-		return respond_from_file(rc, fd, st, type, compressible);
+		return respond_file(rc, fd, st, type, compressible);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
 			    (size_t)st->st_size, st, type, compressible,
 			    w->now_ms);
@@ -209,11 +208,10 @@ static int serve_file(struct request_ctx *rc, int fd, const struct stat *st,
 	if (e->compressible)
 		attach_precompressed(rc, e, file, file_len, st);
 	content_cache_link(w->cache, e);
-	return respond_from_entry(rc, e);
+	return respond_entry(rc, e);
 }
 
-static int serve_listing(struct request_ctx *rc, int dir_fd,
-			 const struct stat *st)
+static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
@@ -229,10 +227,10 @@ static int serve_listing(struct request_ctx *rc, int dir_fd,
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);
 	content_cache_link(w->cache, e);
-	return respond_from_entry(rc, e);
+	return respond_entry(rc, e);
 }
 
-static int serve_directory(struct request_ctx *rc, int dir_fd,
+static int serve_directory(struct exchange *rc, int dir_fd,
 			   const struct stat *dir_st)
 {
 	char *path = rc->path;
@@ -240,16 +238,8 @@ static int serve_directory(struct request_ctx *rc, int dir_fd,
 	struct stat st;
 	int fd;
 
-	if (path[len - 1] != '/') {
-		char location[HTTP_PATH_MAX * 3 + 2];
-		size_t n = http_dir_redirect_location(location,
-						      sizeof(location), rc->buf,
-						      rc->req, path, len);
-
-		if (n == 0)
-			return respond_status(rc, 414, NULL, 0);
-		return respond_status(rc, 301, location, n);
-	}
+	if (path[len - 1] != '/')
+		return respond_redirect(rc, path, len);
 	if (len + sizeof(INDEX_FILE) <= sizeof(rc->path)) {
 		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
 		fd = open_for_request(rc, path + 1);
@@ -267,7 +257,7 @@ static int serve_directory(struct request_ctx *rc, int dir_fd,
 	return serve_listing(rc, dir_fd, dir_st);
 }
 
-int serve_request(struct request_ctx *rc)
+int serve_request(struct exchange *rc)
 {
 	struct cache_entry *e;
 	struct stat st;
@@ -278,7 +268,7 @@ int serve_request(struct request_ctx *rc)
 		return respond_status(rc, -rc->path_len, NULL, 0);
 	e = cache_lookup(rc);
 	if (e)
-		return respond_from_entry(rc, e);
+		return respond_entry(rc, e);
 
 	fd = open_for_request(rc, rc->path + 1);
 	if (fd < 0)
