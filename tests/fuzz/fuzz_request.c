@@ -21,6 +21,7 @@
 #include "http/parser.h"
 #include "http/path.h"
 #include "http/route.h"
+#include "http/select.h"
 
 /* libFuzzer's entry point; it has no header of its own. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -158,6 +159,36 @@ static void check_request(const struct http_request *req, int r, size_t n)
 		FUZZ_ASSERT(req->keep_alive);
 	if (req->version_minor == 0 && !http_has_header(req, HTTP_H_CONNECTION))
 		FUZZ_ASSERT(!req->keep_alive);
+}
+
+/* Preconditions and Range against a file of size bytes and a listing. */
+static void check_select(const char *buf, const struct http_request *req,
+			 uint64_t size)
+{
+	static const char tag[] = "\"e-1\"";
+	const struct http_representation reps[] = {
+		{ tag, sizeof(tag) - 1, 1700000000, size, true, true, "gzip" },
+		{ NULL, 0, HTTP_NO_TIME, size, false, true, NULL },
+	};
+	char out[HTTP_SELECT_HEADERS_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(reps); i++) {
+		struct http_selection sel;
+
+		http_select(buf, req, &reps[i], &sel);
+		FUZZ_ASSERT(sel.status == 200 || sel.status == 206 ||
+			    sel.status == 304 || sel.status == 412 ||
+			    sel.status == 416);
+		FUZZ_ASSERT(reps[i].ranges ||
+			    (sel.status != 206 && sel.status != 416));
+		if (sel.status == 200)
+			FUZZ_ASSERT(sel.first == 0 && sel.len == size);
+		if (sel.status == 206)
+			FUZZ_ASSERT(sel.len > 0 && sel.first < size &&
+				    sel.len <= size - sel.first);
+		FUZZ_ASSERT(http_select_headers(out, sizeof(out), &reps[i],
+						&sel, INT64_MAX) > 0);
+	}
 }
 
 static void check_normalized(const char *p, size_t n)
@@ -418,6 +449,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r1 > 0) {
 		check_request(&one, r1, size);
 		check_route(buf, &one);
+		check_select(buf, &one, h % 5000);
 		if (one.chunked_body)
 			check_chunked(buf + r1, size - (size_t)r1,
 				      (size - (size_t)r1) / 2);
