@@ -6,6 +6,7 @@
 
 #include "conn_io.h"
 #include "coro.h"
+#include "file_etag.h"
 #include "http/select.h"
 #include "respond.h"
 #include "server.h"
@@ -50,6 +51,8 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 				HTTP_CODING_BIT(HTTP_CODING_DEFLATE));
 	}
 	rep = content_cache_rep(w->cache, e, coding, w->compressor);
+	if (rep != &e->rep[HTTP_CODING_IDENTITY])
+		stats_add(&w->stats.cache_compressed_hits, 1);
 	r = (struct http_representation){
 		.etag = rep->etag_len ? rep->etag : NULL,
 		.etag_len = rep->etag_len,
@@ -95,9 +98,7 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 	size_t hlen;
 
 	r.etag_len = http_format_etag(etag, (uint64_t)st->st_ino, r.size,
-				      (int64_t)st->st_mtim.tv_sec * 1000000000 +
-					      st->st_mtim.tv_nsec,
-				      "");
+				      file_etag_time(&st->st_mtim), "");
 	http_select(rc->buf, rc->req, &r, &sel);
 	respond_head_init(rc, &h, sel.status);
 	h.content_type = content_type;

@@ -121,6 +121,7 @@ static void log_request(struct exchange *rc)
 	struct worker *w = rc->worker;
 	struct server *s = w->server;
 
+	stats_count_response(&w->stats, rc->status, rc->body_bytes);
 	if (!s->access_log)
 		return;
 	access_log_append(&w->log, s->access_log_fd, &rc->conn->peer,

@@ -3,11 +3,14 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "socket_activation.h"
 
 #define LISTEN_BACKLOG 4096
 
@@ -133,4 +136,31 @@ fail:
 		snprintf(err, errlen, "cannot listen on %s: %s", where,
 			 strerror(errno));
 	return -1;
+}
+
+int listeners_adopt(unsigned passed, unsigned n, int *fds,
+		    struct listen_addr *a, char *err, size_t errlen)
+{
+	unsigned i;
+
+	a->len = sizeof(a->ss);
+	if (getsockname(SOCKET_ACTIVATION_FIRST_FD, (struct sockaddr *)&a->ss,
+			&a->len)) {
+		snprintf(err, errlen, "passed socket: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		int fd = SOCKET_ACTIVATION_FIRST_FD + (int)(i % passed);
+
+		/* Threads sharing a socket each close their own descriptor. */
+		fds[i] = i < passed ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (fds[i] < 0) {
+			snprintf(err, errlen, "passed socket: %s",
+				 strerror(errno));
+			while (i-- > passed)
+				close(fds[i]);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -29,6 +29,15 @@ int listen_addr_resolve(struct listen_addr *a, const char *host, uint16_t port,
 int listeners_open(struct listen_addr *a, unsigned n, int *fds, char *err,
 		   size_t errlen);
 
+/*
+ * Takes the passed listening sockets (socket_activation.h) for n threads:
+ * thread i listens on passed socket i % passed, through a descriptor of its
+ * own.  The first socket's address goes into a.  Returns 0, or -1 with a
+ * message in err.
+ */
+int listeners_adopt(unsigned passed, unsigned n, int *fds,
+		    struct listen_addr *a, char *err, size_t errlen);
+
 uint16_t listen_addr_port(const struct listen_addr *a);
 /* "127.0.0.1:8080" or "[::1]:8080"; LISTEN_ADDR_STRLEN bytes suffice. */
 #define LISTEN_ADDR_STRLEN 56

@@ -17,18 +17,19 @@
 #include <unistd.h>
 
 #include "listener.h"
+#include "metrics.h"
 #include "options.h"
+#include "privileges.h"
 #include "server.h"
+#include "socket_activation.h"
 #include "static_file.h"
 
 #define EXIT_USAGE 2
 #define MAX_FDS_CAP (1u << 22)
 
-static int open_root(struct server *s, const char *root, char *real,
-		     size_t real_len)
+static int open_root(struct server *s, const char *root)
 {
 	struct stat st;
-	int probe;
 
 	s->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->root_fd < 0 || fstat(s->root_fd, &st)) {
@@ -36,8 +37,18 @@ static int open_root(struct server *s, const char *root, char *real,
 			strerror(errno));
 		return -1;
 	}
-	/* Readable and searchable, checked the way requests will open it. */
-	probe = open_beneath(s->root_fd, "", O_RDONLY | O_DIRECTORY);
+	return 0;
+}
+
+/*
+ * Readable and searchable, checked the way requests will open it: after
+ * the switch to the serving user, with that user's rights.
+ */
+static int probe_root(struct server *s, const char *root, char *real,
+		      size_t real_len)
+{
+	int probe = open_beneath(s->root_fd, "", O_RDONLY | O_DIRECTORY);
+
 	if (probe < 0) {
 		if (errno == ENOSYS)
 			fprintf(stderr, "sehttpd: this kernel lacks openat2 "
@@ -146,7 +157,10 @@ int main(int argc, char **argv)
 	int *listen_fds = NULL;
 	unsigned started;
 	sigset_t stop_signals;
-	int ret = 1;
+	bool listening = false; /* listen_fds are open and ours to close */
+	struct metrics_server *metrics = NULL;
+	char metrics_where[LISTEN_ADDR_STRLEN];
+	int passed, ret = 1;
 
 	switch (options_parse(&opt, argc, argv)) {
 	case OPTIONS_EXIT_OK:
@@ -156,8 +170,12 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
-	if (open_root(&s, opt.root, real_root, sizeof(real_root)) ||
-	    open_access_log(&s, opt.access_log)) {
+	passed = socket_activation_fds(err, sizeof(err));
+	if (passed < 0) {
+		fprintf(stderr, "sehttpd: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (open_root(&s, opt.root) || open_access_log(&s, opt.access_log)) {
 		if (s.root_fd >= 0)
 			close(s.root_fd);
 		return EXIT_USAGE;
@@ -165,9 +183,11 @@ int main(int argc, char **argv)
 	s.timeout_ms = opt.timeout_ms;
 	s.listing = opt.listing;
 	s.compress = opt.compress;
+	/* Every passed socket gets a thread at least. */
+	s.nworkers = opt.threads > (unsigned)passed ? opt.threads :
+						      (unsigned)passed;
 	/* Each thread owns a share: hits never wait for another thread. */
-	s.cache_bytes = (size_t)opt.cache_mib * 1024 * 1024 / opt.threads;
-	s.nworkers = opt.threads;
+	s.cache_bytes = (size_t)opt.cache_mib * 1024 * 1024 / s.nworkers;
 	s.max_fds = fd_capacity();
 	s.conns = calloc(s.max_fds, sizeof(*s.conns));
 	s.workers = calloc(s.nworkers, sizeof(*s.workers));
@@ -177,10 +197,33 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (listen_addr_resolve(&addr, opt.bind_addr, opt.port, err,
-				sizeof(err)) ||
-	    listeners_open(&addr, s.nworkers, listen_fds, err, sizeof(err))) {
+	if (passed ? listeners_adopt(passed, s.nworkers, listen_fds, &addr, err,
+				     sizeof(err)) :
+		     listen_addr_resolve(&addr, opt.bind_addr, opt.port, err,
+					 sizeof(err)) ||
+			     listeners_open(&addr, s.nworkers, listen_fds, err,
+					    sizeof(err))) {
 		fprintf(stderr, "sehttpd: %s\n", err);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	listening = true;
+	if (opt.metrics) {
+		metrics = metrics_open(&s, opt.metrics, metrics_where,
+				       sizeof(metrics_where), err, sizeof(err));
+		if (!metrics) {
+			fprintf(stderr, "sehttpd: %s\n", err);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	/* Bound: root is no longer needed for anything. */
+	if (privileges_drop(opt.user, opt.user_given, err, sizeof(err))) {
+		fprintf(stderr, "sehttpd: %s\n", err);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (probe_root(&s, opt.root, real_root, sizeof(real_root))) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -197,9 +240,17 @@ int main(int argc, char **argv)
 	started = start_workers(&s, listen_fds);
 	if (started == s.nworkers) {
 		listen_addr_format(&addr, where, sizeof(where));
-		printf("sehttpd: listening on http://%s/ (root %s, %u thread%s)\n",
-		       where, real_root, s.nworkers,
-		       s.nworkers == 1 ? "" : "s");
+		printf("sehttpd: listening on http://%s/ (root %s, %u thread%s%s)\n",
+		       where, real_root, s.nworkers, s.nworkers == 1 ? "" : "s",
+		       passed > 1 ? ", and on further passed sockets" :
+		       passed	  ? ", a passed socket" :
+				    "");
+		if (metrics && metrics_start(metrics))
+			fprintf(stderr, "sehttpd: cannot start the metrics "
+					"thread\n");
+		else if (metrics)
+			printf("sehttpd: metrics on http://%s/metrics\n",
+			       metrics_where);
 		fflush(stdout);
 		wait_for_signal(&stop_signals);
 		ret = 0;
@@ -213,7 +264,12 @@ int main(int argc, char **argv)
 	/* Listeners of threads that never started. */
 	for (unsigned i = started; i < s.nworkers; i++)
 		close(listen_fds[i]);
+	listening = false;
 out:
+	metrics_stop(metrics);
+	if (listening)
+		for (unsigned i = 0; i < s.nworkers; i++)
+			close(listen_fds[i]);
 	free(listen_fds);
 	free(s.workers);
 	free(s.conns);

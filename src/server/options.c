@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "privileges.h"
 #include "version.h"
 
 enum {
@@ -18,6 +19,8 @@ enum {
 	OPT_ACCESS_LOG,
 	OPT_NO_COMPRESS,
 	OPT_CACHE_SIZE,
+	OPT_USER,
+	OPT_METRICS,
 };
 
 static const struct option long_options[] = {
@@ -29,6 +32,8 @@ static const struct option long_options[] = {
 	{ "access-log", required_argument, NULL, OPT_ACCESS_LOG },
 	{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
 	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -50,6 +55,10 @@ static void usage(FILE *out)
 		"      --no-compress      never compress responses\n"
 		"      --cache-size MIB   memory for cached files and listings\n"
 		"                         (default 64; 0 disables the cache)\n"
+		"      --user NAME        started as root, serve as NAME after\n"
+		"                         binding (default nobody; root: stay root)\n"
+		"      --metrics ADDR:PORT  serve Prometheus metrics at\n"
+		"                         http://ADDR:PORT/metrics (default off)\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -106,6 +115,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.listing = true,
 		.compress = true,
 		.cache_mib = 64,
+		.user = PRIVILEGES_DEFAULT_USER,
 	};
 
 	opterr = 0;
@@ -145,6 +155,15 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_ACCESS_LOG:
 			opt->access_log = optarg;
+			break;
+		case OPT_METRICS:
+			opt->metrics = optarg;
+			break;
+		case OPT_USER:
+			if (!*optarg)
+				return bad("user", optarg), OPTIONS_EXIT_USAGE;
+			opt->user = optarg;
+			opt->user_given = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -21,6 +21,7 @@
 #include "dir_listing.h"
 #include "file_response.h"
 #include "http/mime.h"
+#include "http/path.h"
 #include "http/response.h"
 #include "http/route.h"
 #include "respond.h"
@@ -31,8 +32,10 @@
 
 int open_beneath(int root_fd, const char *path, int flags)
 {
+	/* openat2 refuses O_PATH with any flag but a few (EINVAL). */
+	int extra = flags & O_PATH ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY),
+		.flags = (uint64_t)(flags | extra),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd;
@@ -66,9 +69,13 @@ static int open_for_request(struct exchange *rc, const char *path)
 	return fd;
 }
 
-static int stat_beneath(struct exchange *rc, const char *path, struct stat *st)
+/* Stats path as a request opens it, so what it may not read fails: how
+ * the content cache checks its entries (a cache_stat_fn). */
+static int stat_readable(void *ctx, const char *path, struct stat *st)
 {
-	int fd = open_beneath(rc->worker->server->root_fd, path, O_PATH);
+	struct exchange *rc = ctx;
+	int fd = open_beneath(rc->worker->server->root_fd, path,
+			      O_RDONLY | O_NONBLOCK);
 	int ret;
 
 	if (fd < 0)
@@ -96,51 +103,17 @@ static char *read_all(int fd, size_t size)
 	return buf;
 }
 
-/*
- * A cached entry for rc->path that is still fresh, or NULL.  At most once a
- * second an entry is checked against the file; listings are rebuilt.
- */
+/* A cached entry for rc->path that is still fresh, or NULL. */
 static struct cache_entry *cache_lookup(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
-	char *path = rc->path;
-	size_t len = (size_t)rc->path_len;
-	struct stat st;
-	bool fresh;
 
-	if (!content_cache_enabled(w->cache))
+	if (content_cache_lookup(w->cache, rc->path, (size_t)rc->path_len,
+				 w->now_ms, stat_readable, rc,
+				 &e) != CACHE_FRESH)
 		return NULL;
-	e = content_cache_get(w->cache, path, len);
-	if (!e || !content_cache_due(e, w->now_ms))
-		return e;
-	if (e->kind == CACHE_LISTING) {
-		fresh = false;
-	} else {
-		/* The file behind the entry: "/dir/" holds its index.html. */
-		size_t flen = len;
-
-		if (path[len - 1] == '/') {
-			memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
-			flen += sizeof(INDEX_FILE) - 1;
-		}
-		fresh = !stat_beneath(rc, path + 1, &st) &&
-			content_cache_same_file(e, &st);
-		if (fresh && e->sibling_checked) {
-			memcpy(path + flen, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
-			fresh = content_cache_same_sibling(
-				e,
-				stat_beneath(rc, path + 1, &st) ? NULL : &st);
-		}
-		path[len] = '\0';
-	}
-	if (fresh) {
-		e->checked_ms = w->now_ms;
-		return e;
-	}
-	content_cache_remove(w->cache, e);
-	content_cache_put(e);
-	return NULL;
+	return e;
 }
 
 /* A "FILE.gz" beside the file, not older than it, as its gzip body. */
@@ -150,33 +123,27 @@ static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 {
 	char gz_path[HTTP_PATH_MAX + sizeof(GZIP_SUFFIX)];
 	struct stat gz_st;
-	char *gz;
+	char *gz = NULL;
 	int fd;
 
-	if (len + sizeof(GZIP_SUFFIX) > sizeof(gz_path))
+	if (http_path_join(gz_path, sizeof(gz_path), file, len, GZIP_SUFFIX) <
+	    0)
 		return;
-	memcpy(gz_path, file, len);
-	memcpy(gz_path + len, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
 	fd = open_beneath(rc->worker->server->root_fd, gz_path,
 			  O_RDONLY | O_NONBLOCK);
-	e->sibling_checked = true;
-	if (fd < 0)
-		return;
-	if (fstat(fd, &gz_st)) {
-		close(fd);
+	if (fd < 0 || fstat(fd, &gz_st)) {
+		if (fd >= 0)
+			close(fd);
+		content_cache_set_sibling(rc->worker->cache, e, NULL, NULL, 0);
 		return;
 	}
-	e->sibling_exists = true;
-	e->sibling = gz_st;
 	if (S_ISREG(gz_st.st_mode) && gz_st.st_size <= CACHE_FILE_MAX &&
 	    (gz_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
 	     (gz_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
-	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec))) {
+	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec)))
 		gz = read_all(fd, (size_t)gz_st.st_size);
-		if (gz)
-			content_cache_set_gzip(rc->worker->cache, e, gz,
-					       (size_t)gz_st.st_size);
-	}
+	content_cache_set_sibling(rc->worker->cache, e, &gz_st, gz,
+				  gz ? (size_t)gz_st.st_size : 0);
 	close(fd);
 }
 
@@ -201,7 +168,7 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 	if (!body)
 		return respond_file(rc, fd, st, type, compressible);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
-			    (size_t)st->st_size, st, type, compressible,
+			    (size_t)st->st_size, st, file, type, compressible,
 			    w->now_ms);
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);
@@ -222,7 +189,7 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 		return respond_status(rc, http_status_for_errno(errno), NULL,
 				      0);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_LISTING, html,
-			    len, st, "text/html; charset=utf-8",
+			    len, st, NULL, "text/html; charset=utf-8",
 			    w->server->compress, w->now_ms);
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);
@@ -235,22 +202,18 @@ static int serve_directory(struct exchange *rc, int dir_fd,
 {
 	char *path = rc->path;
 	size_t len = (size_t)rc->path_len;
+	char index[HTTP_PATH_MAX + sizeof(INDEX_FILE)];
 	struct stat st;
 	int fd;
 
 	if (path[len - 1] != '/')
 		return respond_redirect(rc, path, len);
-	if (len + sizeof(INDEX_FILE) <= sizeof(rc->path)) {
-		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
-		fd = open_for_request(rc, path + 1);
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-			char file[HTTP_PATH_MAX];
-
-			memcpy(file, path + 1, len + sizeof(INDEX_FILE) - 1);
-			path[len] = '\0';
-			return serve_file(rc, fd, &st, file);
-		}
-		path[len] = '\0';
+	/* The index's path, relative to ROOT. */
+	if (http_path_join(index, sizeof(index), path + 1, len - 1,
+			   INDEX_FILE) >= 0) {
+		fd = open_for_request(rc, index);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			return serve_file(rc, fd, &st, index);
 	}
 	if (!rc->worker->server->listing)
 		return respond_status(rc, 403, NULL, 0);
@@ -267,8 +230,12 @@ int serve_request(struct exchange *rc)
 	if (rc->path_len < 0)
 		return respond_status(rc, -rc->path_len, NULL, 0);
 	e = cache_lookup(rc);
-	if (e)
+	if (e) {
+		stats_add(&rc->worker->stats.cache_hits, 1);
 		return respond_entry(rc, e);
+	}
+	if (content_cache_enabled(rc->worker->cache))
+		stats_add(&rc->worker->stats.cache_misses, 1);
 
 	fd = open_for_request(rc, rc->path + 1);
 	if (fd < 0)

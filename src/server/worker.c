@@ -40,6 +40,7 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 	w->now_ms = clock_ms();
 	timer_wheel_init(&w->wheel, w->now_ms);
 	timer_init(&w->accept_timer);
+	INIT_LIST_HEAD(&w->conns);
 	date_cache_update(&w->date);
 
 	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -84,22 +85,13 @@ void worker_request_stop(struct worker *w)
 
 static void conn_list_add(struct worker *w, struct conn *c)
 {
-	c->prev = NULL;
-	c->next = w->conns;
-	if (w->conns)
-		w->conns->prev = c;
-	w->conns = c;
+	list_add(&c->link, &w->conns);
 	w->active++;
 }
 
 static void conn_list_del(struct worker *w, struct conn *c)
 {
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		w->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	list_del(&c->link);
 	w->active--;
 }
 
@@ -238,6 +230,7 @@ static void accept_all(struct worker *w)
 			continue;
 		}
 		conn_list_add(w, c);
+		stats_add(&w->stats.accepted, 1);
 		atomic_fetch_add_explicit(&s->open_conns, 1,
 					  memory_order_relaxed);
 		timer_wheel_add(&w->wheel, &c->timer,
@@ -257,8 +250,7 @@ static void begin_stop(struct worker *w)
 	w->listen_fd = -1;
 	timer_wheel_del(&w->wheel, &w->accept_timer);
 	/* Idle connections go now; busy ones finish their reply first. */
-	for (c = w->conns; c; c = next) {
-		next = c->next;
+	list_for_each_entry_safe(c, next, &w->conns, link) {
 		if (!c->coro)
 			conn_close(w, c);
 	}
@@ -271,8 +263,8 @@ static void begin_stop(struct worker *w)
 
 static void force_close_all(struct worker *w)
 {
-	while (w->conns)
-		conn_close(w, w->conns);
+	while (!list_empty(&w->conns))
+		conn_close(w, list_first_entry(&w->conns, struct conn, link));
 }
 
 static void handle_event(struct worker *w, const struct epoll_event *ev)
@@ -323,6 +315,21 @@ static void expire_timers(struct worker *w)
 	}
 }
 
+/* The gauges --metrics reads, as of the end of this loop iteration. */
+static void publish_gauges(struct worker *w)
+{
+	unsigned busy =
+		coro_pool_mapped_count(w->pool) - coro_pool_free_count(w->pool);
+	size_t entries, bytes;
+
+	content_cache_usage(w->cache, &entries, &bytes);
+	stats_set(&w->stats.open_conns, w->active);
+	stats_set(&w->stats.idle_conns,
+		  w->active > busy ? w->active - busy : 0);
+	stats_set(&w->stats.cache_entries, entries);
+	stats_set(&w->stats.cache_bytes, bytes);
+}
+
 void *worker_run(void *arg)
 {
 	struct worker *w = arg;
@@ -347,6 +354,7 @@ void *worker_run(void *arg)
 		expire_timers(w);
 		if (w->log.len)
 			access_log_flush(&w->log, s->access_log_fd);
+		publish_gauges(w);
 	}
 	force_close_all(w); /* only left after an epoll failure */
 	if (w->log.len)

@@ -63,7 +63,10 @@ _tmp_dirs = []
 
 
 def temp_dir(prefix='sehttpd-it-'):
+    """A directory the server can search: started as root (as the suite
+    may be), it serves as nobody, so mkdtemp's mode 700 would hide all."""
     d = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(d, 0o755)
     _tmp_dirs.append(d)
     return d
 

@@ -132,7 +132,9 @@ class CommandLineTest(unittest.TestCase):
     def test_unreadable_root(self):
         if os.getuid() != 0:
             self.skipTest('needs root to run sehttpd as nobody')
-        secret = os.path.join(temp_dir(), 'www')  # in a 0700 directory
+        hidden = temp_dir()
+        os.chmod(hidden, 0o700)
+        secret = os.path.join(hidden, 'www')
         os.mkdir(secret)
 
         def as_nobody():

@@ -178,6 +178,19 @@ class ListingTest(ServerTestCase):
         self.assertIn('05:06', row, 'mtime (2021-03-04 05:06:07 UTC) of '
                       'size777.txt not shown')
 
+    def test_listing_follows_symlinks_inside_root(self):
+        """A symlink is described by what it leads to: a file's size and
+        time, a directory's trailing slash."""
+        resp, links = self.listing('/links/')
+        row = links['to_file.txt']['row']
+        self.assertIn('777', row, 'size of the linked size777.txt not shown')
+        self.assertIn('2021', row, 'mtime of the linked size777.txt not '
+                      'shown')
+        self.assertEqual(links['to_dir']['href'], 'to_dir/',
+                         'a symlinked directory is listed without its /')
+        self.assertIn('2023', links['to_dir']['row'],
+                      'mtime of the linked directory not shown')
+
     def test_listing_escaping(self):
         resp, links = self.listing('/escape/')
         self.assertNotIn(b'<b>', resp.body, 'raw <b> from a file name')

@@ -8,7 +8,10 @@
 #      forwarded port, the busybox-httpd control channel.
 # The guest itself (initramfs, boot, stop) is tests/kernel/guest.sh's.
 # Prints "kernel-integration: N passed, N failed, N skipped" and
-# "kernel-lifecycle: N passed, N failed"; exits non-zero on any failure.
+# "kernel-lifecycle: N passed, N failed", then
+#   3. runs kecho's checks (kecho.py: kecho.ko and a static echo-bench are
+#      in the guest too), "kernel-kecho: N passed, N failed".
+# Exits non-zero on any failure.
 # Environment: BUILD (build dir), MAKE, HTSTRESS_BIN, KHTTPD_TIMEOUT_S (the
 # module's timeout during the integration suite, seconds), and
 # KHTTPD_TESTS (a -k filter passed to the integration runner).
@@ -34,6 +37,8 @@ check() { # NAME STATUS [DETAIL]
 	fi
 }
 
+kecho_pass= # set once kecho.py has run
+kecho_fail=0
 work=$(mktemp -d /tmp/khttpd-test.XXXXXX)
 qemu_pidfile=$work/qemu.pid
 serial=$work/serial.log
@@ -61,6 +66,9 @@ finish() {
 	fi
 	echo "kernel suite took $(($(date +%s) - start_time)) s"
 	echo "kernel-lifecycle: $pass passed, $fail failed"
+	if [ -n "$kecho_pass" ]; then
+		echo "kernel-kecho: $kecho_pass passed, $kecho_fail failed"
+	fi
 }
 trap finish EXIT
 trap 'exit 130' INT TERM HUP PIPE
@@ -90,6 +98,11 @@ fi
 if ! guest_static_htstress "$root/bin/htstress" "$work/htstress.log"; then
 	tail -n 20 "$work/htstress.log"
 	check "a static htstress for the guest builds" 1
+fi
+cp "$BUILD/kecho.ko" "$root/kecho.ko"
+if ! guest_static_echo_bench "$root/bin/echo-bench" "$work/echo.log"; then
+	tail -n 20 "$work/echo.log"
+	check "a static echo-bench for the guest builds" 1
 fi
 tree=$work/tree
 if ! python3 tests/integration/tree.py "$tree" >/dev/null; then
@@ -152,7 +165,22 @@ fi
 if [ -z "$totals" ] || { [ "$lifecycle_rc" -ne 0 ] && [ "$lf" -eq 0 ]; }; then
 	check "lifecycle.py ran to the end" 1 "exit $lifecycle_rc"
 fi
-if [ "$integration_rc" -ne 0 ] || [ "$fail" -gt 0 ]; then
+
+# --- kecho: echoes, and unloads with clients connected ----------------------
+python3 tests/kernel/kecho.py --ctl-port "$ctl_port" >"$work/kecho.out" 2>&1
+kecho_rc=$?
+grep -v '^kecho-totals' "$work/kecho.out"
+totals=$(grep '^kecho-totals' "$work/kecho.out")
+if [ -n "$totals" ]; then
+	read -r _ kecho_pass kecho_fail <<<"$totals"
+fi
+if [ -z "$totals" ] || { [ "$kecho_rc" -ne 0 ] && [ "$kecho_fail" -eq 0 ]; }; then
+	kecho_pass=${kecho_pass:-0}
+	kecho_fail=$((kecho_fail + 1))
+	echo "FAIL kecho.py ran to the end: exit $kecho_rc"
+fi
+if [ "$integration_rc" -ne 0 ] || [ "$fail" -gt 0 ] ||
+	[ "$kecho_fail" -gt 0 ]; then
 	show_serial
 	exit 1
 fi

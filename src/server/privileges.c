@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Files are opened with the process's own credentials, so a server left
+ * running as root would serve anything root can read (a mode-000 file, a
+ * private key) to anyone.  Binding a port below 1024 is the only reason to
+ * start as root; after that the server becomes an unprivileged user, as
+ * nginx's workers and khttpd's reads (as nobody) do.
+ */
+#include "privileges.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int privileges_drop(const char *user, bool explicit_user, char *err,
+		    size_t errlen)
+{
+	struct passwd *pw;
+
+	if (geteuid() != 0) {
+		pw = getpwuid(geteuid());
+		if (explicit_user && (!pw || strcmp(pw->pw_name, user)))
+			fprintf(stderr,
+				"sehttpd: warning: --user %s ignored: not "
+				"started as root\n",
+				user);
+		return 0;
+	}
+	if (!strcmp(user, "root")) {
+		fprintf(stderr, "sehttpd: warning: running as root: every file "
+				"root can read under ROOT will be served\n");
+		return 0;
+	}
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw) {
+		snprintf(err, errlen, "unknown user '%s' for --user", user);
+		return -1;
+	}
+	/* Groups first: after setuid() there is no right to change them. */
+	if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+		snprintf(err, errlen, "cannot become user '%s': %s", user,
+			 strerror(errno));
+		return -1;
+	}
+	/* Belt and braces: the way back must be closed. */
+	if (pw->pw_uid != 0 && setuid(0) == 0) {
+		snprintf(err, errlen, "could regain root after becoming '%s'",
+			 user);
+		return -1;
+	}
+	return 0;
+}

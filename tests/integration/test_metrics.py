@@ -1,0 +1,175 @@
+"""--metrics: Prometheus text on a listener of its own, counters that move
+as traffic says they should, and a format a strict parser accepts."""
+
+import http.client
+import os
+import re
+import subprocess
+import time
+import unittest
+
+from httpraw import Conn
+from target import ServerProcess, needs_process, sehttpd_bin, temp_dir
+
+METRICS_LINE = re.compile(r'metrics on http://(\S+):(\d+)/metrics')
+NAME = r'[a-zA-Z_:][a-zA-Z0-9_:]*'
+SAMPLE = re.compile(r'^(%s)(\{(%s)="((?:[^"\\\n]|\\.)*)"\})? (\d+)$'
+                    % (NAME, NAME))
+
+
+def parse_exposition(text):
+    """{(name, labels): value}; raises AssertionError on anything the
+    Prometheus text format (0.0.4) does not allow or we do not write."""
+    assert text.endswith('\n'), 'the last line must end in a newline'
+    samples, helped, typed = {}, set(), {}
+    for line in text.split('\n')[:-1]:
+        if line.startswith('# HELP '):
+            name, _, help_text = line[7:].partition(' ')
+            assert re.fullmatch(NAME, name) and help_text, line
+            assert name not in helped, 'second HELP for ' + name
+            helped.add(name)
+        elif line.startswith('# TYPE '):
+            name, _, kind = line[7:].partition(' ')
+            assert kind in ('counter', 'gauge'), line
+            assert name not in typed, 'second TYPE for ' + name
+            assert not any(k[0] == name for k in samples), \
+                'TYPE after samples of ' + name
+            typed[name] = kind
+        else:
+            m = SAMPLE.match(line)
+            assert m, 'not a sample line: %r' % line
+            name = m.group(1)
+            assert name in typed and name in helped, \
+                'sample before its HELP and TYPE: ' + line
+            if typed[name] == 'counter':
+                assert name.endswith('_total'), name
+            key = (name, m.group(4) or '')
+            assert key not in samples, 'duplicate sample ' + line
+            samples[key] = int(m.group(5))
+    return samples
+
+
+@needs_process('starts sehttpd with --metrics')
+class MetricsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.base = temp_dir()
+        cls.www = os.path.join(cls.base, 'www')
+        os.mkdir(cls.www)
+        with open(os.path.join(cls.www, 'page.html'), 'w') as f:
+            f.write('<p>%s</p>\n' % ('metrics ' * 200))
+        cls.srv = ServerProcess(['-t', '2', '--metrics', '127.0.0.1:0'],
+                                root=cls.www)
+        m = cls.srv.wait_line(lambda s: 'metrics on' in s, 5)
+        cls.mhost, cls.mport = METRICS_LINE.search(m).groups()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def scrape(self, method='GET', path='/metrics'):
+        c = http.client.HTTPConnection(self.mhost, int(self.mport),
+                                       timeout=5)
+        try:
+            c.request(method, path)
+            r = c.getresponse()
+            return r.status, r.getheader('Content-Type'), r.read()
+        finally:
+            c.close()
+
+    def metrics(self):
+        status, ctype, body = self.scrape()
+        self.assertEqual(status, 200)
+        self.assertEqual(ctype, 'text/plain; version=0.0.4; charset=utf-8')
+        return parse_exposition(body.decode())
+
+    def get(self, conn, path, extra=''):
+        conn.send(('GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n'
+                   % (path, extra)).encode())
+        return conn.read_response()
+
+    def test_counters_move_with_traffic(self):
+        before = self.metrics()
+        body_bytes = 0
+        with Conn(self.srv.host, self.srv.port) as c:
+            for _ in range(3):
+                r = self.get(c, '/page.html')
+                self.assertEqual(r.status, 200)
+                body_bytes += len(r.body)
+            r = self.get(c, '/page.html', 'Accept-Encoding: gzip\r\n')
+            self.assertEqual(r.header('Content-Encoding'), 'gzip')
+            body_bytes += len(r.body)
+            r = self.get(c, '/missing')
+            self.assertEqual(r.status, 404)
+            body_bytes += len(r.body)
+            # This connection now sits idle: the gauges must say so.
+            after = self.metrics()
+        d = {k: after[k] - before.get(k, 0) for k in after}
+        self.assertEqual(d[('sehttpd_responses_total', '2xx')], 4)
+        self.assertEqual(d[('sehttpd_responses_total', '4xx')], 1)
+        self.assertEqual(d[('sehttpd_responses_total', '5xx')], 0)
+        self.assertEqual(d[('sehttpd_response_body_bytes_total', '')],
+                         body_bytes)
+        self.assertEqual(d[('sehttpd_connections_accepted_total', '')], 1)
+        self.assertGreaterEqual(after[('sehttpd_connections_open', '')], 1)
+        self.assertGreaterEqual(after[('sehttpd_connections_idle', '')], 1)
+        self.assertGreaterEqual(d[('sehttpd_cache_hits_total', '')], 3)
+        self.assertGreaterEqual(d[('sehttpd_cache_misses_total', '')], 1)
+        self.assertGreaterEqual(
+            d[('sehttpd_cache_compressed_hits_total', '')], 1)
+        self.assertGreaterEqual(after[('sehttpd_cache_entries', '')], 1)
+        self.assertGreater(after[('sehttpd_cache_bytes', '')], 1600)
+        # Closed by the client: the server notices when it reads the end.
+        deadline = time.monotonic() + 3
+        while self.metrics()[('sehttpd_connections_open', '')] and \
+                time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(self.metrics()[('sehttpd_connections_open', '')], 0)
+
+    def test_every_metric_is_there(self):
+        names = {k[0] for k in self.metrics()}
+        for n in ('responses_total', 'response_body_bytes_total',
+                  'connections_open', 'connections_idle', 'cache_entries',
+                  'cache_bytes', 'cache_hits_total', 'cache_misses_total',
+                  'cache_compressed_hits_total',
+                  'access_log_dropped_lines_total'):
+            self.assertIn('sehttpd_' + n, names)
+
+    def test_other_paths_and_methods(self):
+        self.assertEqual(self.scrape(path='/')[0], 404)
+        self.assertEqual(self.scrape(method='POST')[0], 405)
+        status, _, body = self.scrape(method='HEAD')
+        self.assertEqual((status, body), (200, b''))
+        with Conn(self.mhost, int(self.mport)) as c:
+            c.send(b'GET /metrics HTTP/1.1\r\nHost: x\r\nBad header\r\n\r\n')
+            self.assertEqual(c.read_response().status, 400)
+
+    def test_the_parser_refuses_what_it_should(self):
+        for bad in ('x 1\n', '# TYPE x counter\nx 1\n',
+                    '# HELP x h\n# TYPE x counter\nx 1\n',
+                    '# HELP x_total h\n# TYPE x_total counter\nx_total 1'):
+            with self.subTest(text=bad), self.assertRaises(AssertionError):
+                parse_exposition(bad)
+
+
+@needs_process('runs sehttpd with bad --metrics values')
+class MetricsOptionTest(unittest.TestCase):
+    def test_bad_values(self):
+        for v in ('nonsense', '127.0.0.1:', '127.0.0.1:70000', 'a b:1'):
+            with self.subTest(value=v):
+                p = subprocess.run([sehttpd_bin(), '-p', '0', '--metrics', v,
+                                    temp_dir()], stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=5)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+
+    def test_off_by_default(self):
+        srv = ServerProcess([], root=temp_dir())
+        try:
+            self.assertFalse(any('metrics' in ln for ln in srv.lines))
+        finally:
+            srv.stop()
+
+
+if __name__ == '__main__':
+    unittest.main()

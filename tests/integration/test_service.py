@@ -1,0 +1,184 @@
+"""sehttpd as a system service: giving up root after binding (--user) and
+socket activation (LISTEN_FDS, tried with systemd-socket-activate)."""
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+import unittest
+
+from httpraw import Conn
+from target import (ServerProcess, needs_process, sehttpd_bin, temp_dir)
+
+NOBODY = 65534
+
+
+def proc_ids(pid):
+    """(uids, gids, supplementary groups) from /proc/PID/status."""
+    fields = {}
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            key, _, value = line.partition(':')
+            fields[key] = value.split()
+    return ([int(v) for v in fields['Uid']], [int(v) for v in fields['Gid']],
+            [int(v) for v in fields.get('Groups', [])])
+
+
+def small_tree():
+    """A root with a public file, a mode-000 file and a 0700 directory."""
+    base = temp_dir()
+    www = os.path.join(base, 'www')
+    os.mkdir(www)
+    with open(os.path.join(www, 'public.txt'), 'w') as f:
+        f.write('for everyone\n')
+    secret = os.path.join(www, 'secret.txt')
+    with open(secret, 'w') as f:
+        f.write('root only\n')
+    os.chmod(secret, 0)
+    private = os.path.join(www, 'private')
+    os.mkdir(private)
+    with open(os.path.join(private, 'inner.txt'), 'w') as f:
+        f.write('inner\n')
+    os.chmod(private, 0o700)
+    return www
+
+
+def get_status(host, port, path):
+    with Conn(host, port) as c:
+        c.send(('GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
+                % path).encode())
+        return c.read_response().status
+
+
+@needs_process('starts sehttpd as root with its own options')
+@unittest.skipUnless(os.geteuid() == 0, 'needs root: tests giving it up')
+class PrivilegeTests(unittest.TestCase):
+    def start(self, args=()):
+        srv = ServerProcess(list(args), root=self.www)
+        self.addCleanup(srv.kill)
+        return srv
+
+    def setUp(self):
+        self.www = small_tree()
+
+    def test_serves_as_nobody_by_default(self):
+        srv = self.start()
+        uids, gids, groups = proc_ids(srv.proc.pid)
+        self.assertEqual(uids, [NOBODY] * 4)
+        self.assertEqual(gids, [NOBODY] * 4)
+        self.assertEqual(groups, [])
+
+    def test_files_nobody_cannot_read_are_403(self):
+        srv = self.start()
+        self.assertEqual(get_status(srv.host, srv.port, '/public.txt'), 200)
+        self.assertEqual(get_status(srv.host, srv.port, '/secret.txt'), 403)
+        self.assertEqual(
+            get_status(srv.host, srv.port, '/private/inner.txt'), 403)
+
+    def test_user_names_the_account(self):
+        srv = self.start(['--user', 'daemon'])
+        uids, gids, groups = proc_ids(srv.proc.pid)
+        self.assertEqual(uids, [1] * 4)  # Debian's daemon:daemon is 1:1
+        self.assertEqual(gids, [1] * 4)
+        self.assertEqual(groups, [])
+
+    def test_user_root_stays_root_and_warns(self):
+        srv = self.start(['--user', 'root'])
+        self.assertEqual(proc_ids(srv.proc.pid)[0], [0] * 4)
+        self.assertEqual(get_status(srv.host, srv.port, '/secret.txt'), 200)
+        deadline = time.monotonic() + 2
+        while 'warning' not in srv.stderr_text() and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertIn('sehttpd: warning: running as root',
+                      srv.stderr_text())
+
+    def test_unknown_user_is_a_usage_error(self):
+        p = subprocess.run([sehttpd_bin(), '-b', '127.0.0.1', '-p', '0',
+                            '--user', 'no-such-user-here', self.www],
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=5)
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, 2, err)
+        self.assertEqual(err, "sehttpd: unknown user 'no-such-user-here' "
+                         "for --user\n")
+
+    def test_root_unreadable_for_the_user_is_refused(self):
+        os.chmod(self.www, 0o700)
+        p = subprocess.run([sehttpd_bin(), '-b', '127.0.0.1', '-p', '0',
+                            self.www], stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=5)
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, 2, err)
+        self.assertIn('Permission denied', err)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@needs_process('runs sehttpd under systemd-socket-activate')
+@unittest.skipUnless(shutil.which('systemd-socket-activate'),
+                     'systemd-socket-activate is not installed')
+class SocketActivationTests(unittest.TestCase):
+    def setUp(self):
+        self.www = small_tree()
+
+    def activate(self, ports, args=()):
+        cmd = ['systemd-socket-activate']
+        for p in ports:
+            cmd += ['-l', '127.0.0.1:%d' % p]
+        # The address given would fail to bind: only passed sockets work.
+        cmd += [sehttpd_bin(), '-b', '192.0.2.1', '-p', '1'] + list(args) \
+            + [self.www]
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        self.addCleanup(proc.wait, 10)
+        self.addCleanup(proc.terminate)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(('127.0.0.1', ports[0]), 1).close()
+                return proc
+            except OSError:
+                time.sleep(0.05)
+        self.fail('systemd-socket-activate did not listen')
+
+    def test_serves_on_a_passed_socket(self):
+        port = free_port()
+        self.activate([port])
+        self.assertEqual(get_status('127.0.0.1', port, '/public.txt'), 200)
+
+    def test_serves_on_every_passed_socket(self):
+        ports = [free_port(), free_port()]
+        proc = self.activate(ports, ['-t', '1'])
+        for p in ports:
+            self.assertEqual(get_status('127.0.0.1', p, '/public.txt'), 200,
+                             'port %d' % p)
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+        self.assertIn(b'127.0.0.1:%d/' % ports[0], out)
+        self.assertIn(b'2 threads', out)  # one per passed socket at least
+
+    def test_a_passed_file_is_refused(self):
+        path = os.path.join(temp_dir(), 'not-a-socket')
+        open(path, 'w').close()
+        p = subprocess.run(
+            ['sh', '-c', 'f=$1; shift; export LISTEN_PID=$$ LISTEN_FDS=1; '
+             'exec "$@" 3<"$f"', 'sh', path, sehttpd_bin(), '-p', '0',
+             self.www],
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=5)
+        err = p.stderr.decode()
+        self.assertEqual(p.returncode, 2, err)
+        self.assertEqual(err, 'sehttpd: passed descriptor 3 is not a '
+                         'stream socket\n')
+
+
+if __name__ == '__main__':
+    unittest.main()
