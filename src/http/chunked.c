@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "chunked.h"
 #include "format.h"
+#include "token.h"
 
 /* Size lines with extensions and trailer fields are bounded like a head. */
 #define CHUNK_LINE_MAX 4096

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "conditional.h"
 #include "format.h"
+#include "token.h"
 
 size_t http_format_etag(char *out, uint64_t ino, uint64_t size,
 			int64_t mtime_ns, const char *variant)

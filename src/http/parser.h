@@ -13,6 +13,7 @@
 #define HTTP_PARSER_H
 
 #include "compat.h"
+#include "token.h"
 
 /* Bytes before the request line's CRLF, empty lines before it included. */
 #define HTTP_MAX_REQUEST_LINE 8192

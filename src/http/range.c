@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "range.h"
 #include "format.h"
+#include "token.h"
 
 /* Reads decimal digits; returns how many, 0 when none or on overflow. */
 static size_t read_u64(const char *s, size_t len, uint64_t *v)
