@@ -219,20 +219,26 @@ bool http_list_has_token(const char *list, size_t len, const char *token)
 	return false;
 }
 
-/* The last element of a comma-separated list, trimmed. */
-static bool list_last_is(const char *list, size_t len, const char *token)
+/*
+ * Notes the codings of one Transfer-Encoding line; lines with the same name
+ * form one list, judged at the end of the head.  Returns 0 or -400.
+ */
+static int transfer_codings(struct http_parser *p, const char *list, size_t len)
 {
-	size_t tlen = strlen(token);
-	size_t end = len, start;
+	size_t pos = 0, start, end;
+	bool any = false;
 
-	while (end > 0 && http_is_ows(list[end - 1]))
-		end--;
-	start = end;
-	while (start > 0 && list[start - 1] != ',')
-		start--;
-	while (start < end && http_is_ows(list[start]))
-		start++;
-	return end - start == tlen && http_eq_lower(list + start, token, tlen);
+	while (http_list_next(list, len, &pos, &start, &end)) {
+		bool chunked = end - start == 7 &&
+			       http_eq_lower(list + start, "chunked", 7);
+
+		if (chunked && p->te_chunked < 2)
+			p->te_chunked++;
+		p->te_other |= !chunked;
+		p->te_last_chunked = chunked;
+		any = true;
+	}
+	return any ? 0 : -400;
 }
 
 static int parse_content_length(const char *s, size_t n, uint64_t *out)
@@ -289,9 +295,7 @@ static int end_of_field(struct http_parser *p, struct http_request *req,
 			p->conn_tokens |= CONN_KEEP_ALIVE;
 		break;
 	case HTTP_H_TRANSFER_ENCODING:
-		/* Only a final "chunked" frames a body we can find the end of. */
-		req->chunked_body = list_last_is(buf + v.off, v.len, "chunked");
-		if (!req->chunked_body)
+		if (transfer_codings(p, buf + v.off, v.len))
 			return -400;
 		break;
 	default:
@@ -363,6 +367,21 @@ static int end_of_head(struct http_parser *p, struct http_request *req,
 	bool close = p->conn_tokens & CONN_CLOSE;
 	bool keep = p->conn_tokens & CONN_KEEP_ALIVE;
 
+	if (http_has_header(req, HTTP_H_TRANSFER_ENCODING)) {
+		/*
+		 * RFC 9112 6.1 and 6.3: only a final chunked, applied once,
+		 * frames a body whose end can be found; other codings are
+		 * not implemented.
+		 */
+		if (!p->te_last_chunked || p->te_chunked > 1)
+			return -400;
+		if (p->te_other)
+			return -501;
+		req->chunked_body = true;
+		/* HTTP/1.0 framing with it is faulty: close after answering. */
+		if (req->version_minor == 0)
+			close = true;
+	}
 	if (req->chunked_body && http_has_header(req, HTTP_H_CONTENT_LENGTH))
 		return -400;
 	if (req->version_minor == 1 && !http_has_header(req, HTTP_H_HOST))

@@ -272,6 +272,38 @@ class ParsingTest(ServerTestCase):
                     b'GET /a.txt HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: '
                     + te + b'\r\n\r\n0\r\n\r\n', 400)
 
+    def test_transfer_coding_not_implemented_501(self):
+        # RFC 9112 6.1: chunked is the only coding implemented; field lines
+        # with the same name are one list.
+        for te in (b'Transfer-Encoding: gzip, chunked\r\n',
+                   b'Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked'
+                   b'\r\n'):
+            with self.subTest(te=te):
+                self.expect_status_then_close(
+                    b'POST /a.txt HTTP/1.1\r\nHost: t\r\n' + te +
+                    b'\r\n0\r\n\r\n', 501)
+
+    def test_chunked_applied_twice_400(self):
+        for te in (b'Transfer-Encoding: chunked, chunked\r\n',
+                   b'Transfer-Encoding: chunked\r\nTransfer-Encoding: '
+                   b'chunked\r\n'):
+            with self.subTest(te=te):
+                self.expect_status_then_close(
+                    b'POST /a.txt HTTP/1.1\r\nHost: t\r\n' + te +
+                    b'\r\n0\r\n\r\n', 400)
+
+    def test_http10_transfer_encoding_closes(self):
+        # RFC 9112 6.1: the framing of an HTTP/1.0 message with
+        # Transfer-Encoding is faulty; answer, then close.
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.0\r\nConnection: keep-alive\r\n'
+                   b'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n' + GET_A)
+            resp = c.read_response()
+            self.assert_file(resp, '/a.txt')
+            self.assertNotIn('keep-alive', resp.connection_tokens())
+            self.assert_closed(c, what=' after HTTP/1.0 with '
+                               'Transfer-Encoding')
+
     def test_get_with_body_then_pipelined(self):
         body = b'x' * 1000 + b'GET /b.txt HTTP/1.1\r\n\r\n'
         with self.conn() as c:
@@ -331,6 +363,43 @@ class ParsingTest(ServerTestCase):
                 else:
                     self.assert_error(resp, 400)
                     self.assert_closed(c)
+
+    def test_chunked_body_bare_lf_or_bad_extension_closes(self):
+        # RFC 9112 7.1: every framing line ends in CRLF, and extensions are
+        # ;name[=token/quoted-string].  A lenient reader would see the
+        # smuggled request.
+        smuggled = b'GET /b.txt HTTP/1.1\r\nHost: t\r\n\r\n'
+        bad = [b'5\nhello\r\n0\r\n\r\n',
+               b'5\r\nhello\n0\r\n\r\n',
+               b'5\nhello\n0\n\n',
+               b'0\r\n\n',
+               b'5;a b\r\nhello\r\n0\r\n\r\n',
+               b'5;\r\nhello\r\n0\r\n\r\n',
+               b'5;a="b"c\r\nhello\r\n0\r\n\r\n',
+               b'5 \r\nhello\r\n0\r\n\r\n']
+        for body in bad:
+            with self.subTest(body=body), self.conn() as c:
+                c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                       b'Transfer-Encoding: chunked\r\n\r\n' + body +
+                       smuggled)
+                resp = c.read_response()
+                if resp.status == 200:
+                    self.assert_file(resp, '/a.txt')
+                    self.assert_closed(c, what=' after bad chunking')
+                else:
+                    self.assert_error(resp, 400)
+                    self.assert_closed(c)
+
+    def test_chunk_size_leading_zeros(self):
+        # Only significant digits count against the 64-bit size.
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                   b'Transfer-Encoding: chunked\r\n\r\n'
+                   b'000000000000000000000005\r\nhello\r\n'
+                   b'00000000000000000000\r\n\r\n' + GET_A)
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' after a chunk size with leading zeros')
 
     # --- limits ---------------------------------------------------------
 

@@ -652,7 +652,7 @@ TEST(transfer_encoding)
 	CHECK(req.chunked_body);
 	CHECK(http_has_header(&req, HTTP_H_TRANSFER_ENCODING));
 	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
-			"Transfer-Encoding: gzip ,\tChunked \r\n\r\n",
+			"Transfer-Encoding: , Chunked \r\n\r\n",
 			&req) > 0);
 	CHECK(req.chunked_body);
 
@@ -677,6 +677,56 @@ TEST(transfer_encoding)
 			       "Transfer-Encoding: chunked\r\n"
 			       "Content-Length: 3\r\n\r\n"),
 		     -400);
+}
+
+TEST(transfer_codings_other_than_chunked_501)
+{
+	/* RFC 9112 6.1: a coding the server does not implement. */
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: gzip, chunked\r\n\r\n"),
+		     -501);
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: gzip ,\tChunked \r\n\r\n"),
+		     -501);
+	/* Lines with the same name are one list. */
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: gzip\r\n"
+			       "Transfer-Encoding: chunked\r\n\r\n"),
+		     -501);
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: chunked\r\n"
+			       "Transfer-Encoding: gzip\r\n\r\n"),
+		     -400);
+}
+
+TEST(chunked_applied_twice_400)
+{
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: chunked, chunked\r\n\r\n"),
+		     -400);
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: chunked\r\n"
+			       "Transfer-Encoding: chunked\r\n\r\n"),
+		     -400);
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: chunked\r\n"
+			       "Transfer-Encoding: ,\r\n\r\n"),
+		     -400);
+}
+
+TEST(http10_transfer_encoding_closes)
+{
+	struct http_request req;
+
+	CHECK(parse_str("POST / HTTP/1.0\r\nConnection: keep-alive\r\n"
+			"Transfer-Encoding: chunked\r\n\r\n",
+			&req) > 0);
+	CHECK(req.chunked_body);
+	CHECK(!req.keep_alive);
+	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
+			"Transfer-Encoding: chunked\r\n\r\n",
+			&req) > 0);
+	CHECK(req.keep_alive);
 }
 
 TEST(host_rules)
