@@ -5,6 +5,7 @@
  * header values) scan without going back through the dispatch.
  */
 #include "parser.h"
+#include "host.h"
 
 enum parser_state {
 	S_START,
@@ -273,7 +274,8 @@ static int end_of_field(struct http_parser *p, struct http_request *req,
 
 	switch (id) {
 	case HTTP_H_HOST:
-		if (http_has_header(req, HTTP_H_HOST))
+		if (http_has_header(req, HTTP_H_HOST) ||
+		    !http_host_valid(buf + v.off, v.len))
 			return -400;
 		break;
 	case HTTP_H_CONTENT_LENGTH: {

@@ -130,6 +130,22 @@ class ParsingTest(ServerTestCase):
         self.expect_status_then_close(
             b'GET /a.txt HTTP/1.1\r\nHost: a\r\nhOST: b\r\n\r\n', 400)
 
+    def test_invalid_host_400(self):
+        # RFC 9112 3.2: uri-host [":" port], RFC 3986's host syntax.
+        for host in (b'a b', b'x/y?z', b'"bad"', b'x\xff', b'[::1',
+                     b'x:notaport'):
+            with self.subTest(host=host):
+                self.expect_status_then_close(
+                    b'GET /a.txt HTTP/1.1\r\nHost: ' + host + b'\r\n\r\n',
+                    400)
+
+    def test_valid_host_forms(self):
+        for host in (b'[::1]:8080', b'127.0.0.1', b'example.test:',
+                     b'xn--bcher-kva.example', b'[v1.x]', b''):
+            with self.subTest(host=host):
+                self.expect_ok_and_alive(
+                    b'GET /a.txt HTTP/1.1\r\nHost: ' + host + b'\r\n\r\n')
+
     def test_bad_request_lines(self):
         bad = [
             b'GET\r\nHost: t\r\n\r\n',

@@ -747,6 +747,28 @@ TEST(host_rules)
 	CHECK(http_has_header(&req, HTTP_H_HOST));
 }
 
+TEST(invalid_host_values_400)
+{
+	static const char *const bad[] = {
+		"a b", "x/y?z", "\"bad\"", "x\xff", "[::1", "x:notaport",
+	};
+	char buf[128];
+	struct http_request req;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: %s\r\n\r\n",
+			 bad[i]);
+		CHECK_EQ_INT(status_of(buf), -400);
+		snprintf(buf, sizeof(buf), "GET / HTTP/1.0\r\nHost: %s\r\n\r\n",
+			 bad[i]);
+		CHECK_EQ_INT(status_of(buf), -400);
+	}
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", &req) >
+	      0);
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n", &req) >
+	      0);
+}
+
 TEST(bad_request_lines)
 {
 	static const char *const bad[] = {
