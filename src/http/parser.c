@@ -384,6 +384,9 @@ static int end_of_head(struct http_parser *p, struct http_request *req,
 		if (req->version_minor == 0)
 			close = true;
 	}
+	/* Range is not a list: two of them are ignored, not last-wins. */
+	if (req->repeated & (1u << HTTP_H_RANGE))
+		req->present &= ~(1u << HTTP_H_RANGE);
 	if (req->chunked_body && http_has_header(req, HTTP_H_CONTENT_LENGTH))
 		return -400;
 	if (req->version_minor == 1 && !http_has_header(req, HTTP_H_HOST))

@@ -729,6 +729,24 @@ TEST(http10_transfer_encoding_closes)
 	CHECK(req.keep_alive);
 }
 
+TEST(two_range_fields_ignored)
+{
+	struct http_request req;
+
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"Range: bytes=2-3\r\n\r\n",
+			&req) > 0);
+	CHECK(!http_has_header(&req, HTTP_H_RANGE));
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"X: y\r\nrange: bytes=0-1\r\nRange: bytes=0-1\r\n\r\n",
+			&req) > 0);
+	CHECK(!http_has_header(&req, HTTP_H_RANGE));
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"\r\n",
+			&req) > 0);
+	CHECK(http_has_header(&req, HTTP_H_RANGE));
+}
+
 TEST(host_rules)
 {
 	struct http_request req;
