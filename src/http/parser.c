@@ -32,7 +32,7 @@ enum {
 /* Byte classes (RFC 9110 section 5.6.2 and 5.5). */
 enum {
 	C_TOKEN = 1, /* tchar */
-	C_TARGET = 2, /* visible, or obs-text */
+	C_TARGET = 2, /* visible but '#' (RFC 9112 3.2), or obs-text */
 	C_VALUE = 4, /* field-vchar, SP, HTAB, obs-text */
 };
 
@@ -42,7 +42,7 @@ static const uint8_t byte_class[256] = {
 	[' '] = C_VALUE,
 	['!'] = TOKEN_ALPHA,
 	['"'] = C_TARGET | C_VALUE,
-	['#'] = TOKEN_ALPHA,
+	['#'] = C_TOKEN | C_VALUE, /* a fragment is never sent */
 	['$'] = TOKEN_ALPHA,
 	['%'] = TOKEN_ALPHA,
 	['&'] = TOKEN_ALPHA,
@@ -328,10 +328,9 @@ static void split_target(struct http_request *req, const char *buf)
 	} else {
 		return;
 	}
-	for (i = path_start; i < n && t[i] != '?'; i++) {
-		if (t[i] == '#')
-			return;
-	}
+	i = path_start;
+	while (i < n && t[i] != '?')
+		i++;
 	req->path.off = req->target.off + path_start;
 	req->path.len = i - path_start;
 	if (i < n) {

@@ -146,6 +146,14 @@ class ParsingTest(ServerTestCase):
                 self.expect_ok_and_alive(
                     b'GET /a.txt HTTP/1.1\r\nHost: ' + host + b'\r\n\r\n')
 
+    def test_fragment_in_target_400(self):
+        # RFC 9112 3.2: the request target has no fragment, query or not.
+        for tgt in (b'/a.txt#x', b'/a.txt?q#x', b'/a.txt?#', b'/a.txt?q=#1',
+                    b'http://t/a.txt?q#f'):
+            with self.subTest(target=tgt):
+                self.expect_status_then_close(
+                    b'GET ' + tgt + b' HTTP/1.1\r\nHost: t\r\n\r\n', 400)
+
     def test_bad_request_lines(self):
         bad = [
             b'GET\r\nHost: t\r\n\r\n',
