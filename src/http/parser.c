@@ -242,14 +242,18 @@ static int transfer_codings(struct http_parser *p, const char *list, size_t len)
 	return any ? 0 : -400;
 }
 
+/* 1*DIGIT; leading zeros do not count towards the 19 digits allowed. */
 static int parse_content_length(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
+	size_t significant = 0;
 
-	if (n == 0 || n > 19)
+	if (n == 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if ((v || s[i] != '0') && ++significant > 19)
 			return -1;
 		v = v * 10 + (uint64_t)(s[i] - '0');
 	}

@@ -284,6 +284,16 @@ class ParsingTest(ServerTestCase):
                     b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: ' +
                     value + b'\r\n\r\n', 400)
 
+    def test_content_length_leading_zeros(self):
+        # Content-Length = 1*DIGIT: only significant digits count.
+        body = b'hello'
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: '
+                   + b'0' * 30 + b'5\r\n\r\n' + body + GET_A)
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' after a Content-Length with leading zeros')
+
     def test_two_different_content_lengths_400(self):
         self.expect_status_then_close(
             b'POST /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n'

@@ -630,8 +630,22 @@ TEST(content_length)
 			"Content-Length: 9999999999999999999\r\n\r\n",
 			&req) > 0);
 	CHECK(req.content_length == 9999999999999999999ull);
+	/* Only significant digits count (1*DIGIT allows leading zeros). */
+	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 000000000000000000000000005\r\n\r\n",
+			&req) > 0);
+	CHECK_EQ_INT(req.content_length, 5);
+	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 00000000000000000000000000\r\n\r\n",
+			&req) > 0);
+	CHECK_EQ_INT(req.content_length, 0);
+	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 09999999999999999999\r\n\r\n",
+			&req) > 0);
+	CHECK(req.content_length == 9999999999999999999ull);
 
 	static const char *const bad[] = {
+		"010000000000000000000",
 		"abc",
 		"-1",
 		"+1",
