@@ -325,9 +325,15 @@ static void split_target(struct http_request *req, const char *buf)
 		path_start = 0;
 	} else if ((n > 7 && http_eq_lower(t, "http://", 7)) ||
 		   (n > 8 && http_eq_lower(t, "https://", 8))) {
-		i = t[4] == ':' ? 7 : 8;
+		uint32_t authority = t[4] == ':' ? 7 : 8;
+
+		i = authority;
 		while (i < n && t[i] != '/' && t[i] != '?')
 			i++;
+		/* RFC 9110 4.2.1: an http URI without a valid host is invalid. */
+		if (i == authority ||
+		    !http_host_valid(t + authority, i - authority))
+			return;
 		path_start = i;
 	} else {
 		return;

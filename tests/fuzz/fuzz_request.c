@@ -239,6 +239,18 @@ static void check_fields(const char *buf, const struct http_request *req,
 	const char *list;
 	size_t n;
 
+	/* An absolute-form target names a valid, non-empty host. */
+	if (req->target_ok && buf[req->target.off] != '/') {
+		const char *a =
+			memchr(buf + req->target.off, '/', req->target.len);
+		size_t alen;
+
+		FUZZ_ASSERT(a && a[1] == '/');
+		a += 2;
+		alen = (size_t)(buf + req->path.off - a);
+		FUZZ_ASSERT(alen > 0 && http_host_valid(a, alen));
+	}
+
 	if (http_has_header(req, HTTP_H_HOST)) {
 		struct http_span h = req->header[HTTP_H_HOST];
 

@@ -117,6 +117,15 @@ class ParsingTest(ServerTestCase):
                 c.send(GET_A)
                 self.assert_file(c.read_response(), '/a.txt')
 
+    def test_absolute_form_invalid_authority_400(self):
+        # RFC 9110 4.2.1 and 4.2.4: no empty host, no userinfo; the
+        # authority is uri-host [":" port] like Host.
+        for tgt in (b'http:///a.txt', b'http://u@t/a.txt', b'http://t:x/a.txt',
+                    b'http://[::1/a.txt', b'http://t\xff/a.txt'):
+            with self.subTest(target=tgt), self.conn() as c:
+                c.send(b'GET ' + tgt + b' HTTP/1.1\r\nHost: t\r\n\r\n')
+                self.assert_error(c.read_response(), 400)
+
     def test_host_required_for_http11(self):
         self.expect_status_then_close(b'GET /a.txt HTTP/1.1\r\n\r\n', 400)
         self.expect_status_then_close(

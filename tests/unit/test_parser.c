@@ -368,6 +368,13 @@ TEST(absolute_form)
 		CHECK_EQ_INT(req.path.len, 0);
 	}
 	{
+		static const char t[] = "GET http://[::1]:8/x HTTP/1.0\r\n\r\n";
+
+		CHECK(parse(S(t), &req) > 0);
+		CHECK(req.target_ok);
+		CHECK_SPAN(t, req.path, "/x");
+	}
+	{
 		static const char t[] = "GET http://h?k HTTP/1.0\r\n\r\n";
 
 		CHECK(parse(S(t), &req) > 0);
@@ -385,6 +392,13 @@ TEST(absolute_form)
 			"GET http:/x HTTP/1.1\r\nHost: h\r\n\r\n",
 			"GET http:// HTTP/1.1\r\nHost: h\r\n\r\n",
 			"GET a/b HTTP/1.1\r\nHost: h\r\n\r\n",
+			/* An authority that is no uri-host [:port]. */
+			"GET http:///a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://u@h/a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://h:x/a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://[::1/a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://h\xff/a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://\"h\"/a HTTP/1.1\r\nHost: h\r\n\r\n",
 		};
 
 		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
