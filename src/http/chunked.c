@@ -28,7 +28,8 @@ enum {
 	CH_DATA_CR,
 	CH_DATA_LF,
 	CH_TRAILER_START,
-	CH_TRAILER, /* a trailer field line */
+	CH_TRAILER_NAME, /* a trailer field line: name ":" value */
+	CH_TRAILER_VALUE,
 	CH_TRAILER_LF,
 	CH_END_LF,
 };
@@ -206,14 +207,27 @@ int http_chunked_decode(struct http_chunked_decoder *d, const char *buf,
 				d->state = CH_END_LF;
 				break;
 			}
-			d->state = CH_TRAILER;
-			fallthrough;
-		case CH_TRAILER:
-			if (++d->trailer_bytes > TRAILER_MAX || c == '\0' ||
-			    c == '\n')
+			/* A field name; leading whitespace would be obs-fold. */
+			if (!http_is_tchar(c))
 				return HTTP_CHUNKED_ERROR;
-			if (c == '\r')
+			d->state = CH_TRAILER_NAME;
+			fallthrough;
+		case CH_TRAILER_NAME:
+		case CH_TRAILER_VALUE:
+			if (++d->trailer_bytes > TRAILER_MAX)
+				return HTTP_CHUNKED_ERROR;
+			if (d->state == CH_TRAILER_NAME) {
+				if (c == ':')
+					d->state = CH_TRAILER_VALUE;
+				else if (!http_is_tchar(c))
+					return HTTP_CHUNKED_ERROR;
+			} else if (c == '\r') {
 				d->state = CH_TRAILER_LF;
+			} else if (((uint8_t)c < 0x20 && c != '\t') ||
+				   c == 0x7f) {
+				/* field-vchar, SP, HTAB, obs-text (RFC 9110 5.5) */
+				return HTTP_CHUNKED_ERROR;
+			}
 			break;
 		case CH_TRAILER_LF:
 			if (c != '\n')

@@ -38,7 +38,8 @@ void http_chunked_init(struct http_chunked_decoder *d);
  * after the last chunk and trailer section, HTTP_CHUNKED_AGAIN when more is
  * needed, or HTTP_CHUNKED_ERROR on malformed framing: a line not ended by
  * CRLF, a chunk extension that is not *( ";" name [ "=" value ] ), a size
- * of more than 16 significant hex digits.
+ * of more than 16 significant hex digits, a trailer line that is not
+ * name ":" value.
  */
 int http_chunked_decode(struct http_chunked_decoder *d, const char *buf,
 			size_t len, size_t *used);

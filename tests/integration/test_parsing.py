@@ -433,6 +433,24 @@ class ParsingTest(ServerTestCase):
                     self.assert_error(resp, 400)
                     self.assert_closed(c)
 
+    def test_chunked_body_bad_trailer_closes(self):
+        # Trailer fields are field lines: name ":" value, no obs-fold.
+        smuggled = b'GET /b.txt HTTP/1.1\r\nHost: t\r\n\r\n'
+        for trailer in (b' X: 1\r\n', b'X: 1\r\n more\r\n', b'no colon\r\n',
+                        b'X: a\x01b\r\n'):
+            with self.subTest(trailer=trailer), self.conn() as c:
+                c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                       b'Transfer-Encoding: chunked\r\n\r\n'
+                       b'5\r\nhello\r\n0\r\n' + trailer + b'\r\n' +
+                       smuggled)
+                resp = c.read_response()
+                if resp.status == 200:
+                    self.assert_file(resp, '/a.txt')
+                    self.assert_closed(c, what=' after a bad trailer')
+                else:
+                    self.assert_error(resp, 400)
+                    self.assert_closed(c)
+
     def test_chunk_size_leading_zeros(self):
         # Only significant digits count against the 64-bit size.
         with self.conn() as c:

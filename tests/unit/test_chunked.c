@@ -220,6 +220,31 @@ TEST(trailers)
 	CHECK_EQ_INT(used, 26);
 }
 
+TEST(trailer_field_syntax)
+{
+	static const char *const bad[] = {
+		"0\r\n X: 1\r\n\r\n", /* obs-fold */
+		"0\r\nX: 1\r\n\tmore\r\n\r\n", /* obs-fold */
+		"0\r\nno colon\r\n\r\n",       "0\r\n: empty name\r\n\r\n",
+		"0\r\nX : 1\r\n\r\n", /* whitespace before the colon */
+		"0\r\nX: a\x01b\r\n\r\n", /* a control in the value */
+		"0\r\nX: a\x7f\r\n\r\n", /* DEL */
+		"0\r\nX: a\rb\r\n\r\n", /* bare CR */
+	};
+	size_t used;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (decode(bad[i], strlen(bad[i]), &used) != HTTP_CHUNKED_ERROR)
+			fprintf(stderr, "  accepted case %zu\n", i);
+		CHECK_EQ_INT(decode(bad[i], strlen(bad[i]), &used),
+			     HTTP_CHUNKED_ERROR);
+	}
+	CHECK_EQ_INT(decode(S("0\r\nX-E:\r\nX:\t a \xff\t\r\n"
+			      "!#$%&'*+-.^_`|~09aZ: \"q\"\r\n\r\n"),
+			    &used),
+		     HTTP_CHUNKED_DONE);
+}
+
 TEST(framing_errors)
 {
 	static const char *const bad[] = {
