@@ -393,9 +393,15 @@ static int end_of_head(struct http_parser *p, struct http_request *req,
 		if (req->version_minor == 0)
 			close = true;
 	}
-	/* Range is not a list: two of them are ignored, not last-wins. */
-	if (req->repeated & (1u << HTTP_H_RANGE))
-		req->present &= ~(1u << HTTP_H_RANGE);
+	/*
+	 * Fields that are not lists have no valid value on two lines: they
+	 * are ignored, not last-wins.  An If-Range that cannot be judged
+	 * fails, so its Range goes too (RFC 9110 13.1.5).
+	 */
+	if (req->repeated & (1u << HTTP_H_IF_RANGE))
+		req->present &= ~(1u << HTTP_H_RANGE | 1u << HTTP_H_IF_RANGE);
+	req->present &= ~(req->repeated & (1u << HTTP_H_RANGE |
+					   1u << HTTP_H_IF_MODIFIED_SINCE));
 	if (req->chunked_body && http_has_header(req, HTTP_H_CONTENT_LENGTH))
 		return -400;
 	if (req->version_minor == 1 && !http_has_header(req, HTTP_H_HOST))

@@ -169,9 +169,11 @@ static void check_request(const struct http_request *req, int r, size_t n)
 		    http_has_header(req, HTTP_H_TRANSFER_ENCODING));
 	if (req->chunked_body && req->version_minor == 0)
 		FUZZ_ASSERT(!req->keep_alive);
-	/* Range on two lines is dropped, not last-wins. */
-	if (req->repeated & (1u << HTTP_H_RANGE))
+	/* Range and the dates on two lines are dropped, not last-wins. */
+	if (req->repeated & (1u << HTTP_H_RANGE | 1u << HTTP_H_IF_RANGE))
 		FUZZ_ASSERT(!http_has_header(req, HTTP_H_RANGE));
+	if (req->repeated & (1u << HTTP_H_IF_MODIFIED_SINCE))
+		FUZZ_ASSERT(!http_has_header(req, HTTP_H_IF_MODIFIED_SINCE));
 }
 
 /* A Host the parser accepts: no byte that cannot be in uri-host [:port]. */

@@ -232,6 +232,16 @@ class ConditionalTest(ServerTestCase):
                     self.assert_200(self.fetch(url, [('If-Modified-Since',
                                                       value)]), url, value)
 
+    def test_two_if_modified_since_fields_ignored(self):
+        # Not a list: two lines are no valid date, not last-wins.
+        for url in (BIG, SMALL, '/a.txt'):
+            mtime = self.tree.mtimes[url]
+            with self.subTest(url=url):
+                resp = self.fetch(url, [
+                    ('If-Modified-Since', imf_fixdate(mtime - 86400)),
+                    ('If-Modified-Since', imf_fixdate(mtime))])
+                self.assert_200(resp, url, 'two If-Modified-Since')
+
     def test_date_formats_read(self):
         """The test's own dates are what the RFC formats say."""
         t = 1700000000

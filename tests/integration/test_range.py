@@ -140,6 +140,17 @@ class RangeTest(ServerTestCase):
                 self.assert_file(resp, url, ' (two Range fields)')
                 self.assertIsNone(resp.header('Content-Range'))
 
+    def test_two_if_range_fields_send_all(self):
+        # If-Range is not a list: two lines cannot be judged, so the
+        # condition fails and the whole file is sent (RFC 9110 13.1.5).
+        for url in (BIG, SMALL):
+            tag = self.fetch(url, method='HEAD').header('ETag')
+            with self.subTest(url=url):
+                resp = self.get(url, headers=[('Range', 'bytes=0-9'),
+                                              ('If-Range', '"other"'),
+                                              ('If-Range', tag)])
+                self.assert_file(resp, url, ' (two If-Range fields)')
+
     def test_range_with_gzip_accepted(self):
         """The range is of the identity bytes."""
         for ae in ('gzip', 'deflate', 'gzip, deflate'):

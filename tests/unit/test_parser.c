@@ -798,6 +798,33 @@ TEST(two_range_fields_ignored)
 	CHECK(http_has_header(&req, HTTP_H_RANGE));
 }
 
+TEST(repeated_singleton_conditions_ignored)
+{
+	struct http_request req;
+
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\n"
+			"If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			"If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			"\r\n",
+			&req) > 0);
+	CHECK(!http_has_header(&req, HTTP_H_IF_MODIFIED_SINCE));
+	/* Two If-Range: the condition fails, so no Range either. */
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"If-Range: \"a\"\r\nIf-Range: \"a\"\r\n\r\n",
+			&req) > 0);
+	CHECK(!http_has_header(&req, HTTP_H_IF_RANGE));
+	CHECK(!http_has_header(&req, HTTP_H_RANGE));
+	/* One of each stays. */
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"If-Range: \"a\"\r\n"
+			"If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			"\r\n",
+			&req) > 0);
+	CHECK(http_has_header(&req, HTTP_H_IF_RANGE));
+	CHECK(http_has_header(&req, HTTP_H_RANGE));
+	CHECK(http_has_header(&req, HTTP_H_IF_MODIFIED_SINCE));
+}
+
 TEST(host_rules)
 {
 	struct http_request req;
