@@ -22,7 +22,10 @@ size_t http_format_etag(char *out, uint64_t ino, uint64_t size,
 bool http_etag_list_matches(const char *list, size_t len, const char *etag,
 			    size_t etag_len);
 
-/* Parses IMF-fixdate, RFC 850 and asctime dates; returns 0 or -1. */
+/*
+ * Parses IMF-fixdate, RFC 850 and asctime dates; returns 0 or -1, also for
+ * a day name that is none or a day the month does not have.
+ */
 int http_parse_date(const char *s, size_t len, int64_t *t);
 
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "negotiate.h"
 #include "parser.h"
+#include "token.h"
 
 /* q-values in thousandths; -1 when a coding is not mentioned. */
 struct coding_q {

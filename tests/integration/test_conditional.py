@@ -218,6 +218,30 @@ class ConditionalTest(ServerTestCase):
                             self.assertEqual(resp.status, 200,
                                              resp.describe())
 
+    def test_if_modified_since_impossible_dates_ignored(self):
+        # RFC 9110 13.1.3: an invalid date is ignored.  Each of these would
+        # lie after the file's mtime if read as the next valid day.
+        for url in URLS:
+            for value in ('Thu, 31 Feb 2099 00:00:00 GMT',
+                          'Mon, 29 Feb 2100 00:00:00 GMT',
+                          'Thu, 31 Apr 2098 00:00:00 GMT',
+                          'Thursday, 31-Feb-69 00:00:00 GMT',
+                          'Thu Feb 30 00:00:00 2099',
+                          'Xyz, 01 Jan 2099 00:00:00 GMT'):
+                with self.subTest(url=url, ims=value):
+                    self.assert_200(self.fetch(url, [('If-Modified-Since',
+                                                      value)]), url, value)
+
+    def test_two_if_modified_since_fields_ignored(self):
+        # Not a list: two lines are no valid date, not last-wins.
+        for url in (BIG, SMALL, '/a.txt'):
+            mtime = self.tree.mtimes[url]
+            with self.subTest(url=url):
+                resp = self.fetch(url, [
+                    ('If-Modified-Since', imf_fixdate(mtime - 86400)),
+                    ('If-Modified-Since', imf_fixdate(mtime))])
+                self.assert_200(resp, url, 'two If-Modified-Since')
+
     def test_date_formats_read(self):
         """The test's own dates are what the RFC formats say."""
         t = 1700000000
