@@ -116,7 +116,7 @@ static void lingering_close(struct conn *c, struct read_buffer *rb)
 	}
 }
 
-static void log_request(struct request_ctx *rc)
+static void log_request(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct server *s = w->server;
@@ -132,7 +132,7 @@ static void log_request(struct request_ctx *rc)
  * The body bytes of a response cut short: what the connection sent for it,
  * less its head, which every responder builds at the start of scratch.
  */
-static uint64_t body_bytes_sent(const struct request_ctx *rc, uint64_t sent)
+static uint64_t body_bytes_sent(const struct exchange *rc, uint64_t sent)
 {
 	const char *end = memmem(rc->scratch, HTTP_CONN_SCRATCH, "\r\n\r\n", 4);
 	uint64_t head = end ? (uint64_t)(end + 4 - rc->scratch) : 0;
@@ -143,7 +143,7 @@ static uint64_t body_bytes_sent(const struct request_ctx *rc, uint64_t sent)
 /* Answers a head the parser refused; the connection closes after it. */
 static void reject(struct conn *c, struct read_buffer *rb, int status)
 {
-	struct request_ctx rc = {
+	struct exchange rc = {
 		.conn = c,
 		.worker = c->worker,
 		.buf = rb->data + rb->start,
@@ -163,7 +163,7 @@ static void send_timeout(struct conn *c, struct read_buffer *rb)
 	static const char resp[] = "HTTP/1.1 408 Request Timeout\r\n"
 				   "Connection: close\r\n"
 				   "Content-Length: 0\r\n\r\n";
-	struct request_ctx rc = {
+	struct exchange rc = {
 		.conn = c,
 		.worker = c->worker,
 		.buf = rb->data + rb->start,
@@ -182,7 +182,7 @@ void http_conn_serve(struct coro *coro, void *data)
 	bool fresh = true;
 
 	for (;;) {
-		struct request_ctx rc;
+		struct exchange rc;
 		struct http_request req;
 		struct http_parser p;
 		unsigned defer_mark;

@@ -241,6 +241,27 @@ class ListingTest(ServerTestCase):
             self.assert_file(c.read_response(), '/a.txt',
                              ' after HEAD of a listing (HEAD sent a body?)')
 
+    def test_if_none_match_star(self):
+        """A listing is a current representation: "*" matches it, as it
+        matches a file (RFC 9110 13.1.2), and no entity tag does."""
+        for url in ('/dir_noindex/', '/many/', '/empty/'):
+            for method in ('GET', 'HEAD'):
+                with self.subTest(url=url, method=method), self.conn() as c:
+                    c.send(build_request(method, url, headers=[
+                        ('If-None-Match', '*'),
+                        ('Accept-Encoding', 'gzip')]))
+                    resp = c.read_response(method)
+                    self.assertEqual(resp.status, 304, resp.describe())
+                    self.assertEqual(resp.body, b'')
+                    self.assertIsNone(resp.header('Transfer-Encoding'))
+                    self.assertIsNone(resp.header('Content-Encoding'))
+                    c.send(build_request(method, url, headers=[
+                        ('If-None-Match', '"x", W/"y"')]))
+                    self.assertEqual(c.read_response(method).status, 200)
+                    c.send(build_request('GET', '/a.txt'))
+                    self.assert_file(c.read_response(), '/a.txt',
+                                     ' after a 304 listing')
+
     def test_listing_pipelined(self):
         with self.conn() as c:
             c.send(build_request('GET', '/many/') +
