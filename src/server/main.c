@@ -183,6 +183,7 @@ int main(int argc, char **argv)
 	s.timeout_ms = opt.timeout_ms;
 	s.listing = opt.listing;
 	s.compress = opt.compress;
+	s.proxy_protocol = opt.proxy_protocol;
 	/* Every passed socket gets a thread at least. */
 	s.nworkers = opt.threads > (unsigned)passed ? opt.threads :
 						      (unsigned)passed;

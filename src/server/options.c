@@ -21,6 +21,7 @@ enum {
 	OPT_CACHE_SIZE,
 	OPT_USER,
 	OPT_METRICS,
+	OPT_PROXY_PROTOCOL,
 };
 
 static const struct option long_options[] = {
@@ -34,6 +35,7 @@ static const struct option long_options[] = {
 	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "proxy-protocol", no_argument, NULL, OPT_PROXY_PROTOCOL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -59,6 +61,9 @@ static void usage(FILE *out)
 		"                         binding (default nobody; root: stay root)\n"
 		"      --metrics ADDR:PORT  serve Prometheus metrics at\n"
 		"                         http://ADDR:PORT/metrics (default off)\n"
+		"      --proxy-protocol   every connection starts with a PROXY\n"
+		"                         header (v1 or v2) naming the client; only\n"
+		"                         behind a balancer that sends it\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -158,6 +163,9 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_METRICS:
 			opt->metrics = optarg;
+			break;
+		case OPT_PROXY_PROTOCOL:
+			opt->proxy_protocol = true;
 			break;
 		case OPT_USER:
 			if (!*optarg)

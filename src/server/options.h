@@ -19,6 +19,7 @@ struct options {
 	const char *user; /* whom to serve as when started as root */
 	bool user_given; /* --user was on the command line */
 	const char *metrics; /* NULL: off; else HOST:PORT to serve them on */
+	bool proxy_protocol; /* connections start with a PROXY header */
 };
 
 enum options_result {

@@ -48,6 +48,7 @@ struct server {
 	 * remain for opening files; the rest wait in the backlog. */
 	unsigned max_conns;
 	atomic_uint open_conns;
+	bool proxy_protocol; /* a PROXY header precedes the first request */
 };
 
 struct worker {
@@ -84,6 +85,7 @@ struct conn {
 	struct conn *prev, *next; /* in worker->conns */
 	struct timer timer;
 	struct client_addr peer; /* for the access log */
+	bool proxy_pending; /* its PROXY header has yet to be read */
 };
 
 int worker_init(struct worker *w, struct server *s, int listen_fd);
