@@ -11,6 +11,7 @@
 
 #include "conn_io.h"
 #include "coro.h"
+#include "health.h"
 #include "http/body.h"
 #include "http/proxy.h"
 #include "http_conn.h"
@@ -265,7 +266,10 @@ void http_conn_serve(struct coro *coro, void *data)
 		rc.body_bytes = 0;
 		rc.path_len = 0;
 		defer_mark = coro_defer_mark(coro);
-		r = serve_request(&rc);
+		if (health_is_target(w->server, rc.buf, &req))
+			r = health_respond(&rc);
+		else
+			r = serve_request(&rc);
 		coro_defer_run_to(coro, defer_mark);
 		if (r) {
 			c->close_after = true;

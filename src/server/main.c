@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "health.h"
 #include "listener.h"
 #include "metrics.h"
 #include "options.h"
@@ -184,6 +185,9 @@ int main(int argc, char **argv)
 	s.listing = opt.listing;
 	s.compress = opt.compress;
 	s.proxy_protocol = opt.proxy_protocol;
+	s.health_path = opt.health;
+	s.health_len = opt.health ? (uint32_t)strlen(opt.health) : 0;
+	s.health_grace_ms = opt.health_grace_ms;
 	/* Every passed socket gets a thread at least. */
 	s.nworkers = opt.threads > (unsigned)passed ? opt.threads :
 						      (unsigned)passed;
@@ -254,6 +258,7 @@ int main(int argc, char **argv)
 			       metrics_where);
 		fflush(stdout);
 		wait_for_signal(&stop_signals);
+		health_drain(&s, &stop_signals);
 		ret = 0;
 	}
 	for (unsigned i = 0; i < started; i++)

@@ -49,6 +49,10 @@ struct server {
 	unsigned max_conns;
 	atomic_uint open_conns;
 	bool proxy_protocol; /* a PROXY header precedes the first request */
+	const char *health_path; /* --health; health_len 0 when off */
+	uint32_t health_len;
+	uint32_t health_grace_ms;
+	atomic_bool draining; /* stopping soon: health checks fail */
 };
 
 struct worker {
