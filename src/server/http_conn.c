@@ -186,11 +186,17 @@ static int read_proxy_header(struct conn *c, struct read_buffer *rb,
 		*fresh = false;
 		if (res == READ_IDLE)
 			return 1;
-		if (res == READ_CLOSED)
+		if (res == READ_CLOSED) {
+			/* Silence is no PROXY problem; part of a header is. */
+			if (rb->end > rb->start)
+				stats_add(&c->worker->stats.proxy_refused, 1);
 			return -1;
+		}
 	}
-	if (r < 0)
+	if (r < 0) {
+		stats_add(&c->worker->stats.proxy_refused, 1);
 		return -1;
+	}
 	rb->start += (size_t)r;
 	c->proxy_pending = false;
 	/* LOCAL (a balancer's own check), UNKNOWN: the real peer stays. */

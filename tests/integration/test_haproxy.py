@@ -27,8 +27,8 @@ HAPROXY = shutil.which('haproxy') or ('/usr/sbin/haproxy' if os.access(
     '/usr/sbin/haproxy', os.X_OK) else None)
 CONFIG = os.path.join(REPO, 'deploy', 'haproxy.cfg')
 CLIENT = '127.0.0.2'
-GRACE = 2.0  # --health-grace: more than inter 500ms * fall 2
-LOAD_S = 6.0
+GRACE = 3.0  # --health-grace: well over inter 500ms * fall 2
+LOAD_S = 7.0
 
 
 def source_works():

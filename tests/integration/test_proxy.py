@@ -3,6 +3,7 @@ whose source address the access log shows; a connection without a valid
 header, or with one that does not arrive in time, is closed without an
 answer.  Off by default: a PROXY line is then just a bad request."""
 
+import http.client
 import os
 import socket
 import struct
@@ -10,8 +11,9 @@ import time
 import unittest
 
 from httpraw import build_request
-from target import ServerTestCase, needs_process, temp_dir
+from target import ServerTestCase, needs_process, start_server, temp_dir
 from test_cli import CLF, LOG_WAIT_S
+from test_metrics import METRICS_LINE, parse_exposition
 
 V2_SIG = b'\r\n\r\n\x00\r\nQUIT\n'
 
@@ -194,6 +196,50 @@ class ProxyProtocolTest(ServerTestCase):
                 self.assertEqual(got, b'', '%s: answered' % what)
                 self.assertGreater(elapsed, 0.5 * TIMEOUT, what)
                 self.assertLess(elapsed, 3 * TIMEOUT, what)
+
+
+@needs_process('starts sehttpd with --proxy-protocol and --metrics')
+class ProxyMetricsTest(unittest.TestCase):
+    """sehttpd_proxy_headers_refused_total counts connections closed for
+    a bad or incomplete header, not silent ones: what to watch for a
+    balancer that does not send the header."""
+
+    def refused(self, srv):
+        c = http.client.HTTPConnection(self.mhost, self.mport, timeout=5)
+        try:
+            c.request('GET', '/metrics')
+            text = c.getresponse().read().decode()
+        finally:
+            c.close()
+        return parse_exposition(text)[
+            ('sehttpd_proxy_headers_refused_total', '')]
+
+    def test_refusals_counted(self):
+        t = start_server(['--proxy-protocol', '--timeout', '1',
+                          '--metrics', '127.0.0.1:0'])
+        self.addCleanup(t.server.kill)
+        m = t.server.wait_line(lambda s: 'metrics on' in s, 5)
+        self.mhost, port = METRICS_LINE.search(m).groups()
+        self.mport = int(port)
+        self.assertEqual(self.refused(t.server), 0)
+        for data, half in ((build_request('GET', '/a.txt'), False),
+                           (b'PROXY TCP4 1.2.3.4', True),
+                           (b'', True)):
+            with t.conn() as c:
+                if data:
+                    c.send(data)
+                if half:
+                    c.sock.shutdown(socket.SHUT_WR)
+                self.assertEqual(c.wait_closed(3), (True, b''))
+        with t.conn() as c:
+            c.send(b'PROXY UNKNOWN\r\n' + build_request('GET', '/a.txt'))
+            self.assertEqual(c.read_response().status, 200)
+        deadline = time.monotonic() + 2
+        while self.refused(t.server) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # The bare request and the cut header; not the silent one.
+        self.assertEqual(self.refused(t.server), 2)
+        t.server.stop()
 
 
 class ProxyProtocolOffTest(ServerTestCase):
