@@ -87,8 +87,7 @@ static int parse_split(const uint8_t *data, size_t n, size_t at,
 	return r;
 }
 
-static int parse_bytewise(const uint8_t *data, size_t n,
-			  struct proxy_header *h)
+static int parse_bytewise(const uint8_t *data, size_t n, struct proxy_header *h)
 {
 	struct proxy_parser p;
 	char *buf = dup_exact(data, n);
