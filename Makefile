@@ -3,13 +3,10 @@
 # test suite.  Both install missing Debian build dependencies first.
 
 BUILD     ?= build
-CC        ?= gcc
 ARCH      := $(shell $(CC) -dumpmachine | cut -d- -f1)
 PORT      ?= 8080
 
-WARNINGS  := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	     -Wmissing-prototypes -Wvla -Wpointer-arith -Wformat=2 \
-	     -Wno-missing-field-initializers
+include mk/warnings.mk
 BASEFLAGS := -std=gnu11 -D_GNU_SOURCE -Isrc -pthread -MMD -MP $(WARNINGS)
 OPTFLAGS  ?= -O2 -g
 SANFLAGS  := -O1 -g -fno-omit-frame-pointer \
@@ -35,7 +32,7 @@ SAN_UNIT_BINS := $(addprefix $(BUILD)/san/tests/,$(UNIT_NAMES))
 
 .PHONY: all run check check-unit check-integration check-aarch64 \
 	check-kernel module bench bench-kernel deps-build deps-check \
-	format clean
+	clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sehttpd $(BUILD)/htstress
@@ -54,9 +51,14 @@ $(BUILD)/san/obj/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -c -o $@ $<
 
-$(BUILD)/libsehttpd.a: $(LIB_OBJS) $(call obj,$(BUILD),$(HTSTRESS_LIB_SRCS))
+$(BUILD)/libsehttpd.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
-$(BUILD)/san/libsehttpd.a: $(SAN_LIB_OBJS) $(call obj,$(BUILD)/san,$(HTSTRESS_LIB_SRCS))
+$(BUILD)/san/libsehttpd.a: $(SAN_LIB_OBJS)
+	$(AR) rcs $@ $^
+# htstress's own units, apart from the server's.
+$(BUILD)/libhtstress.a: $(call obj,$(BUILD),$(HTSTRESS_LIB_SRCS))
+	$(AR) rcs $@ $^
+$(BUILD)/san/libhtstress.a: $(call obj,$(BUILD)/san,$(HTSTRESS_LIB_SRCS))
 	$(AR) rcs $@ $^
 
 # --- programs ------------------------------------------------------------
@@ -64,14 +66,18 @@ $(BUILD)/sehttpd: $(call obj,$(BUILD),src/server/main.c) $(BUILD)/libsehttpd.a
 	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS)
 $(BUILD)/san/sehttpd: $(call obj,$(BUILD)/san,src/server/main.c) $(BUILD)/san/libsehttpd.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS)
-$(BUILD)/htstress: $(call obj,$(BUILD),$(HTSTRESS_SRCS))
+$(BUILD)/htstress: $(call obj,$(BUILD),tools/htstress/main.c) $(BUILD)/libhtstress.a
 	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) -lm
 
 # --- unit tests: each tests/unit/test_X.c is one binary --------------------
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/unit/harness.o $(BUILD)/libsehttpd.a
+# Linked with both libraries: the linker takes only the units a test uses.
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/obj/tests/unit/harness.o \
+		$(BUILD)/libhtstress.a $(BUILD)/libsehttpd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS) -lm
-$(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o $(BUILD)/san/obj/tests/unit/harness.o $(BUILD)/san/libsehttpd.a
+$(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o \
+		$(BUILD)/san/obj/tests/unit/harness.o \
+		$(BUILD)/san/libhtstress.a $(BUILD)/san/libsehttpd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS) -lm
 
@@ -82,7 +88,7 @@ CHECK_SUITES := unit unit-san integration integration-san
 
 # Fragments add their own programs, suites (CHECK_SUITES += name, with a
 # suite-name target that prints "name: N passed, N failed") and packages.
-include $(sort $(wildcard mk/*.mk))
+include $(filter-out mk/warnings.mk,$(sort $(wildcard mk/*.mk)))
 
 deps-build:
 	@scripts/install-deps.sh $(DEPS_BUILD)
@@ -114,9 +120,6 @@ suite-integration-san: $(BUILD)/san/sehttpd $(BUILD)/htstress
 		ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		tests/integration/run.sh
-
-format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
 	rm -rf $(BUILD)

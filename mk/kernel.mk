@@ -13,7 +13,8 @@ KMOD_FILES := \
 	$(patsubst src/kernel/%,$(KMOD_DIR)/%,\
 		$(wildcard src/kernel/*.c src/kernel/*.h src/kernel/Kbuild)) \
 	$(patsubst src/http/%,$(KMOD_DIR)/http/%,\
-		$(wildcard src/http/*.c src/http/*.h))
+		$(wildcard src/http/*.c src/http/*.h)) \
+	$(KMOD_DIR)/warnings.mk
 
 DEPS_CHECK += qemu-system-x86 busybox-static linux-image-amd64 \
 	      linux-headers-amd64 cpio $(KERNEL_CC)
@@ -22,6 +23,9 @@ CHECK_SUITES += kernel
 .PHONY: suite-kernel
 
 $(KMOD_DIR)/http/%: src/http/%
+	@mkdir -p $(dir $@)
+	@cp $< $@
+$(KMOD_DIR)/warnings.mk: mk/warnings.mk
 	@mkdir -p $(dir $@)
 	@cp $< $@
 $(KMOD_DIR)/%: src/kernel/%

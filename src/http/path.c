@@ -5,6 +5,7 @@
  * confined to the root by the kernel as well.
  */
 #include "path.h"
+#include "token.h"
 
 static int hex_value(char c)
 {
@@ -89,4 +90,16 @@ int http_path_normalize(const char *raw, size_t len, char *out, size_t cap)
 	if (trailing_slash || w == 0)
 		out[w++] = '/';
 	return (int)w;
+}
+
+int http_path_join(char *out, size_t cap, const char *base, size_t len,
+		   const char *tail)
+{
+	size_t tail_len = strlen(tail);
+
+	if (len >= cap || tail_len >= cap - len)
+		return -1;
+	memmove(out, base, len); /* base may start at out */
+	memcpy(out + len, tail, tail_len + 1);
+	return (int)(len + tail_len);
 }

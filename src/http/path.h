@@ -17,4 +17,13 @@
  */
 int http_path_normalize(const char *raw, size_t len, char *out, size_t cap);
 
+/*
+ * Builds a path from another without editing it: the first len bytes of
+ * base, then the string tail ("index.html" beneath a directory, ".gz"
+ * beside a file), NUL-terminated in out.  Returns the result's length, or
+ * -1 (out unchanged) when it needs more than cap bytes with the NUL.
+ */
+int http_path_join(char *out, size_t cap, const char *base, size_t len,
+		   const char *tail);
+
 #endif /* HTTP_PATH_H */

@@ -8,6 +8,8 @@
  */
 #include "proxy.h"
 
+#include "token.h"
+
 static const char v1_sig[] = "PROXY ";
 #define V1_SIG_LEN (sizeof(v1_sig) - 1)
 static const uint8_t v2_sig[12] = { '\r', '\n', '\r', '\n', '\0', '\r',

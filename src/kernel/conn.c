@@ -134,7 +134,7 @@ static void serve(struct khttpd_conn *c)
 			return;
 		if (r < 0) {
 			khttpd_exchange_init(&x, c, c->buf + c->start, NULL);
-			if (!khttpd_reply_status(&x, -r) && r != -408)
+			if (!khttpd_respond_status(&x, -r) && r != -408)
 				lingering_close(c);
 			return;
 		}

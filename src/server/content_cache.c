@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compress.h"
+#include "file_etag.h"
 #include "http/format.h"
 
 #define INITIAL_BUCKETS 256
@@ -15,8 +16,8 @@ struct content_cache {
 	size_t bytes;
 	size_t count;
 	size_t nbuckets; /* a power of two */
-	struct cache_entry **buckets;
-	struct cache_entry *lru_head, *lru_tail; /* most recent first */
+	struct hlist_head *buckets;
+	struct list_head lru; /* most recently used first */
 };
 
 static uint64_t hash_key(const char *s, size_t n)
@@ -37,6 +38,7 @@ struct content_cache *content_cache_new(size_t limit)
 	if (!c)
 		return NULL;
 	c->limit = limit;
+	INIT_LIST_HEAD(&c->lru);
 	c->nbuckets = INITIAL_BUCKETS;
 	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
 	if (!c->buckets) {
@@ -62,7 +64,7 @@ static void entry_free(struct cache_entry *e)
 {
 	for (int i = 0; i < 3; i++)
 		free(e->rep[i].data);
-	free(e->key);
+	free(e->key); /* and the paths, in the same block */
 	free(e);
 }
 
@@ -72,40 +74,12 @@ void content_cache_put(struct cache_entry *e)
 		entry_free(e);
 }
 
-static void lru_unlink(struct content_cache *c, struct cache_entry *e)
+static void content_cache_remove(struct content_cache *c, struct cache_entry *e)
 {
-	if (e->lru_prev)
-		e->lru_prev->lru_next = e->lru_next;
-	else
-		c->lru_head = e->lru_next;
-	if (e->lru_next)
-		e->lru_next->lru_prev = e->lru_prev;
-	else
-		c->lru_tail = e->lru_prev;
-	e->lru_prev = e->lru_next = NULL;
-}
-
-static void lru_push_front(struct content_cache *c, struct cache_entry *e)
-{
-	e->lru_prev = NULL;
-	e->lru_next = c->lru_head;
-	if (c->lru_head)
-		c->lru_head->lru_prev = e;
-	else
-		c->lru_tail = e;
-	c->lru_head = e;
-}
-
-void content_cache_remove(struct content_cache *c, struct cache_entry *e)
-{
-	struct cache_entry **p = &c->buckets[e->hash & (c->nbuckets - 1)];
-
 	if (!e->linked)
 		return;
-	while (*p != e)
-		p = &(*p)->hash_next;
-	*p = e->hash_next;
-	lru_unlink(c, e);
+	hlist_del_init(&e->hash_node);
+	list_del(&e->lru);
 	e->linked = false;
 	c->bytes -= e->bytes;
 	c->count--;
@@ -116,116 +90,117 @@ void content_cache_free(struct content_cache *c)
 {
 	if (!c)
 		return;
-	while (c->lru_head)
-		content_cache_remove(c, c->lru_head);
+	while (!list_empty(&c->lru))
+		content_cache_remove(
+			c, list_first_entry(&c->lru, struct cache_entry, lru));
 	free(c->buckets);
 	free(c);
 }
 
-struct cache_entry *content_cache_get(struct content_cache *c, const char *key,
-				      size_t key_len)
+static struct cache_entry *find(const struct content_cache *c, const char *key,
+				size_t key_len)
 {
 	uint64_t h = hash_key(key, key_len);
 	struct cache_entry *e;
 
-	for (e = c->buckets[h & (c->nbuckets - 1)]; e; e = e->hash_next) {
+	hlist_for_each_entry(e, &c->buckets[h & (c->nbuckets - 1)], hash_node) {
 		if (e->hash == h && e->key_len == key_len &&
-		    !memcmp(e->key, key, key_len)) {
-			lru_unlink(c, e);
-			lru_push_front(c, e);
-			e->refs++;
+		    !memcmp(e->key, key, key_len))
 			return e;
-		}
 	}
 	return NULL;
 }
 
-bool content_cache_due(const struct cache_entry *e, uint64_t now_ms)
-{
-	return now_ms - e->checked_ms >= CACHE_CHECK_MS;
-}
-
+/* The ctime and mode too: a chmod (say, making the file unreadable) must
+ * send the next request through the file system as if uncached. */
 static bool same_identity(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	       a->st_size == b->st_size &&
+	       a->st_size == b->st_size && a->st_mode == b->st_mode &&
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-bool content_cache_same_file(const struct cache_entry *e, const struct stat *st)
+/* Whether e still holds what the file system holds. */
+static bool still_fresh(const struct cache_entry *e, cache_stat_fn *stat_file,
+			void *ctx)
 {
-	return same_identity(st, &e->file);
-}
+	struct stat st;
+	bool exists;
 
-bool content_cache_same_sibling(const struct cache_entry *e,
-				const struct stat *st)
-{
+	/* A listing is rebuilt: its directory's times miss changes to the
+	 * entries' sizes and dates. */
+	if (e->kind == CACHE_LISTING)
+		return false;
+	if (stat_file(ctx, e->file_path, &st) || !same_identity(&st, &e->file))
+		return false;
 	if (!e->sibling_checked)
 		return true;
-	if (!st || !e->sibling_exists)
-		return !st && !e->sibling_exists;
-	return same_identity(st, &e->sibling);
+	exists = !stat_file(ctx, e->sibling_path, &st);
+	if (exists != e->sibling_exists)
+		return false;
+	return !exists || same_identity(&st, &e->sibling);
+}
+
+enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
+				       size_t key_len, uint64_t now_ms,
+				       cache_stat_fn *stat_file, void *ctx,
+				       struct cache_entry **found)
+{
+	struct cache_entry *e;
+
+	*found = NULL;
+	if (!content_cache_enabled(c) || !(e = find(c, key, key_len)))
+		return CACHE_MISSING;
+	if (now_ms - e->checked_ms >= CACHE_CHECK_MS) {
+		if (!still_fresh(e, stat_file, ctx)) {
+			content_cache_remove(c, e);
+			return CACHE_STALE;
+		}
+		e->checked_ms = now_ms;
+	}
+	list_move(&e->lru, &c->lru);
+	e->refs++;
+	*found = e;
+	return CACHE_FRESH;
 }
 
 /*
- * Header lines that depend only on the representation.  Its ETag comes from
- * the file it was read from: the entry's, or for a precompressed FILE.gz that
- * file's own identity, so different bytes never share a strong tag.
+ * A file representation's ETag comes from the file it was read from: the
+ * entry's, or for a precompressed FILE.gz that file's own identity, so
+ * different bytes never share a strong tag.
  */
-static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
-			      enum http_coding coding, const struct stat *from)
+static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
+			   enum http_coding coding, const struct stat *from)
 {
 	static const char *const suffix[] = { "", "gz", "df" };
-	static const char *const encoding[] = { NULL, "gzip", "deflate" };
-	char etag[HTTP_ETAG_MAX], date[HTTP_DATE_LEN];
-	size_t n = 0, etag_len;
+	const struct stat *f = from ? from : &e->file;
 
-	if (e->kind == CACHE_FILE) {
-		const struct stat *f = from ? from : &e->file;
-
-		etag_len = http_format_etag(
-			etag, (uint64_t)f->st_ino, (uint64_t)f->st_size,
-			(int64_t)f->st_mtim.tv_sec * 1000000000 +
-				f->st_mtim.tv_nsec,
-			suffix[coding]);
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "ETag: ");
-		r->etag_off = n;
-		r->etag_len = etag_len;
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "%.*s\r\nAccept-Ranges: bytes\r\n",
-				      (int)etag_len, etag);
-		/* Formatted once here rather than on every hit. */
-		http_format_date(date, e->file.st_mtim.tv_sec);
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "Last-Modified: %.*s\r\n", HTTP_DATE_LEN,
-				      date);
-	}
-	if (e->compressible)
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "Vary: Accept-Encoding\r\n");
-	if (encoding[coding])
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "Content-Encoding: %s\r\n",
-				      encoding[coding]);
-	r->headers_len = n;
+	r->etag_len = 0;
+	if (e->kind != CACHE_FILE)
+		return;
+	r->etag_len = http_format_etag(r->etag, (uint64_t)f->st_ino,
+				       (uint64_t)f->st_size,
+				       file_etag_time(&f->st_mtim),
+				       suffix[coding]);
 }
 
 static void grow_table(struct content_cache *c)
 {
 	size_t n = c->nbuckets * 2;
-	struct cache_entry **b = calloc(n, sizeof(*b));
+	struct hlist_head *b = calloc(n, sizeof(*b));
+	struct hlist_node *next;
+	struct cache_entry *e;
 
 	if (!b)
 		return; /* longer chains, still correct */
 	for (size_t i = 0; i < c->nbuckets; i++) {
-		struct cache_entry *e = c->buckets[i], *next;
-
-		for (; e; e = next) {
-			next = e->hash_next;
-			e->hash_next = b[e->hash & (n - 1)];
-			b[e->hash & (n - 1)] = e;
+		hlist_for_each_entry_safe(e, next, &c->buckets[i], hash_node)
+		{
+			hlist_del_init(&e->hash_node);
+			hlist_add_head(&e->hash_node, &b[e->hash & (n - 1)]);
 		}
 	}
 	free(c->buckets);
@@ -235,19 +210,26 @@ static void grow_table(struct content_cache *c)
 
 static void evict(struct content_cache *c)
 {
-	while (c->bytes > c->limit && c->lru_tail)
-		content_cache_remove(c, c->lru_tail);
+	while (c->bytes > c->limit && !list_empty(&c->lru))
+		content_cache_remove(
+			c, list_last_entry(&c->lru, struct cache_entry, lru));
 }
 
 struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 				    enum cache_kind kind, char *body,
 				    size_t len, const struct stat *st,
+				    const char *file_path,
 				    const char *content_type, bool compressible,
 				    uint64_t now_ms)
 {
+	static const char gz_suffix[] = ".gz";
+	size_t flen = file_path ? strlen(file_path) : 0;
+	/* key, file_path and file_path.gz, each NUL-terminated, in one block */
+	size_t strings = key_len + 1 +
+			 (file_path ? 2 * flen + 1 + sizeof(gz_suffix) : 0);
 	struct cache_entry *e = calloc(1, sizeof(*e));
 
-	if (!e || !(e->key = malloc(key_len + 1))) {
+	if (!e || !(e->key = malloc(strings))) {
 		free(e);
 		free(body);
 		return NULL;
@@ -255,19 +237,26 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 	memcpy(e->key, key, key_len);
 	e->key[key_len] = '\0';
 	e->key_len = key_len;
+	if (file_path) {
+		e->file_path = e->key + key_len + 1;
+		memcpy(e->file_path, file_path, flen + 1);
+		e->sibling_path = e->file_path + flen + 1;
+		memcpy(e->sibling_path, file_path, flen);
+		memcpy(e->sibling_path + flen, gz_suffix, sizeof(gz_suffix));
+	}
 	e->hash = hash_key(key, key_len);
 	e->kind = kind;
 	e->content_type = content_type;
 	e->compressible = compressible;
 	e->file = *st;
 	e->checked_ms = now_ms;
-	e->bytes = sizeof(*e) + key_len + len;
+	e->bytes = sizeof(*e) + strings + len;
 	e->refs = 1;
 	e->rep[HTTP_CODING_IDENTITY].data = body;
 	e->rep[HTTP_CODING_IDENTITY].len = len;
 	e->rep[HTTP_CODING_IDENTITY].tried = true;
-	build_rep_headers(e, &e->rep[HTTP_CODING_IDENTITY],
-			  HTTP_CODING_IDENTITY, NULL);
+	build_rep_etag(e, &e->rep[HTTP_CODING_IDENTITY], HTTP_CODING_IDENTITY,
+		       NULL);
 	return e;
 }
 
@@ -277,14 +266,11 @@ void content_cache_link(struct content_cache *c, struct cache_entry *e)
 
 	if (!content_cache_enabled(c) || e->bytes > c->limit / 2)
 		return;
-	old = content_cache_get(c, e->key, e->key_len);
-	if (old) {
+	old = find(c, e->key, e->key_len);
+	if (old)
 		content_cache_remove(c, old);
-		content_cache_put(old);
-	}
-	e->hash_next = c->buckets[e->hash & (c->nbuckets - 1)];
-	c->buckets[e->hash & (c->nbuckets - 1)] = e;
-	lru_push_front(c, e);
+	hlist_add_head(&e->hash_node, &c->buckets[e->hash & (c->nbuckets - 1)]);
+	list_add(&e->lru, &c->lru);
 	e->linked = true;
 	e->refs++; /* the table's */
 	c->bytes += e->bytes;
@@ -304,7 +290,7 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 		return;
 	r->data = data;
 	r->len = len;
-	build_rep_headers(e, r, coding, from);
+	build_rep_etag(e, r, coding, from);
 	if (e->linked) {
 		e->bytes += len;
 		c->bytes += len;
@@ -313,10 +299,15 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 	}
 }
 
-void content_cache_set_gzip(struct content_cache *c, struct cache_entry *e,
-			    char *gz, size_t len)
+void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
+			       const struct stat *st, char *gz, size_t len)
 {
-	attach_rep(c, e, HTTP_CODING_GZIP, gz, len, &e->sibling);
+	e->sibling_checked = true;
+	e->sibling_exists = st != NULL;
+	if (st)
+		e->sibling = *st;
+	if (gz)
+		attach_rep(c, e, HTTP_CODING_GZIP, gz, len, &e->sibling);
 }
 
 const struct cache_rep *content_cache_rep(struct content_cache *c,

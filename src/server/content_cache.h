@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A per-thread cache of small files and directory listings, with their
- * compressed variants and prebuilt header lines, so that a hit is answered
+ * compressed variants and entity tags, so that a hit is answered
  * with one writev and no file system call beyond a freshness check at most
  * once a second.  Each thread owns its cache (a share of --cache-size), so
  * threads never wait for each other; entries in use by a suspended write are
@@ -17,36 +17,38 @@
 
 #include "http/conditional.h"
 #include "http/negotiate.h"
+#include "list.h"
 
 #define CACHE_FILE_MAX (1024 * 1024) /* larger files are not cached */
 #define CACHE_CHECK_MS 1000 /* how stale an entry may get */
-#define CACHE_REP_HEADERS_MAX 256
 
 enum cache_kind {
 	CACHE_FILE, /* a file, or a directory's index.html */
 	CACHE_LISTING, /* a generated directory listing */
 };
 
-/* One representation: the body in one coding, and its header lines. */
+/* One representation: the body in one coding, and its entity tag. */
 struct cache_rep {
 	char *data; /* NULL: not made yet, or not worth it */
 	size_t len;
 	bool tried; /* made or found not worth making */
-	size_t headers_len;
-	char headers[CACHE_REP_HEADERS_MAX]; /* ETag ... CRLF-terminated */
-	size_t etag_off, etag_len; /* within headers */
+	size_t etag_len; /* 0 for a listing, which has none */
+	char etag[HTTP_ETAG_MAX];
 };
 
 struct cache_entry {
-	struct cache_entry *hash_next;
-	struct cache_entry *lru_prev, *lru_next;
+	struct hlist_node hash_node; /* in its bucket */
+	struct list_head lru; /* in the cache's LRU order */
 	uint64_t hash;
 	char *key; /* the normalised request path */
 	size_t key_len;
 	enum cache_kind kind;
 	const char *content_type;
 	bool compressible; /* and compression is on */
-	struct stat file; /* what was read: st_dev, st_ino, size, mtime */
+	struct stat file; /* what was read: device, inode, size, mode, times */
+	/* Freshness, the cache's own: callers never read or write these. */
+	char *file_path; /* relative to ROOT; NULL for a listing */
+	char *sibling_path; /* file_path + ".gz" */
 	uint64_t checked_ms;
 	/* FILE.gz as last seen, used or not: its change also makes e stale. */
 	bool sibling_checked;
@@ -69,39 +71,55 @@ bool content_cache_enabled(const struct content_cache *c);
 void content_cache_usage(const struct content_cache *c, size_t *entries,
 			 size_t *bytes);
 
-/* A referenced entry for key, or NULL.  Stale entries are not returned:
- * the caller revalidates with content_cache_check() when it says so. */
-struct cache_entry *content_cache_get(struct content_cache *c, const char *key,
-				      size_t key_len);
-/* True when the entry is due for its freshness check at now_ms. */
-bool content_cache_due(const struct cache_entry *e, uint64_t now_ms);
-/* True when st still describes what e holds. */
-bool content_cache_same_file(const struct cache_entry *e,
-			     const struct stat *st);
-/* True when the FILE.gz beside e's file is as it was (st NULL: absent). */
-bool content_cache_same_sibling(const struct cache_entry *e,
-				const struct stat *st);
-/* Drops e from the table (it lives on while referenced). */
-void content_cache_remove(struct content_cache *c, struct cache_entry *e);
+/*
+ * How the cache looks at a file (path relative to ROOT) when it checks an
+ * entry: fills st as a request opening the file would see it, and fails
+ * (non-zero) where such a request would fail.
+ */
+typedef int cache_stat_fn(void *ctx, const char *path, struct stat *st);
+
+enum cache_lookup {
+	CACHE_MISSING, /* no entry for the key */
+	CACHE_STALE, /* there was one, but its file changed: dropped */
+	CACHE_FRESH, /* *found holds a referenced entry to answer with */
+};
+
+/*
+ * The entry for key, checked at most once every CACHE_CHECK_MS against the
+ * file system through stat_file: a file entry is fresh while its file and
+ * its FILE.gz are as they were read; a listing is rebuilt (stale) once it
+ * is due.  A fresh entry becomes the most recently used; the caller
+ * releases it with content_cache_put().
+ */
+enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
+				       size_t key_len, uint64_t now_ms,
+				       cache_stat_fn *stat_file, void *ctx,
+				       struct cache_entry **found);
 void content_cache_put(struct cache_entry *e); /* releases a reference */
 
 /*
  * A new entry, not yet in any table, holding body (malloc'd; taken even on
  * failure) with one reference for the caller; NULL when out of memory.  st
- * describes the file, or for a listing the directory.
+ * describes the file read from file_path (relative to ROOT), or for a
+ * listing (file_path NULL) the directory.
  */
 struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 				    enum cache_kind kind, char *body,
 				    size_t len, const struct stat *st,
+				    const char *file_path,
 				    const char *content_type, bool compressible,
 				    uint64_t now_ms);
 /* Adds e to the cache when it is enabled and e fits (the table then holds
  * its own reference), replacing an entry with the same key. */
 void content_cache_link(struct content_cache *c, struct cache_entry *e);
 
-/* Attaches a precompressed gzip body (taken) as the gzip representation. */
-void content_cache_set_gzip(struct content_cache *c, struct cache_entry *e,
-			    char *gz, size_t len);
+/*
+ * Records e's FILE.gz as seen (st NULL: none, or unreadable), so that its
+ * change makes e stale, and attaches gz (taken; NULL: not used) as the
+ * gzip representation, its ETag from the FILE.gz's own identity.
+ */
+void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
+			       const struct stat *st, char *gz, size_t len);
 
 /*
  * The representation for coding, compressing on first use; falls back to

@@ -14,47 +14,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "http/dirents.h"
 #include "http/listing.h"
 #include "server.h"
 #include "static_file.h"
 
-struct entry_list {
-	struct http_listing_entry *items;
-	size_t count;
-	size_t cap;
-	char *names;
-	size_t names_len;
-	size_t names_cap;
-};
+static void *resize(void *p, size_t old_size, size_t new_size)
+{
+	(void)old_size;
+	return realloc(p, new_size);
+}
 
 static void free_entries(void *arg)
 {
-	struct entry_list *l = arg;
+	struct http_dirents *d = arg;
 
-	free(l->items);
-	free(l->names);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	while (n < need)
-		n *= 2;
-	if (n == *cap)
-		return 0;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
+	free(d->items);
+	free(d->names);
 }
 
 /* Fills size, mtime and type; a symlink is described by its target only
  * when that stays beneath ROOT. */
-static void stat_entry(struct request_ctx *rc, int dir_fd, const char *name,
+static void stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		       struct http_listing_entry *e)
 {
 	struct stat st;
@@ -85,8 +66,7 @@ static void stat_entry(struct request_ctx *rc, int dir_fd, const char *name,
 	e->mtime = st.st_mtim.tv_sec;
 }
 
-static int read_entries(struct request_ctx *rc, int dir_fd,
-			struct entry_list *l)
+static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d)
 {
 	int fd = dup(dir_fd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -99,30 +79,19 @@ static int read_entries(struct request_ctx *rc, int dir_fd,
 	}
 	while ((de = readdir(dir))) {
 		const char *name = de->d_name;
-		size_t nlen = strlen(name);
+		struct http_listing_entry *e;
 
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
-		if (grow((void **)&l->items, &l->cap, l->count + 1,
-			 sizeof(*l->items)) ||
-		    grow((void **)&l->names, &l->names_cap,
-			 l->names_len + nlen + 1, 1)) {
+		e = http_dirents_add(d, name, strlen(name));
+		if (!e) {
 			closedir(dir);
 			return -1;
 		}
-		memcpy(l->names + l->names_len, name, nlen + 1);
-		l->items[l->count] = (struct http_listing_entry){
-			/* An offset until the names stop moving. */
-			.name = (const char *)(uintptr_t)l->names_len,
-			.name_len = nlen,
-		};
-		stat_entry(rc, dir_fd, name, &l->items[l->count]);
-		l->names_len += nlen + 1;
-		l->count++;
+		stat_entry(rc, dir_fd, name, e);
 	}
 	closedir(dir);
-	for (size_t i = 0; i < l->count; i++)
-		l->items[i].name = l->names + (uintptr_t)l->items[i].name;
+	http_dirents_done(d);
 	return 0;
 }
 
@@ -155,10 +124,10 @@ static int append_flushed(struct http_out *out)
 	return 0;
 }
 
-char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
+char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
 {
-	struct entry_list l = { 0 };
 	struct listing_buffer b = { 0 };
+	struct http_dirents d;
 	char chunk[4096];
 	struct http_out out = {
 		.buf = chunk,
@@ -167,18 +136,18 @@ char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
 		.ctx = &b,
 	};
 
-	if (read_entries(rc, dir_fd, &l)) {
-		free_entries(&l);
+	http_dirents_init(&d, sizeof(struct http_listing_entry), resize);
+	if (read_entries(rc, dir_fd, &d)) {
+		free_entries(&d);
 		return NULL;
 	}
-	if (l.count)
-		qsort(l.items, l.count, sizeof(*l.items),
-		      http_listing_entry_cmp);
+	if (d.count)
+		qsort(d.items, d.count, d.item_size, http_listing_entry_cmp);
 	http_listing_begin(&out, rc->path, (size_t)rc->path_len);
-	for (size_t i = 0; i < l.count; i++)
-		http_listing_entry(&out, &l.items[i]);
+	for (size_t i = 0; i < d.count; i++)
+		http_listing_entry(&out, http_dirents_entry(&d, i));
 	http_listing_end(&out);
-	free_entries(&l);
+	free_entries(&d);
 	if (http_out_flush(&out)) {
 		free(b.data);
 		errno = ENOMEM;

@@ -7,7 +7,7 @@
 
 #include "respond.h"
 
-int health_respond(struct request_ctx *rc)
+int health_respond(struct exchange *rc)
 {
 	static const char nocache[] = "Cache-Control: no-store\r\n";
 	struct http_response_head h;

@@ -30,7 +30,7 @@ static inline bool health_is_target(const struct server *s, const char *buf,
 
 /* Answers the check: 200 "ok", or 503 "draining" (and close) once the
  * server is stopping.  Returns 0, or -1 when the connection broke. */
-int health_respond(struct request_ctx *rc);
+int health_respond(struct exchange *rc);
 
 /*
  * Called on the first stop signal: with --health, health checks answer 503

@@ -118,7 +118,7 @@ static void lingering_close(struct conn *c, struct read_buffer *rb)
 	}
 }
 
-static void log_request(struct request_ctx *rc)
+static void log_request(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct server *s = w->server;
@@ -134,7 +134,7 @@ static void log_request(struct request_ctx *rc)
 /* Answers a head the parser refused; the connection closes after it. */
 static void reject(struct conn *c, struct read_buffer *rb, int status)
 {
-	struct request_ctx rc = {
+	struct exchange rc = {
 		.conn = c,
 		.worker = c->worker,
 		.buf = rb->data + rb->start,
@@ -226,7 +226,7 @@ void http_conn_serve(struct coro *coro, void *data)
 		}
 	}
 	for (;;) {
-		struct request_ctx rc;
+		struct exchange rc;
 		struct http_request req;
 		struct http_parser p;
 		unsigned defer_mark;

@@ -17,13 +17,11 @@
 _Static_assert(HTTP_CONN_READ_BUF > HTTP_MAX_HEAD,
 	       "a request head within limits must fit the read buffer");
 
-#define HTTP_CONN_PATH_SLACK 16 /* "index.html.gz" and its NUL */
-
 struct conn;
 struct worker;
 
 /* One request being answered. */
-struct request_ctx {
+struct exchange {
 	struct conn *conn;
 	struct worker *worker;
 	const char *buf; /* the request's bytes; req's offsets are from here */
@@ -34,9 +32,9 @@ struct request_ctx {
 	int status; /* for the access log */
 	uint64_t body_bytes;
 	int path_len;
-	/* Decoded and normalised, from '/'; with room to append a suffix
-	 * ("index.html", ".gz") to the longest path http_route() returns. */
-	char path[HTTP_PATH_MAX + HTTP_CONN_PATH_SLACK];
+	/* Decoded and normalised, from '/' (http_route()); paths built from
+	 * it go to buffers of their own (http_path_join()). */
+	char path[HTTP_PATH_MAX];
 };
 
 #endif /* SERVER_HTTP_CONN_H */

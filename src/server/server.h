@@ -18,11 +18,9 @@
 
 #include "access_log.h"
 #include "date_cache.h"
+#include "list.h"
 #include "metrics.h"
 #include "timer_wheel.h"
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr)-offsetof(type, member)))
 
 struct coro;
 struct coro_pool;
@@ -65,7 +63,7 @@ struct worker {
 	bool accept_paused;
 	uint64_t now_ms;
 	unsigned active; /* open connections */
-	struct conn *conns; /* this thread's open connections */
+	struct list_head conns; /* this thread's open connections */
 	struct timer_wheel wheel;
 	struct timer accept_timer; /* resumes accepting after EMFILE */
 	struct coro_pool *pool;
@@ -86,7 +84,7 @@ struct conn {
 	uint32_t wait_events; /* what the suspended coroutine waits for */
 	struct worker *worker;
 	struct coro *coro; /* NULL while idle between requests */
-	struct conn *prev, *next; /* in worker->conns */
+	struct list_head link; /* in worker->conns */
 	struct timer timer;
 	struct client_addr peer; /* for the access log */
 	bool proxy_pending; /* its PROXY header has yet to be read */

@@ -21,6 +21,7 @@
 #include "dir_listing.h"
 #include "file_response.h"
 #include "http/mime.h"
+#include "http/path.h"
 #include "http/response.h"
 #include "http/route.h"
 #include "respond.h"
@@ -31,8 +32,10 @@
 
 int open_beneath(int root_fd, const char *path, int flags)
 {
+	/* openat2 refuses O_PATH with any flag but a few (EINVAL). */
+	int extra = flags & O_PATH ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY),
+		.flags = (uint64_t)(flags | extra),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd;
@@ -50,7 +53,7 @@ static void close_fd(void *arg)
 }
 
 /* Opens and registers the descriptor to be closed after the request. */
-static int open_for_request(struct request_ctx *rc, const char *path)
+static int open_for_request(struct exchange *rc, const char *path)
 {
 	/* O_NONBLOCK: opening a FIFO someone left under ROOT must not hang. */
 	int fd = open_beneath(rc->worker->server->root_fd, path,
@@ -66,10 +69,13 @@ static int open_for_request(struct request_ctx *rc, const char *path)
 	return fd;
 }
 
-static int stat_beneath(struct request_ctx *rc, const char *path,
-			struct stat *st)
+/* Stats path as a request opens it, so what it may not read fails: how
+ * the content cache checks its entries (a cache_stat_fn). */
+static int stat_readable(void *ctx, const char *path, struct stat *st)
 {
-	int fd = open_beneath(rc->worker->server->root_fd, path, O_PATH);
+	struct exchange *rc = ctx;
+	int fd = open_beneath(rc->worker->server->root_fd, path,
+			      O_RDONLY | O_NONBLOCK);
 	int ret;
 
 	if (fd < 0)
@@ -97,87 +103,47 @@ static char *read_all(int fd, size_t size)
 	return buf;
 }
 
-/*
- * A cached entry for rc->path that is still fresh, or NULL.  At most once a
- * second an entry is checked against the file; listings are rebuilt.
- */
-static struct cache_entry *cache_lookup(struct request_ctx *rc)
+/* A cached entry for rc->path that is still fresh, or NULL. */
+static struct cache_entry *cache_lookup(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
-	char *path = rc->path;
-	size_t len = (size_t)rc->path_len;
-	struct stat st;
-	bool fresh;
 
-	if (!content_cache_enabled(w->cache))
+	if (content_cache_lookup(w->cache, rc->path, (size_t)rc->path_len,
+				 w->now_ms, stat_readable, rc,
+				 &e) != CACHE_FRESH)
 		return NULL;
-	e = content_cache_get(w->cache, path, len);
-	if (!e || !content_cache_due(e, w->now_ms))
-		return e;
-	if (e->kind == CACHE_LISTING) {
-		fresh = false;
-	} else {
-		/* The file behind the entry: "/dir/" holds its index.html. */
-		size_t flen = len;
-
-		if (path[len - 1] == '/') {
-			memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
-			flen += sizeof(INDEX_FILE) - 1;
-		}
-		fresh = !stat_beneath(rc, path + 1, &st) &&
-			content_cache_same_file(e, &st);
-		if (fresh && e->sibling_checked) {
-			memcpy(path + flen, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
-			fresh = content_cache_same_sibling(
-				e,
-				stat_beneath(rc, path + 1, &st) ? NULL : &st);
-		}
-		path[len] = '\0';
-	}
-	if (fresh) {
-		e->checked_ms = w->now_ms;
-		return e;
-	}
-	content_cache_remove(w->cache, e);
-	content_cache_put(e);
-	return NULL;
+	return e;
 }
 
 /* A "FILE.gz" beside the file, not older than it, as its gzip body. */
-static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
+static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 				 const char *file, size_t len,
 				 const struct stat *st)
 {
 	char gz_path[HTTP_PATH_MAX + sizeof(GZIP_SUFFIX)];
 	struct stat gz_st;
-	char *gz;
+	char *gz = NULL;
 	int fd;
 
-	if (len + sizeof(GZIP_SUFFIX) > sizeof(gz_path))
+	if (http_path_join(gz_path, sizeof(gz_path), file, len, GZIP_SUFFIX) <
+	    0)
 		return;
-	memcpy(gz_path, file, len);
-	memcpy(gz_path + len, GZIP_SUFFIX, sizeof(GZIP_SUFFIX));
 	fd = open_beneath(rc->worker->server->root_fd, gz_path,
 			  O_RDONLY | O_NONBLOCK);
-	e->sibling_checked = true;
-	if (fd < 0)
-		return;
-	if (fstat(fd, &gz_st)) {
-		close(fd);
+	if (fd < 0 || fstat(fd, &gz_st)) {
+		if (fd >= 0)
+			close(fd);
+		content_cache_set_sibling(rc->worker->cache, e, NULL, NULL, 0);
 		return;
 	}
-	e->sibling_exists = true;
-	e->sibling = gz_st;
 	if (S_ISREG(gz_st.st_mode) && gz_st.st_size <= CACHE_FILE_MAX &&
 	    (gz_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
 	     (gz_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
-	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec))) {
+	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec)))
 		gz = read_all(fd, (size_t)gz_st.st_size);
-		if (gz)
-			content_cache_set_gzip(rc->worker->cache, e, gz,
-					       (size_t)gz_st.st_size);
-	}
+	content_cache_set_sibling(rc->worker->cache, e, &gz_st, gz,
+				  gz ? (size_t)gz_st.st_size : 0);
 	close(fd);
 }
 
@@ -186,34 +152,33 @@ static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
  * once, compressed on demand), larger ones straight from the file.
  * file is its path relative to ROOT.
  */
-static int serve_file(struct request_ctx *rc, int fd, const struct stat *st,
+static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 		      const char *file)
 {
 	struct worker *w = rc->worker;
 	size_t file_len = strlen(file);
 	const char *type = http_mime_type(file, file_len);
+	bool compressible = w->server->compress && http_mime_compressible(type);
 	struct cache_entry *e;
 	char *body;
 
 	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX)
-		return respond_from_file(rc, fd, st, type);
+		return respond_file(rc, fd, st, type, compressible);
 	body = read_all(fd, (size_t)st->st_size);
 	if (!body)
-		return respond_from_file(rc, fd, st, type);
+		return respond_file(rc, fd, st, type, compressible);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
-			    (size_t)st->st_size, st, type,
-			    w->server->compress && http_mime_compressible(type),
+			    (size_t)st->st_size, st, file, type, compressible,
 			    w->now_ms);
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);
 	if (e->compressible)
 		attach_precompressed(rc, e, file, file_len, st);
 	content_cache_link(w->cache, e);
-	return respond_from_entry(rc, e);
+	return respond_entry(rc, e);
 }
 
-static int serve_listing(struct request_ctx *rc, int dir_fd,
-			 const struct stat *st)
+static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
@@ -224,50 +189,38 @@ static int serve_listing(struct request_ctx *rc, int dir_fd,
 		return respond_status(rc, http_status_for_errno(errno), NULL,
 				      0);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_LISTING, html,
-			    len, st, "text/html; charset=utf-8",
+			    len, st, NULL, "text/html; charset=utf-8",
 			    w->server->compress, w->now_ms);
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);
 	content_cache_link(w->cache, e);
-	return respond_from_entry(rc, e);
+	return respond_entry(rc, e);
 }
 
-static int serve_directory(struct request_ctx *rc, int dir_fd,
+static int serve_directory(struct exchange *rc, int dir_fd,
 			   const struct stat *dir_st)
 {
 	char *path = rc->path;
 	size_t len = (size_t)rc->path_len;
+	char index[HTTP_PATH_MAX + sizeof(INDEX_FILE)];
 	struct stat st;
 	int fd;
 
-	if (path[len - 1] != '/') {
-		char location[HTTP_PATH_MAX * 3 + 2];
-		size_t n = http_dir_redirect_location(location,
-						      sizeof(location), rc->buf,
-						      rc->req, path, len);
-
-		if (n == 0)
-			return respond_status(rc, 414, NULL, 0);
-		return respond_status(rc, 301, location, n);
-	}
-	if (len + sizeof(INDEX_FILE) <= sizeof(rc->path)) {
-		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
-		fd = open_for_request(rc, path + 1);
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-			char file[HTTP_PATH_MAX];
-
-			memcpy(file, path + 1, len + sizeof(INDEX_FILE) - 1);
-			path[len] = '\0';
-			return serve_file(rc, fd, &st, file);
-		}
-		path[len] = '\0';
+	if (path[len - 1] != '/')
+		return respond_redirect(rc, path, len);
+	/* The index's path, relative to ROOT. */
+	if (http_path_join(index, sizeof(index), path + 1, len - 1,
+			   INDEX_FILE) >= 0) {
+		fd = open_for_request(rc, index);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			return serve_file(rc, fd, &st, index);
 	}
 	if (!rc->worker->server->listing)
 		return respond_status(rc, 403, NULL, 0);
 	return serve_listing(rc, dir_fd, dir_st);
 }
 
-int serve_request(struct request_ctx *rc)
+int serve_request(struct exchange *rc)
 {
 	struct cache_entry *e;
 	struct stat st;
@@ -279,7 +232,7 @@ int serve_request(struct request_ctx *rc)
 	e = cache_lookup(rc);
 	if (e) {
 		stats_add(&rc->worker->stats.cache_hits, 1);
-		return respond_from_entry(rc, e);
+		return respond_entry(rc, e);
 	}
 	if (content_cache_enabled(rc->worker->cache))
 		stats_add(&rc->worker->stats.cache_misses, 1);

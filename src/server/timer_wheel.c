@@ -20,24 +20,6 @@
 #define LOCATION_DUE (-1)
 #define LOCATION_OVERFLOW TIMER_WHEEL_LEVELS
 
-static void list_add(struct timer **head, struct timer *t)
-{
-	t->next = *head;
-	if (t->next)
-		t->next->pprev = &t->next;
-	*head = t;
-	t->pprev = head;
-}
-
-static void list_del(struct timer *t)
-{
-	*t->pprev = t->next;
-	if (t->next)
-		t->next->pprev = t->pprev;
-	t->next = NULL;
-	t->pprev = NULL;
-}
-
 static unsigned level_shift(int level)
 {
 	return (unsigned)level * TIMER_WHEEL_BITS;
@@ -66,12 +48,12 @@ static void place(struct timer_wheel *w, struct timer *t)
 	unsigned slot;
 
 	if (level == LOCATION_DUE) {
-		list_add(&w->due, t);
+		hlist_add_head(&t->node, &w->due);
 	} else if (level == LOCATION_OVERFLOW) {
-		list_add(&w->overflow, t);
+		hlist_add_head(&t->node, &w->overflow);
 	} else {
 		slot = slot_of(t->expires, level);
-		list_add(&w->slots[level][slot], t);
+		hlist_add_head(&t->node, &w->slots[level][slot]);
 		w->occupied[level] |= UINT64_C(1) << slot;
 	}
 }
@@ -88,7 +70,7 @@ void timer_init(struct timer *t)
 
 bool timer_pending(const struct timer *t)
 {
-	return t->pprev != NULL;
+	return !hlist_unhashed(&t->node);
 }
 
 uint64_t timer_expires(const struct timer *t)
@@ -104,11 +86,11 @@ void timer_wheel_del(struct timer_wheel *w, struct timer *t)
 	if (!timer_pending(t))
 		return;
 	level = location_of(w, t->expires);
-	list_del(t);
+	hlist_del_init(&t->node);
 	if (level == LOCATION_DUE || level == LOCATION_OVERFLOW)
 		return;
 	slot = slot_of(t->expires, level);
-	if (!w->slots[level][slot])
+	if (hlist_empty(&w->slots[level][slot]))
 		w->occupied[level] &= ~(UINT64_C(1) << slot);
 }
 
@@ -139,24 +121,23 @@ static uint64_t next_event(const struct timer_wheel *w)
 		return span_start +
 		       ((uint64_t)__builtin_ctzll(w->occupied[level]) << shift);
 	}
-	if (w->overflow)
+	if (!hlist_empty(&w->overflow))
 		return (w->now | WHEEL_MASK) + 1;
 	return UINT64_MAX;
 }
 
 /* Re-places every timer of a list that the clock has just caught up with. */
-static void cascade(struct timer_wheel *w, struct timer **head)
+static void cascade(struct timer_wheel *w, struct hlist_head *head)
 {
-	struct timer *t = *head;
+	struct hlist_head list;
+	struct hlist_node *next;
+	struct timer *t;
 
-	*head = NULL;
-	while (t) {
-		struct timer *next = t->next;
-
-		t->next = NULL;
-		t->pprev = NULL;
+	hlist_move_list(head, &list);
+	hlist_for_each_entry_safe(t, next, &list, node)
+	{
+		hlist_del_init(&t->node);
 		place(w, t);
-		t = next;
 	}
 }
 
@@ -193,7 +174,7 @@ struct timer *timer_wheel_expire(struct timer_wheel *w, uint64_t now_ms)
 {
 	struct timer *t;
 
-	while (!w->due) {
+	while (hlist_empty(&w->due)) {
 		uint64_t tick;
 
 		if (now_ms <= w->now)
@@ -205,8 +186,8 @@ struct timer *timer_wheel_expire(struct timer_wheel *w, uint64_t now_ms)
 		}
 		run_tick(w, tick);
 	}
-	t = w->due;
-	list_del(t);
+	t = hlist_entry(w->due.first, struct timer, node);
+	hlist_del_init(&t->node);
 	return t;
 }
 
@@ -214,7 +195,7 @@ int timer_wheel_next_timeout(struct timer_wheel *w, uint64_t now_ms)
 {
 	uint64_t tick;
 
-	if (w->due)
+	if (!hlist_empty(&w->due))
 		return 0;
 	tick = next_event(w);
 	if (tick == UINT64_MAX)

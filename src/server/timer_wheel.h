@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "list.h"
+
 #define TIMER_WHEEL_BITS 6
 #define TIMER_WHEEL_SLOTS (1u << TIMER_WHEEL_BITS)
 #define TIMER_WHEEL_LEVELS 4
@@ -21,17 +23,16 @@
 /* Opaque to users: embed one, timer_init() it, find the owner with
  * container_of. */
 struct timer {
-	struct timer *next;
-	struct timer **pprev; /* NULL when not pending */
+	struct hlist_node node; /* on no list when not pending */
 	uint64_t expires;
 };
 
 struct timer_wheel {
 	uint64_t now; /* the last tick processed */
-	struct timer *due; /* expired, not yet handed out */
-	struct timer *overflow; /* beyond the top level's reach */
+	struct hlist_head due; /* expired, not yet handed out */
+	struct hlist_head overflow; /* beyond the top level's reach */
 	uint64_t occupied[TIMER_WHEEL_LEVELS]; /* a bit per non-empty slot */
-	struct timer *slots[TIMER_WHEEL_LEVELS][TIMER_WHEEL_SLOTS];
+	struct hlist_head slots[TIMER_WHEEL_LEVELS][TIMER_WHEEL_SLOTS];
 };
 
 void timer_wheel_init(struct timer_wheel *w, uint64_t now_ms);

@@ -40,6 +40,7 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 	w->now_ms = clock_ms();
 	timer_wheel_init(&w->wheel, w->now_ms);
 	timer_init(&w->accept_timer);
+	INIT_LIST_HEAD(&w->conns);
 	date_cache_update(&w->date);
 
 	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -84,22 +85,13 @@ void worker_request_stop(struct worker *w)
 
 static void conn_list_add(struct worker *w, struct conn *c)
 {
-	c->prev = NULL;
-	c->next = w->conns;
-	if (w->conns)
-		w->conns->prev = c;
-	w->conns = c;
+	list_add(&c->link, &w->conns);
 	w->active++;
 }
 
 static void conn_list_del(struct worker *w, struct conn *c)
 {
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		w->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	list_del(&c->link);
 	w->active--;
 }
 
@@ -259,8 +251,7 @@ static void begin_stop(struct worker *w)
 	w->listen_fd = -1;
 	timer_wheel_del(&w->wheel, &w->accept_timer);
 	/* Idle connections go now; busy ones finish their reply first. */
-	for (c = w->conns; c; c = next) {
-		next = c->next;
+	list_for_each_entry_safe(c, next, &w->conns, link) {
 		if (!c->coro)
 			conn_close(w, c);
 	}
@@ -273,8 +264,8 @@ static void begin_stop(struct worker *w)
 
 static void force_close_all(struct worker *w)
 {
-	while (w->conns)
-		conn_close(w, w->conns);
+	while (!list_empty(&w->conns))
+		conn_close(w, list_first_entry(&w->conns, struct conn, link));
 }
 
 static void handle_event(struct worker *w, const struct epoll_event *ev)

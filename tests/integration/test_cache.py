@@ -408,3 +408,157 @@ class CacheSizeFlagTest(unittest.TestCase):
                                          '--cache-size'])
         self.assertEqual(rc, 2, 'a missing value: exit %s, %r' % (rc, err))
         self.assertTrue(err.startswith('sehttpd: '), err)
+
+
+def read_chars(pid):
+    """Bytes the process has passed to read() and pread() so far (rchar of
+    /proc/PID/io): a cached file served again adds nothing to it."""
+    with open('/proc/%d/io' % pid) as fh:
+        for line in fh:
+            if line.startswith('rchar:'):
+                return int(line.split()[1])
+    raise AssertionError('no rchar in /proc/%d/io' % pid)
+
+
+NOBODY = 65534
+
+
+def drop_to_nobody():
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+@needs_process('watches the server process read files')
+class CacheRevalidationTest(OwnTreeTestCase):
+    """An entry checked against its file once a second stays in the cache
+    while the file is unchanged, and leaves it when a request for the file
+    would now be answered otherwise (say, it became unreadable).  One
+    thread, so that every request meets the same cache.  Run as root, the
+    server drops to nobody (over a tree it may traverse) so that a file can
+    be made unreadable to it."""
+
+    server_args = ('-t', '1')
+    SIZE = 200 * 1024
+    SPACING_S = 1.1  # past the second after which an entry is checked
+    MTIME = treemod.FIXED_MTIME
+
+    @classmethod
+    def setUpClass(cls):
+        base = temp_dir()
+        cls.tree = treemod.make_tree(base)
+        kw = {}
+        if os.geteuid() == 0:
+            cls.open_to_all(base)
+            kw['preexec_fn'] = drop_to_nobody
+        cls.start_kw = kw
+        cls.target = start_server(cls.server_args, tree=cls.tree, **kw)
+        cls.addClassCleanup(cls._stop_target)
+
+    def setUp(self):
+        if not self.target.server.alive():
+            type(self).target = start_server(self.server_args,
+                                             tree=self.tree, **self.start_kw)
+
+    @staticmethod
+    def open_to_all(top):
+        """Lets everyone read top and everything beneath it, whatever
+        umask the suite runs with."""
+        os.chmod(top, 0o755)
+        for d, dirs, files in os.walk(top):
+            for names, mode in ((dirs, 0o755), (files, 0o644)):
+                for name in names:
+                    p = os.path.join(d, name)
+                    if not os.path.islink(p):  # never what links reach
+                        os.chmod(p, mode)
+
+    def write(self, url, data, mtime):
+        super().write(url, data, mtime)
+        if os.geteuid() == 0:
+            self.open_to_all(self.tree.www)
+            os.utime(self.path(url), (mtime, mtime))
+
+    def test_unchanged_file_not_read_again(self):
+        """Requests spaced past the check interval are answered from the
+        cache: the server reads far less than the file each time."""
+        url = '/reval/unchanged.txt'
+        data = text(self.SIZE, 60)
+        self.write(url, data, self.MTIME)
+        pid = self.target.server.proc.pid
+        for ae in (None, 'gzip'):
+            self.assertIsNone(self.check(self.fetch(url, ae), data, ae))
+        before = read_chars(pid)
+        for i in range(3):
+            time.sleep(self.SPACING_S)
+            for ae in (None, 'gzip'):
+                resp = self.fetch(url, ae)
+                self.assertIsNone(self.check(resp, data, ae),
+                                  resp.describe())
+        read = read_chars(pid) - before
+        self.assertLess(read, self.SIZE // 2, 'the server read %d bytes for '
+                        '3 requests %.1f s apart to an unchanged %d-byte '
+                        'file: the cached entry is not revalidated'
+                        % (read, self.SPACING_S, self.SIZE))
+
+    def test_mode_change_revalidated(self):
+        """A cached file the server may no longer read is no longer
+        served, as an uncached one would not be."""
+        url = '/reval/private.txt'
+        data = text(20000, 61)
+        self.write(url, data, self.MTIME)
+        for ae in (None, 'gzip'):
+            self.assertIsNone(self.check(self.fetch(url, ae), data, ae))
+        # Owned by another user (root) when the server runs as nobody.
+        os.chmod(self.path(url), 0o600 if os.geteuid() == 0 else 0)
+        self.addCleanup(os.chmod, self.path(url), 0o644)
+        self.wait_fresh(url, 403, time.monotonic())
+
+
+@needs_process('dates files of a tree of its own')
+class FarFutureDateTest(OwnTreeTestCase):
+    """Files dated after 2262, when nanoseconds since 1970 no longer fit
+    in 63 bits (tar keeps such dates): served, and tagged by their time."""
+
+    server_args = ('-t', '1')  # one cache: each answer follows the last
+    Y2400_NS = 13569465600 * 10**9  # 2400-01-01 00:00:00 UTC
+    Y2401_NS = 13601088000 * 10**9
+
+    def date(self, url, ns):
+        os.utime(self.path(url), ns=(ns, ns))
+
+    def tag_after(self, url, ae, old):
+        """The ETag url gets once it differs from old (POLL_S at most)."""
+        start = time.monotonic()
+        while True:
+            resp = self.fetch(url, ae)
+            self.assertEqual(resp.status, 200, resp.describe())
+            tag = resp.header('ETag')
+            if tag != old or time.monotonic() - start > POLL_S:
+                return tag
+            time.sleep(0.05)
+
+    def test_mtime_after_2262(self):
+        for url, data in (('/future/small.txt', text(5000, 70)),
+                          ('/future/large.txt', b'x' * (1536 * 1024))):
+            self.write(url, data, treemod.FIXED_MTIME)
+            self.date(url, self.Y2400_NS)
+            for ae in (None, 'gzip'):
+                with self.subTest(url=url, accept_encoding=ae):
+                    resp = self.fetch(url, ae)
+                    # Only cached files are sure to come compressed.
+                    cached = len(data) <= 1 << 20
+                    self.assertIsNone(self.check(resp, data, ae if cached
+                                                 else None), resp.describe())
+                    tag = resp.header('ETag')
+                    self.assertRegex(tag or '', r'^"[0-9a-z-]+"$')
+                    resp = self.send(build_request('GET', url, headers=[
+                        ('If-None-Match', tag)] + ([] if ae is None else [
+                            ('Accept-Encoding', ae)])))
+                    self.assertEqual(resp.status, 304, resp.describe())
+                    # A year later, same inode and size: another tag.
+                    self.date(url, self.Y2401_NS)
+                    later = self.tag_after(url, ae, tag)
+                    self.assertNotEqual(later, tag,
+                                        'the ETag did not follow the date')
+                    self.date(url, self.Y2400_NS)
+                    self.assertEqual(self.tag_after(url, ae, later), tag)

@@ -178,6 +178,19 @@ class ListingTest(ServerTestCase):
         self.assertIn('05:06', row, 'mtime (2021-03-04 05:06:07 UTC) of '
                       'size777.txt not shown')
 
+    def test_listing_follows_symlinks_inside_root(self):
+        """A symlink is described by what it leads to: a file's size and
+        time, a directory's trailing slash."""
+        resp, links = self.listing('/links/')
+        row = links['to_file.txt']['row']
+        self.assertIn('777', row, 'size of the linked size777.txt not shown')
+        self.assertIn('2021', row, 'mtime of the linked size777.txt not '
+                      'shown')
+        self.assertEqual(links['to_dir']['href'], 'to_dir/',
+                         'a symlinked directory is listed without its /')
+        self.assertIn('2023', links['to_dir']['row'],
+                      'mtime of the linked directory not shown')
+
     def test_listing_escaping(self):
         resp, links = self.listing('/escape/')
         self.assertNotIn(b'<b>', resp.body, 'raw <b> from a file name')
@@ -222,6 +235,27 @@ class ListingTest(ServerTestCase):
             c.send(build_request('GET', '/a.txt'))
             self.assert_file(c.read_response(), '/a.txt',
                              ' after HEAD of a listing (HEAD sent a body?)')
+
+    def test_if_none_match_star(self):
+        """A listing is a current representation: "*" matches it, as it
+        matches a file (RFC 9110 13.1.2), and no entity tag does."""
+        for url in ('/dir_noindex/', '/many/', '/empty/'):
+            for method in ('GET', 'HEAD'):
+                with self.subTest(url=url, method=method), self.conn() as c:
+                    c.send(build_request(method, url, headers=[
+                        ('If-None-Match', '*'),
+                        ('Accept-Encoding', 'gzip')]))
+                    resp = c.read_response(method)
+                    self.assertEqual(resp.status, 304, resp.describe())
+                    self.assertEqual(resp.body, b'')
+                    self.assertIsNone(resp.header('Transfer-Encoding'))
+                    self.assertIsNone(resp.header('Content-Encoding'))
+                    c.send(build_request(method, url, headers=[
+                        ('If-None-Match', '"x", W/"y"')]))
+                    self.assertEqual(c.read_response(method).status, 200)
+                    c.send(build_request('GET', '/a.txt'))
+                    self.assert_file(c.read_response(), '/a.txt',
+                                     ' after a 304 listing')
 
     def test_listing_pipelined(self):
         with self.conn() as c:

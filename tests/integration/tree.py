@@ -12,6 +12,7 @@ import array
 import gzip
 import io
 import os
+import posixpath
 import struct
 import sys
 import urllib.parse
@@ -22,6 +23,8 @@ import zlib
 FIXED_MTIME = 1700000000
 # 2021-03-04 05:06:07 UTC: the file whose time the listing test looks for.
 LISTING_MTIME = 1614834367
+# 2100-01-01 00:00:00 UTC: a file dated after every response's Date.
+FUTURE_MTIME = 4102444800
 SECRET_MARKER = 'SECRET-MARKER-7f3a9c21-must-never-be-served'
 ROOT_INDEX_MARKER = 'ROOT-INDEX-MARKER-4be1'
 
@@ -217,6 +220,8 @@ def _content_spec(f, d):
     f('www/content/big.txt', english_like(CONTENT_BIG_SIZE, 1))
     f('www/content/large.txt', english_like(CONTENT_LARGE_SIZE, 2))
     f('www/content/small.txt', english_like(CONTENT_SMALL_SIZE, 3))
+    f('www/content/future.txt', english_like(CONTENT_SMALL_SIZE, 7),
+      FUTURE_MTIME)
     f('www/content/page.html', b'<!DOCTYPE html>\n<html><head><title>'
       b'content page</title></head>\n<body>\n<p>' +
       english_like(6000, 4).replace(b'\n', b'</p>\n<p>') +
@@ -325,6 +330,10 @@ def _spec():
     ln('www/link_secret.txt', '../outside/secret.txt')
     ln('www/link_outside', '../outside')
     ln('www/link_etc', '/etc')
+    # A listing shows what a symlink inside ROOT leads to.
+    d('www/links')
+    ln('www/links/to_file.txt', '../dir_noindex/size777.txt')
+    ln('www/links/to_dir', '../dir_noindex/adir')
     _content_spec(f, d)
     return e
 
@@ -364,15 +373,23 @@ class Tree:
         """The file system path of a decoded URL path, as bytes."""
         return _fs(self.www, url.lstrip('/'))
 
+    def link_is_dir(self, url):
+        """Whether the link url leads to a directory of the tree."""
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(url),
+                                                   self.links[url]))
+        return target.rstrip('/') + '/' in self.dirs
+
     def entries(self, dir_url):
         """(name, is_dir) of each entry of a directory, links included
-        (as files), in no particular order."""
+        (as what they lead to within the tree, else as files), in no
+        particular order."""
         dir_url = dir_url.rstrip('/') + '/'
         out = []
         for url in list(self.files) + list(self.links):
             if url.startswith(dir_url) and \
                     '/' not in url[len(dir_url):]:
-                out.append((url[len(dir_url):], False))
+                is_dir = url in self.links and self.link_is_dir(url)
+                out.append((url[len(dir_url):], is_dir))
         for url in self.dirs:
             rest = url[len(dir_url):].rstrip('/')
             if url.startswith(dir_url) and rest and '/' not in rest:

@@ -295,3 +295,35 @@ TEST(random_paths_match_reference)
 		CHECK((size_t)r <= n + 1);
 	}
 }
+
+TEST(join_into_a_separate_buffer)
+{
+	const char dir[] = "/docs/";
+	char out[16];
+
+	CHECK_EQ_INT(http_path_join(out, sizeof(out), dir + 1, 5, "index.html"),
+		     15);
+	CHECK_EQ_STR(out, "docs/index.html");
+	CHECK_EQ_STR(dir, "/docs/"); /* the original is left alone */
+	CHECK_EQ_INT(http_path_join(out, sizeof(out), "a.txt", 5, ".gz"), 8);
+	CHECK_EQ_STR(out, "a.txt.gz");
+	/* Only len bytes of base count. */
+	CHECK_EQ_INT(http_path_join(out, sizeof(out), "a.txt.gz", 5, ""), 5);
+	CHECK_EQ_STR(out, "a.txt");
+	CHECK_EQ_INT(http_path_join(out, sizeof(out), "", 0, ""), 0);
+	CHECK_EQ_STR(out, "");
+}
+
+TEST(join_refuses_what_does_not_fit)
+{
+	char out[8] = "keep";
+
+	/* 7 bytes and the NUL fit exactly; one more does not. */
+	CHECK_EQ_INT(http_path_join(out, sizeof(out), "abcd", 4, "efg"), 7);
+	CHECK_EQ_STR(out, "abcdefg");
+	memcpy(out, "keep", 5);
+	CHECK_EQ_INT(http_path_join(out, sizeof(out), "abcd", 4, "efgh"), -1);
+	CHECK_EQ_INT(http_path_join(out, sizeof(out), "abcdefgh", 8, ""), -1);
+	CHECK_EQ_INT(http_path_join(out, 0, "", 0, ""), -1);
+	CHECK_EQ_STR(out, "keep");
+}

@@ -6,9 +6,6 @@
 #include "harness.h"
 #include "server/timer_wheel.h"
 
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr)-offsetof(type, member)))
-
 #define START 1000000 /* an arbitrary clock value to start from */
 #define HOUR (3600 * 1000ull)
 

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The content cache: lookups (missing, fresh, stale) against a fake file
+ * system, LRU order and eviction, replacement of a key, growth of the
+ * table, and entries that outlive the table while a write holds them.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+#include "server/content_cache.h"
+
+#define NOW 5000000 /* an arbitrary clock value to start from */
+
+/* What the fake file system holds: a file and its FILE.gz. */
+struct fake_fs {
+	struct stat file, gz;
+	bool file_ok, gz_ok;
+	int calls;
+	char last_path[64];
+};
+
+static int fake_stat(void *ctx, const char *path, struct stat *st)
+{
+	struct fake_fs *fs = ctx;
+	size_t n = strlen(path);
+	bool gz = n > 3 && !strcmp(path + n - 3, ".gz");
+
+	fs->calls++;
+	snprintf(fs->last_path, sizeof(fs->last_path), "%s", path);
+	if (gz ? !fs->gz_ok : !fs->file_ok)
+		return -1;
+	*st = gz ? fs->gz : fs->file;
+	return 0;
+}
+
+static struct stat file_stat(ino_t ino, off_t size, time_t mtime)
+{
+	struct stat st = { .st_dev = 1, .st_ino = ino, .st_size = size };
+
+	st.st_mode = S_IFREG | 0644;
+	st.st_mtim.tv_sec = st.st_ctim.tv_sec = mtime;
+	return st;
+}
+
+static char *copy(const char *s)
+{
+	size_t n = strlen(s);
+	char *p = malloc(n + 1);
+
+	memcpy(p, s, n + 1);
+	return p;
+}
+
+/* A file entry for key, read from path, holding body. */
+static struct cache_entry *file_entry(const char *key, const char *path,
+				      const char *body, const struct stat *st,
+				      uint64_t now)
+{
+	return cache_entry_new(key, strlen(key), CACHE_FILE, copy(body),
+			       strlen(body), st, path, "text/plain", false,
+			       now);
+}
+
+/* Links a new entry and drops the creator's reference. */
+static struct cache_entry *add(struct content_cache *c, const char *key,
+			       const char *body, uint64_t now)
+{
+	struct stat st = file_stat(7, (off_t)strlen(body), 1700000000);
+	struct cache_entry *e = file_entry(key, key + 1, body, &st, now);
+
+	content_cache_link(c, e);
+	content_cache_put(e);
+	return e;
+}
+
+static enum cache_lookup lookup(struct content_cache *c, const char *key,
+				uint64_t now, struct fake_fs *fs,
+				struct cache_entry **e)
+{
+	return content_cache_lookup(c, key, strlen(key), now, fake_stat, fs, e);
+}
+
+/* Looks key up and releases it at once: fresh or not. */
+static bool present(struct content_cache *c, const char *key)
+{
+	struct cache_entry *e;
+
+	if (lookup(c, key, NOW, NULL, &e) != CACHE_FRESH)
+		return false;
+	content_cache_put(e);
+	return true;
+}
+
+TEST(missing_then_fresh)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct fake_fs fs = { .file_ok = true };
+	struct cache_entry *e, *got;
+
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW, &fs, &got), CACHE_MISSING);
+	CHECK(got == NULL);
+	fs.file = file_stat(3, 5, 1700000000);
+	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
+	content_cache_link(c, e);
+	CHECK(e->linked);
+	CHECK_EQ_INT(e->refs, 2);
+	content_cache_put(e);
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW, &fs, &got), CACHE_FRESH);
+	CHECK(got == e);
+	CHECK_EQ_INT(e->refs, 2);
+	CHECK_EQ_MEM(got->rep[HTTP_CODING_IDENTITY].data,
+		     got->rep[HTTP_CODING_IDENTITY].len, "hello");
+	content_cache_put(got);
+	CHECK_EQ_INT(fs.calls, 0); /* not due yet */
+	CHECK_EQ_INT(lookup(c, "/b.txt", NOW, &fs, &got), CACHE_MISSING);
+	content_cache_free(c);
+}
+
+TEST(checked_once_per_interval)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct fake_fs fs = { .file_ok = true };
+	struct cache_entry *e;
+
+	fs.file = file_stat(3, 5, 1700000000);
+	e = file_entry("/d/", "d/index.html", "hello", &fs.file, NOW);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	CHECK_EQ_INT(lookup(c, "/d/", NOW + CACHE_CHECK_MS - 1, &fs, &e),
+		     CACHE_FRESH);
+	content_cache_put(e);
+	CHECK_EQ_INT(fs.calls, 0);
+	CHECK_EQ_INT(lookup(c, "/d/", NOW + CACHE_CHECK_MS, &fs, &e),
+		     CACHE_FRESH);
+	content_cache_put(e);
+	CHECK_EQ_INT(fs.calls, 1); /* the file; no FILE.gz was ever looked at */
+	CHECK_EQ_STR(fs.last_path, "d/index.html");
+	/* Checked again a whole interval after the last check only. */
+	CHECK_EQ_INT(lookup(c, "/d/", NOW + 2 * CACHE_CHECK_MS - 1, &fs, &e),
+		     CACHE_FRESH);
+	content_cache_put(e);
+	CHECK_EQ_INT(fs.calls, 1);
+	content_cache_free(c);
+}
+
+/* Caches a file, changes what the fake file system says, and expects the
+ * next due lookup to find the entry stale and drop it. */
+static void check_stale_after(void (*change)(struct fake_fs *))
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct fake_fs fs = { .file_ok = true };
+	struct cache_entry *e;
+
+	fs.file = file_stat(3, 5, 1700000000);
+	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	change(&fs);
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
+		     CACHE_STALE);
+	CHECK(e == NULL);
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
+		     CACHE_MISSING);
+	content_cache_free(c);
+}
+
+static void change_nothing(struct fake_fs *fs)
+{
+	(void)fs;
+}
+
+static void change_mtime_ns(struct fake_fs *fs)
+{
+	fs->file.st_mtim.tv_nsec++;
+}
+
+static void change_size(struct fake_fs *fs)
+{
+	fs->file.st_size++;
+}
+
+static void change_inode(struct fake_fs *fs)
+{
+	fs->file.st_ino++;
+}
+
+static void change_mode(struct fake_fs *fs)
+{
+	fs->file.st_mode = S_IFREG | 0600;
+	fs->file.st_ctim.tv_sec++;
+}
+
+static void change_ctime_only(struct fake_fs *fs)
+{
+	fs->file.st_ctim.tv_nsec++;
+}
+
+static void make_unreadable(struct fake_fs *fs)
+{
+	fs->file_ok = false;
+}
+
+TEST(stale_when_the_file_changes)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct fake_fs fs = { .file_ok = true };
+	struct cache_entry *e;
+
+	/* The control: nothing changed, still fresh after the check. */
+	fs.file = file_stat(3, 5, 1700000000);
+	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	change_nothing(&fs);
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
+		     CACHE_FRESH);
+	content_cache_put(e);
+	content_cache_free(c);
+
+	check_stale_after(change_mtime_ns);
+	check_stale_after(change_size);
+	check_stale_after(change_inode);
+	check_stale_after(change_mode);
+	check_stale_after(change_ctime_only);
+	check_stale_after(make_unreadable);
+}
+
+TEST(sibling_changes_make_stale)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct fake_fs fs = { .file_ok = true };
+	struct cache_entry *e;
+	const struct cache_rep *r;
+
+	/* Cached with no FILE.gz: one appearing makes the entry stale. */
+	fs.file = file_stat(3, 5, 1700000000);
+	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
+	content_cache_set_sibling(c, e, NULL, NULL, 0);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
+		     CACHE_FRESH);
+	content_cache_put(e);
+	CHECK_EQ_INT(fs.calls, 2);
+	CHECK_EQ_STR(fs.last_path, "a.txt.gz");
+	fs.gz_ok = true;
+	fs.gz = file_stat(4, 3, 1700000001);
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + 2 * CACHE_CHECK_MS, &fs, &e),
+		     CACHE_STALE);
+
+	/* Cached with it as the gzip body: its change makes it stale. */
+	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
+	content_cache_set_sibling(c, e, &fs.gz, copy("gzz"), 3);
+	content_cache_link(c, e);
+	r = content_cache_rep(c, e, HTTP_CODING_GZIP, NULL);
+	CHECK_EQ_MEM(r->data, r->len, "gzz");
+	CHECK(r->etag_len > 4 &&
+	      !memcmp(r->etag + r->etag_len - 4, "-gz\"", 4));
+	content_cache_put(e);
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
+		     CACHE_FRESH);
+	content_cache_put(e);
+	fs.gz.st_mtim.tv_sec++;
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + 2 * CACHE_CHECK_MS, &fs, &e),
+		     CACHE_STALE);
+	content_cache_free(c);
+}
+
+TEST(listing_rebuilt_once_due)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct fake_fs fs = { .file_ok = true };
+	struct stat dir = file_stat(9, 4096, 1700000000);
+	struct cache_entry *e;
+
+	dir.st_mode = S_IFDIR | 0755;
+	e = cache_entry_new("/d/", 3, CACHE_LISTING, copy("<html>"), 6, &dir,
+			    NULL, "text/html", true, NOW);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	CHECK_EQ_INT(lookup(c, "/d/", NOW + CACHE_CHECK_MS - 1, &fs, &e),
+		     CACHE_FRESH);
+	content_cache_put(e);
+	CHECK_EQ_INT(lookup(c, "/d/", NOW + CACHE_CHECK_MS, &fs, &e),
+		     CACHE_STALE);
+	CHECK_EQ_INT(fs.calls, 0);
+	content_cache_free(c);
+}
+
+TEST(lru_order_decides_eviction)
+{
+	struct stat st = file_stat(7, 4, 1700000000);
+	struct cache_entry *probe = file_entry("/k0", "k0", "body", &st, NOW);
+	size_t bytes = probe->bytes; /* every entry below has this size */
+	struct content_cache *c;
+
+	content_cache_put(probe);
+	/* Room for three entries, not four. */
+	c = content_cache_new(3 * bytes + bytes / 2);
+	add(c, "/k0", "body", NOW);
+	add(c, "/k1", "body", NOW);
+	add(c, "/k2", "body", NOW);
+	CHECK(present(c, "/k0")); /* k1 is now the least recently used */
+	add(c, "/k3", "body", NOW);
+	CHECK(!present(c, "/k1"));
+	CHECK(present(c, "/k2")); /* now k0, then k3, are older */
+	add(c, "/k4", "body", NOW);
+	CHECK(!present(c, "/k0"));
+	CHECK(present(c, "/k2"));
+	CHECK(present(c, "/k3"));
+	CHECK(present(c, "/k4"));
+	content_cache_free(c);
+}
+
+TEST(too_large_or_disabled_not_linked)
+{
+	struct stat st = file_stat(7, 4, 1700000000);
+	struct content_cache *c = content_cache_new(1000);
+	struct content_cache *off = content_cache_new(0);
+	struct cache_entry *e = file_entry("/big", "big", "body", &st, NOW);
+
+	CHECK(e->bytes > 1000 / 2);
+	content_cache_link(c, e);
+	CHECK(!e->linked);
+	CHECK_EQ_INT(e->refs, 1);
+	CHECK(!content_cache_enabled(off));
+	content_cache_link(off, e);
+	CHECK(!e->linked);
+	CHECK(!present(off, "/big"));
+	content_cache_put(e);
+	content_cache_free(c);
+	content_cache_free(off);
+}
+
+TEST(same_key_replaces)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct stat st = file_stat(7, 3, 1700000000);
+	struct cache_entry *old = file_entry("/x", "x", "old", &st, NOW);
+	struct cache_entry *e;
+
+	content_cache_link(c, old);
+	content_cache_link(c, file_entry("/x", "x", "new", &st, NOW));
+	CHECK(!old->linked);
+	CHECK_EQ_INT(old->refs, 1); /* only ours is left */
+	CHECK_EQ_INT(lookup(c, "/x", NOW, NULL, &e), CACHE_FRESH);
+	CHECK(e != old);
+	CHECK_EQ_MEM(e->rep[HTTP_CODING_IDENTITY].data,
+		     e->rep[HTTP_CODING_IDENTITY].len, "new");
+	content_cache_put(e);
+	content_cache_put(e); /* the creator's reference */
+	content_cache_put(old);
+	content_cache_free(c);
+}
+
+TEST(table_grows_and_finds_everything)
+{
+	enum { N = 3000 }; /* well past the initial 256 buckets */
+	struct content_cache *c = content_cache_new(256u << 20);
+	char key[32];
+	int found = 0;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(key, sizeof(key), "/f/%d.txt", i);
+		add(c, key, "x", NOW);
+	}
+	for (int i = 0; i < N; i++) {
+		snprintf(key, sizeof(key), "/f/%d.txt", i);
+		found += present(c, key);
+	}
+	CHECK_EQ_INT(found, N);
+	CHECK(!present(c, "/f/3000.txt"));
+	content_cache_free(c);
+}
+
+TEST(entry_outlives_the_table_while_written)
+{
+	struct stat st = file_stat(7, 5, 1700000000);
+	struct cache_entry *probe = file_entry("/w", "w", "hello", &st, NOW);
+	struct content_cache *c = content_cache_new(2 * probe->bytes + 10);
+	struct cache_entry *held, *e;
+
+	content_cache_put(probe);
+	add(c, "/w", "hello", NOW);
+	/* A response suspended in its write holds this reference. */
+	CHECK_EQ_INT(lookup(c, "/w", NOW, NULL, &held), CACHE_FRESH);
+	/* Evicted by newer entries (room for two) ... */
+	add(c, "/v", "other", NOW);
+	add(c, "/u", "third", NOW);
+	CHECK(!present(c, "/w"));
+	CHECK(!held->linked);
+	CHECK_EQ_INT(held->refs, 1);
+	CHECK_EQ_MEM(held->rep[HTTP_CODING_IDENTITY].data,
+		     held->rep[HTTP_CODING_IDENTITY].len, "hello");
+	/* ... or replaced, or stale: the body stays until released. */
+	add(c, "/w", "newer", NOW);
+	CHECK_EQ_INT(lookup(c, "/w", NOW, NULL, &e), CACHE_FRESH);
+	CHECK(e != held);
+	content_cache_put(e);
+	/* Even the cache going away leaves it alone. */
+	content_cache_free(c);
+	CHECK_EQ_MEM(held->rep[HTTP_CODING_IDENTITY].data,
+		     held->rep[HTTP_CODING_IDENTITY].len, "hello");
+	content_cache_put(held); /* freed here: ASan checks the rest */
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sehttpd's command line: defaults, each option's value and range, and a
+ * clear one-line error for every bad flag or value.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "server/options.h"
+
+/* The result of one parse and what it printed to stderr. */
+struct parsed {
+	enum options_result result;
+	struct options opt;
+	char out[2048], err[512];
+};
+
+/* Points fd at a new temporary file; returns the saved original. */
+static int capture(int fd, FILE **tmp)
+{
+	int saved = dup(fd);
+
+	*tmp = tmpfile();
+	dup2(fileno(*tmp), fd);
+	return saved;
+}
+
+/* Puts fd back and reads what was written to it into buf. */
+static void release(int fd, int saved, FILE *tmp, char *buf, size_t size)
+{
+	size_t n;
+
+	dup2(saved, fd);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, size - 1, tmp);
+	buf[n] = '\0';
+	fclose(tmp);
+}
+
+/* Parses a NULL-terminated argument list (after "sehttpd"), capturing what
+ * goes to stdout and stderr. */
+static struct parsed parse(const char *first, ...)
+{
+	struct parsed p = { .err = "" };
+	char *argv[32] = { "sehttpd" };
+	int argc = 1, saved_out, saved_err;
+	FILE *out, *err;
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *a = first; a && argc < 31;
+	     a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	fflush(stdout);
+	fflush(stderr);
+	saved_out = capture(STDOUT_FILENO, &out);
+	saved_err = capture(STDERR_FILENO, &err);
+	optind = 0; /* getopt starts afresh, as for a new process */
+	p.result = options_parse(&p.opt, argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	release(STDOUT_FILENO, saved_out, out, p.out, sizeof(p.out));
+	release(STDERR_FILENO, saved_err, err, p.err, sizeof(p.err));
+	return p;
+}
+
+/* A usage error: one line on stderr, naming the program and mentioning
+ * every word of what. */
+static void check_usage_error(const struct parsed *p, const char *what)
+{
+	CHECK_EQ_INT(p->result, OPTIONS_EXIT_USAGE);
+	CHECK(!strncmp(p->err, "sehttpd: ", 9));
+	CHECK(strchr(p->err, '\n') == p->err + strlen(p->err) - 1);
+	if (!strstr(p->err, what))
+		fprintf(stderr, "  expected \"%s\" in \"%s\"\n", what, p->err);
+	CHECK(strstr(p->err, what) != NULL);
+}
+
+TEST(defaults)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_STR(p.opt.root, "./www");
+	CHECK_EQ_STR(p.opt.bind_addr, "0.0.0.0");
+	CHECK_EQ_INT(p.opt.port, 8080);
+	CHECK(p.opt.threads >= 1);
+	CHECK_EQ_INT(p.opt.timeout_ms, 15000);
+	CHECK(p.opt.listing);
+	CHECK(p.opt.compress);
+	CHECK_EQ_INT(p.opt.cache_mib, 64);
+	CHECK(p.opt.access_log == NULL);
+	CHECK_EQ_STR(p.err, "");
+}
+
+TEST(every_option)
+{
+	struct parsed p = parse("-p", "0", "-b", "::1", "-t", "3", "--timeout",
+				"0.25", "--no-listing", "--no-compress",
+				"--cache-size", "0", "--access-log", "-",
+				"/srv/www", NULL);
+
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.port, 0);
+	CHECK_EQ_STR(p.opt.bind_addr, "::1");
+	CHECK_EQ_INT(p.opt.threads, 3);
+	CHECK_EQ_INT(p.opt.timeout_ms, 250);
+	CHECK(!p.opt.listing);
+	CHECK(!p.opt.compress);
+	CHECK_EQ_INT(p.opt.cache_mib, 0);
+	CHECK_EQ_STR(p.opt.access_log, "-");
+	CHECK_EQ_STR(p.opt.root, "/srv/www");
+	p = parse("--port=65535", "--threads=1024", "--cache-size=1048576",
+		  "--timeout=86400", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.port, 65535);
+	CHECK_EQ_INT(p.opt.threads, 1024);
+	CHECK_EQ_INT(p.opt.cache_mib, 1048576);
+	CHECK_EQ_INT(p.opt.timeout_ms, 86400000);
+}
+
+TEST(help_and_version_exit)
+{
+	struct parsed p;
+
+	p = parse("--help", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_EXIT_OK);
+	CHECK(!strncmp(p.out, "Usage: sehttpd", 14));
+	CHECK_EQ_STR(p.err, "");
+	CHECK_EQ_INT(parse("-h", NULL).result, OPTIONS_EXIT_OK);
+	p = parse("--version", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_EXIT_OK);
+	CHECK(!strncmp(p.out, "sehttpd ", 8));
+	CHECK_EQ_INT(parse("-V", NULL).result, OPTIONS_EXIT_OK);
+}
+
+TEST(bad_values_named)
+{
+	struct parsed p;
+
+	p = parse("-p", "65536", NULL);
+	check_usage_error(&p, "invalid port '65536'");
+	p = parse("--port", "-1", NULL);
+	check_usage_error(&p, "invalid port '-1'");
+	p = parse("-p", "80x", NULL);
+	check_usage_error(&p, "invalid port '80x'");
+	p = parse("-p", "", NULL);
+	check_usage_error(&p, "invalid port ''");
+	p = parse("-t", "0", NULL);
+	check_usage_error(&p, "invalid thread count '0'");
+	p = parse("-t", "1025", NULL);
+	check_usage_error(&p, "invalid thread count '1025'");
+	p = parse("--timeout", "0", NULL);
+	check_usage_error(&p, "invalid timeout '0'");
+	p = parse("--timeout", "nan", NULL);
+	check_usage_error(&p, "invalid timeout 'nan'");
+	p = parse("--timeout", "1e9", NULL);
+	check_usage_error(&p, "invalid timeout '1e9'");
+	p = parse("--cache-size", "-0x10", NULL);
+	check_usage_error(&p, "invalid cache size '-0x10'");
+	p = parse("--cache-size", "1048577", NULL);
+	check_usage_error(&p, "invalid cache size '1048577'");
+	p = parse("--cache-size", "99999999999999999999999", NULL);
+	check_usage_error(&p, "invalid cache size");
+	/* Every one of them points to --help. */
+	check_usage_error(&p, "(try --help)");
+}
+
+TEST(bad_flags_named)
+{
+	struct parsed p;
+
+	p = parse("--nope", NULL);
+	check_usage_error(&p, "unknown option '--nope'");
+	p = parse("-x", NULL);
+	check_usage_error(&p, "unknown option '-x'");
+	p = parse("--no-listing=yes", NULL);
+	check_usage_error(&p, "--no-listing=yes");
+	p = parse("-p", NULL);
+	check_usage_error(&p, "option '-p' needs a value");
+	p = parse("www", "--timeout", NULL);
+	check_usage_error(&p, "option '--timeout' needs a value");
+	p = parse("a", "b", NULL);
+	check_usage_error(&p, "unexpected argument 'b'");
+}
