@@ -11,7 +11,9 @@
 
 #include "conn_io.h"
 #include "coro.h"
+#include "health.h"
 #include "http/body.h"
+#include "http/proxy.h"
 #include "http_conn.h"
 #include "respond.h"
 #include "server.h"
@@ -174,6 +176,58 @@ static void send_timeout(struct conn *c, struct read_buffer *rb)
 	log_request(&rc);
 }
 
+/*
+ * Reads the PROXY header a balancer sends before the first request and
+ * takes the client's address from it.  Returns 0 once it is consumed, 1
+ * when nothing has arrived yet (the connection idles until something does,
+ * within the request-head timeout of the accept), -1 when the connection
+ * must close without an answer: no valid header, or none in time.
+ */
+static int read_proxy_header(struct conn *c, struct read_buffer *rb,
+			     bool *fresh)
+{
+	struct proxy_parser p;
+	struct proxy_header h;
+	int r = PROXY_PARSE_AGAIN;
+
+	proxy_parser_init(&p);
+	for (;;) {
+		enum read_result res;
+
+		if (rb->end > rb->start) {
+			r = proxy_parse(&p, &h, rb->data + rb->start,
+					rb->end - rb->start);
+			if (r != PROXY_PARSE_AGAIN)
+				break;
+		}
+		res = fill(c, rb, *fresh);
+		*fresh = false;
+		if (res == READ_IDLE)
+			return 1;
+		if (res == READ_CLOSED) {
+			/* Silence is no PROXY problem; part of a header is. */
+			if (rb->end > rb->start)
+				stats_add(&c->worker->stats.proxy_refused, 1);
+			return -1;
+		}
+	}
+	if (r < 0) {
+		stats_add(&c->worker->stats.proxy_refused, 1);
+		return -1;
+	}
+	rb->start += (size_t)r;
+	c->proxy_pending = false;
+	/* LOCAL (a balancer's own check), UNKNOWN: the real peer stays. */
+	if (h.family == PROXY_AF_INET) {
+		c->peer.family = AF_INET;
+		memcpy(c->peer.addr, h.src_addr, 4);
+	} else if (h.family == PROXY_AF_INET6) {
+		c->peer.family = AF_INET6;
+		memcpy(c->peer.addr, h.src_addr, 16);
+	}
+	return 0;
+}
+
 void http_conn_serve(struct coro *coro, void *data)
 {
 	struct conn *c = data;
@@ -181,6 +235,14 @@ void http_conn_serve(struct coro *coro, void *data)
 	struct read_buffer rb = { .data = coro_extra(coro) };
 	bool fresh = true;
 
+	if (unlikely(c->proxy_pending)) {
+		int r = read_proxy_header(c, &rb, &fresh);
+
+		if (r) {
+			c->close_after = r < 0;
+			return;
+		}
+	}
 	for (;;) {
 		struct exchange rc;
 		struct http_request req;
@@ -241,7 +303,10 @@ void http_conn_serve(struct coro *coro, void *data)
 		}
 		sent = c->bytes_sent;
 		defer_mark = coro_defer_mark(coro);
-		r = serve_request(&rc);
+		if (health_is_target(w->server, rc.buf, &req))
+			r = health_respond(&rc);
+		else
+			r = serve_request(&rc);
 		coro_defer_run_to(coro, defer_mark);
 		if (r) {
 			/* Cut short (client gone, write stall): logged with

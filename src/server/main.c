@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock_ms.h"
+#include "health.h"
 #include "listener.h"
 #include "log_writer.h"
 #include "metrics.h"
@@ -238,6 +239,7 @@ int main(int argc, char **argv)
 	bool listening = false; /* listen_fds are open and ours to close */
 	struct metrics_server *metrics = NULL;
 	char metrics_where[LISTEN_ADDR_STRLEN];
+	bool stop_now = false; /* a second stop signal came during the grace */
 	int passed, ret = 1;
 
 	switch (options_parse(&opt, argc, argv)) {
@@ -285,6 +287,10 @@ int main(int argc, char **argv)
 	s.timeout_ms = opt.timeout_ms;
 	s.listing = opt.listing;
 	s.compress = opt.compress;
+	s.proxy_protocol = opt.proxy_protocol;
+	s.health_path = opt.health;
+	s.health_len = opt.health ? (uint32_t)strlen(opt.health) : 0;
+	s.health_grace_ms = opt.health_grace_ms;
 	/* Every passed socket gets a thread at least. */
 	s.nworkers = opt.threads > (unsigned)passed ? opt.threads :
 						      (unsigned)passed;
@@ -353,9 +359,10 @@ int main(int argc, char **argv)
 				break;
 			reopen_access_log(&s, opt.access_log);
 		}
+		stop_now = health_drain(&s, &signals);
 		ret = 0;
 	}
-	drain_workers(&s, started, &signals, opt.drain_ms);
+	drain_workers(&s, started, &signals, stop_now ? 0 : opt.drain_ms);
 	for (unsigned i = 0; i < started; i++) {
 		pthread_join(s.workers[i].thread, NULL);
 		worker_destroy(&s.workers[i]);

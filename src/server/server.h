@@ -47,6 +47,11 @@ struct server {
 	 * remain for opening files; the rest wait in the backlog. */
 	unsigned max_conns;
 	atomic_uint open_conns;
+	bool proxy_protocol; /* a PROXY header precedes the first request */
+	const char *health_path; /* --health; health_len 0 when off */
+	uint32_t health_len;
+	uint32_t health_grace_ms;
+	atomic_bool draining; /* stopping soon: health checks fail */
 };
 
 struct worker {
@@ -86,6 +91,7 @@ struct conn {
 	struct timer timer;
 	struct client_addr peer; /* for the access log */
 	uint64_t bytes_sent; /* so far, for the access log */
+	bool proxy_pending; /* its PROXY header has yet to be read */
 };
 
 int worker_init(struct worker *w, struct server *s, int listen_fd);

@@ -229,6 +229,7 @@ static void accept_all(struct worker *w)
 		timer_init(&c->timer);
 		if (s->access_log)
 			client_addr_set(&c->peer, (struct sockaddr *)&ss);
+		c->proxy_pending = s->proxy_protocol;
 		ev.data.u32 = (uint32_t)fd;
 		if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);

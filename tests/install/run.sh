@@ -61,7 +61,9 @@ if command -v systemd-analyze >/dev/null; then
 fi
 
 help_opts=$("$BUILD/sehttpd" --help | grep -oE -- '--[a-z][a-z-]*' | uniq)
+# Each option's tag: the line after .TP, its long name.
 man_opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' doc/sehttpd.1 |
+	awk '/^\.TP/ { getline; print }' |
 	grep -oE -- '\\-\\-[a-z][a-z\\-]*' | sed 's/\\//g' | uniq)
 [ "$help_opts" = "$man_opts" ]
 check "sehttpd(1) documents the options of --help, in order" $? \
