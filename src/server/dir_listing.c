@@ -23,6 +23,14 @@
 #include "server.h"
 #include "static_file.h"
 
+/*
+ * What listings being built on one thread may hold at once (entries, names
+ * and HTML): the thread's cache share, and at least this much.  Builds
+ * interleave, so without a bound a few huge directories asked for at once
+ * would take what memory there is.
+ */
+#define LISTING_BUDGET_MIN (4u << 20)
+
 /* The longest the build runs before the thread's other connections. */
 #define LISTING_SLICE_MS 4
 /* Entries between looks at the clock. */
@@ -50,18 +58,35 @@ static int take_turns(struct exchange *rc, struct time_slice *t)
 	return 0;
 }
 
+/* Bytes held by this thread's listings in progress, and the bound. */
+static __thread size_t building_bytes;
+static __thread size_t building_budget;
+
 static void *resize(void *p, size_t old_size, size_t new_size)
 {
-	(void)old_size;
-	return realloc(p, new_size);
+	void *q;
+
+	if (new_size > old_size &&
+	    new_size - old_size > building_budget - building_bytes) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	q = realloc(p, new_size);
+	if (q)
+		building_bytes += new_size - old_size;
+	return q;
 }
 
-static void free_entries(void *arg)
+static void release(void *p, size_t size)
 {
-	struct http_dirents *d = arg;
+	free(p);
+	building_bytes -= size;
+}
 
-	free(d->items);
-	free(d->names);
+static void free_entries(struct http_dirents *d)
+{
+	release(d->items, d->cap * d->item_size);
+	release(d->names, d->names_cap);
 }
 
 /* Fills size, mtime and type; a symlink is described by its target only
@@ -148,7 +173,7 @@ static int append_flushed(struct http_out *out)
 
 		while (cap - b->len < out->len)
 			cap *= 2;
-		p = realloc(b->data, cap);
+		p = resize(b->data, b->cap, cap);
 		if (!p)
 			return -1;
 		b->data = p;
@@ -174,6 +199,9 @@ char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
 	};
 
 	http_dirents_init(&d, sizeof(struct http_listing_entry), resize);
+	building_budget = rc->worker->server->cache_bytes > LISTING_BUDGET_MIN ?
+				  rc->worker->server->cache_bytes :
+				  LISTING_BUDGET_MIN;
 	slice_start(&slice);
 	if (read_entries(rc, dir_fd, &d, &slice)) {
 		free_entries(&d);
@@ -186,17 +214,19 @@ char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
 		http_listing_entry(&out, http_dirents_entry(&d, i));
 		if (take_turns(rc, &slice)) {
 			free_entries(&d);
-			free(b.data);
+			release(b.data, b.cap);
 			return NULL; /* errno set: timed out */
 		}
 	}
 	http_listing_end(&out);
 	free_entries(&d);
 	if (http_out_flush(&out)) {
-		free(b.data);
+		release(b.data, b.cap);
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* Built: the page is the cache's or the response's from here on. */
+	building_bytes -= b.cap;
 	*len = b.len;
 	return b.data;
 }

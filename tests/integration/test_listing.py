@@ -371,3 +371,26 @@ class HugeListingTest(unittest.TestCase):
                             'a request for a small file waited %.0f ms '
                             'while a %d-entry listing took %.0f ms'
                             % (waited * 1e3, self.ENTRIES, total * 1e3))
+
+    def test_memory_for_listings_is_bounded(self):
+        # Without a cache a thread may hold 4 MiB of listings in the
+        # making: this one needs more, so it is refused, not built.
+        srv = ServerProcess(['-t', '1', '--cache-size', '0'], root=self.root)
+        self.addCleanup(srv.stop)
+        with Conn(srv.host, srv.port, timeout=30) as c:
+            c.send(build_request('GET', '/huge/'))
+            resp = c.read_response()
+            self.assertEqual(resp.status, 503, resp.describe())
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/'))
+            resp = c.read_response()
+            self.assertEqual(resp.status, 200)
+            self.assertIn(b'a.txt', resp.body)
+        # The budget is given back: refused builds leave nothing held.
+        for _ in range(3):
+            with Conn(srv.host, srv.port, timeout=30) as c:
+                c.send(build_request('GET', '/huge/'))
+                self.assertEqual(c.read_response().status, 503)
+            with Conn(srv.host, srv.port) as c:
+                c.send(build_request('GET', '/'))
+                self.assertEqual(c.read_response().status, 200)
