@@ -109,7 +109,8 @@ class MetricsTest(unittest.TestCase):
             while True:
                 after = self.metrics()
                 d = {k: after[k] - before.get(k, 0) for k in after}
-                if d[('sehttpd_responses_total', '4xx')] >= 1 or \
+                if (d[('sehttpd_responses_total', '4xx')] >= 1 and
+                        after[('sehttpd_connections_idle', '')] >= 1) or \
                         time.monotonic() > deadline:
                     break
                 time.sleep(0.02)
