@@ -83,7 +83,7 @@ $(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o \
 
 # --- set-up, running and testing -----------------------------------------
 DEPS_BUILD := gcc make libc6-dev libdeflate-dev
-DEPS_CHECK := curl wget python3
+DEPS_CHECK := curl wget python3 haproxy
 CHECK_SUITES := unit unit-san integration integration-san
 
 # Fragments add their own programs, suites (CHECK_SUITES += name, with a

@@ -32,6 +32,7 @@ import verify  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
 
 PEERS = ['sehttpd', 'nginx', 'lighttpd', 'h2o']
+BALANCED_INSTANCES = (1, 3)  # sehttpd instances behind HAProxy
 IDLE_SETTLE_S = 0.5
 IDLE_CLIENT_TIMEOUT_S = 120
 
@@ -78,6 +79,11 @@ def make_servers(opts, run_dir, www):
         'h2o': servers.H2o(run_dir, www),
     }
     peers = [made[name] for name in opts.servers]
+    balanced = []
+    if any(sc.balanced for sc in opts.scenarios) and 'sehttpd' in made:
+        balanced = [servers.Balanced(run_dir, www,
+                                     os.path.join(opts.build, 'sehttpd'), n)
+                    for n in BALANCED_INSTANCES]
     floors = {}
     if not opts.no_floor:
         for sc in opts.scenarios:
@@ -85,7 +91,7 @@ def make_servers(opts, run_dir, www):
                 floors[sc.floor] = servers.Floor(
                     run_dir, www, os.path.join(opts.build, 'bench-floor'),
                     sc.floor)
-    return peers, floors
+    return peers, balanced, floors
 
 
 def label(server):
@@ -97,13 +103,14 @@ class Bench:
         self.opts = opts
         self.run_dir = run_dir
         self.expected = expected
-        self.peers, self.floors = make_servers(opts, run_dir, www)
+        self.peers, self.balanced, self.floors = make_servers(opts, run_dir,
+                                                              www)
         self.htstress = os.path.join(opts.build, 'htstress')
         self.broken = {}  # server name -> why it cannot be measured
         self.info = {}  # server name -> version, processes, threads
 
     def all_servers(self):
-        return self.peers + list(self.floors.values())
+        return self.peers + self.balanced + list(self.floors.values())
 
     def start(self, server):
         """(Re)starts and verifies server; None or an error string."""
@@ -197,6 +204,9 @@ class Bench:
 
     def run_timed(self, scenario):
         members = list(self.peers)
+        if scenario.balanced:
+            members = [s for s in self.peers if s.name == 'sehttpd'] + \
+                self.balanced
         if scenario.floor in self.floors:
             members.append(self.floors[scenario.floor])
         res = {label(s): {'error': self.broken.get(s.name), 'samples': []}

@@ -7,6 +7,9 @@ floor, when set, is the body size of a floor server measured alongside.
 gzip, when set, sends Accept-Encoding: gzip with every request; a server
 is timed only after its reply was checked to be gzip of the file, and one
 configured without compression at that level gets no figure.
+balanced, when set, measures sehttpd directly and through HAProxy
+(deploy/haproxy.cfg) to 1 and to 3 instances instead of the other servers:
+the cost of the balancer, every process on the server CPU counted.
 """
 
 from dataclasses import dataclass
@@ -23,6 +26,7 @@ class Scenario:
     conns: int = 50
     floor: Optional[int] = None
     gzip: bool = False
+    balanced: bool = False
 
     @property
     def headers(self):
@@ -46,6 +50,8 @@ SCENARIOS = [
              'keepalive', '/dir/', 'listing 100'),
     Scenario('gzip_35k', 'keep-alive, 35 KiB text, Accept-Encoding: gzip',
              'keepalive', '/35k.txt', 'gzip 35 KiB', gzip=True),
+    Scenario('haproxy_12b', 'keep-alive, 12 B file, through HAProxy',
+             'keepalive', '/12.txt', 'HAProxy 12 B', balanced=True),
     Scenario('idle_10k', 'idle keep-alive connections', 'idle',
              '/12.txt', 'idle', conns=10000),
 ]

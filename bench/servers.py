@@ -16,6 +16,7 @@ gzip_how how the server goes about it.
 
 import glob
 import os
+import re
 import resource
 import shutil
 import signal
@@ -26,6 +27,8 @@ import time
 import procstat
 
 SERVER_CPU = '1'
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HAPROXY_CFG = os.path.join(REPO, 'deploy', 'haproxy.cfg')
 KEEPALIVE_S = 3600
 GZIP_LEVEL = 6  # sehttpd's COMPRESS_LEVEL, src/server/compress.h
 
@@ -99,6 +102,10 @@ class Server:
     def start(self, timeout=10.0):
         """Starts on a fresh port; returns None or an error string."""
         self.stop()
+        return self.launch(timeout)
+
+    def launch(self, timeout):
+        """start() once stopped."""
         self.port = free_port()
         cmd = ['taskset', '-c', SERVER_CPU] + self.command()
         self.log = os.path.join(self.run_dir, self.name + '.log')
@@ -351,3 +358,83 @@ class Floor(Server):
 
     def command(self):
         return [self.binary, str(self.port), str(self.body_bytes)]
+
+
+class Balanced(Server):
+    """deploy/haproxy.cfg (only its addresses changed) in front of n
+    sehttpd instances with --proxy-protocol and --health, all on the
+    server CPU: what a request costs through the balancer, all processes
+    counted."""
+
+    def __init__(self, run_dir, www, binary, n):
+        super().__init__(run_dir, www)
+        self.n = n
+        self.name = 'haproxy-%d' % n
+        self.instances = [_Instance(run_dir, www, binary,
+                                    '%s-%d' % (self.name, i + 1))
+                          for i in range(n)]
+
+    def available(self):
+        if not shutil.which('haproxy'):
+            return 'haproxy not installed'
+        return self.instances[0].available()
+
+    def version(self):
+        return '%s, %d x %s' % (_version(['haproxy', '-v']), self.n,
+                                self.instances[0].version())
+
+    def command(self):
+        with open(HAPROXY_CFG) as f:
+            text = f.read()
+        text = re.sub(r'(?m)^(\s*bind )\S+',
+                      r'\g<1>127.0.0.1:%d' % self.port, text)
+        lines = [ln for ln in text.splitlines()
+                 if not re.match(r'\s*server ', ln)]
+        lines += ['\tserver s%d 127.0.0.1:%d' % (i + 1, inst.port)
+                  for i, inst in enumerate(self.instances)]
+        conf = self.conf_path('cfg')
+        with open(conf, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        return ['haproxy', '-db', '-f', conf]
+
+    def start(self, timeout=10.0):
+        self.stop()
+        for inst in self.instances:
+            err = inst.start(timeout)
+            if err:
+                self.stop()
+                return err
+        err = self.launch(timeout)
+        if err:
+            self.stop()
+            return err
+        time.sleep(1.2)  # every instance's checks passed (rise 2 x 500 ms)
+        return None
+
+    def alive(self):
+        return super().alive() and all(i.alive() for i in self.instances)
+
+    def pids(self):
+        if not self.alive():
+            return []
+        return super().pids() + [p for i in self.instances
+                                 for p in i.pids()]
+
+    def stop(self):
+        super().stop()
+        for inst in self.instances:
+            inst.stop()
+
+
+class _Instance(Sehttpd):
+    """One sehttpd behind the balancer: the PROXY header, a health URL,
+    and no grace (nothing to drain at the end of a benchmark)."""
+
+    def __init__(self, run_dir, www, binary, name):
+        super().__init__(run_dir, www, binary)
+        self.name = name
+
+    def command(self):
+        return super().command()[:-1] + [
+            '--proxy-protocol', '--health', '/healthz',
+            '--health-grace', '0.001', self.www]

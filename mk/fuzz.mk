@@ -1,58 +1,81 @@
 # The HTTP core under libFuzzer with ASan and UBSan: `make suite-fuzz` (part
-# of `make check`) fuzzes for FUZZ_TIME seconds from the seed corpus in
-# tests/fuzz/corpus; new inputs it finds go to $(BUILD)/fuzz/corpus, a
-# crashing one to $(BUILD)/fuzz/crash-*.  Where clang's libFuzzer is missing,
-# a gcc-built replayer runs the seeds instead and the fuzzing is skipped.
+# of `make check`) fuzzes each target for its time (FUZZ_TIME seconds for
+# the request parser, FUZZ_PROXY_TIME for the PROXY header parser) from its
+# seed corpus in tests/fuzz; new inputs it finds go to $(BUILD)/fuzz/corpus*,
+# a crashing one to $(BUILD)/fuzz/crash-*.  Where clang's libFuzzer is
+# missing, a gcc-built replayer runs the seeds instead and the fuzzing is
+# skipped.
 FUZZ_CC   ?= clang
 FUZZ_TIME ?= 30
+FUZZ_PROXY_TIME ?= 10
 FUZZ_DIR  := $(BUILD)/fuzz
-FUZZ_SRC  := tests/fuzz/fuzz_request.c
-FUZZ_DEPS := $(FUZZ_SRC) $(HTTP_SRCS) $(wildcard src/http/*.h)
+FUZZ_DEPS := $(HTTP_SRCS) $(wildcard src/http/*.h)
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -Isrc $(WARNINGS) -g -O1 \
 	      -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Room for a head at every limit and beyond (HTTP_MAX_HEAD is 24584).
-FUZZ_ARGS := -max_total_time=$(FUZZ_TIME) -max_len=26000 -timeout=10 \
-	     -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/
+FUZZ_ARGS := -max_len=26000 -timeout=10 -rss_limit_mb=2048 \
+	     -artifact_prefix=$(FUZZ_DIR)/
+
+# Each target: its source tests/fuzz/fuzz_NAME.c, seeds, time.
+FUZZ_TARGETS := request proxy
+fuzz_seeds_request := tests/fuzz/corpus
+fuzz_seeds_proxy   := tests/fuzz/corpus_proxy
+fuzz_time_request   = $(FUZZ_TIME)
+fuzz_time_proxy     = $(FUZZ_PROXY_TIME)
 
 DEPS_CHECK   += clang libclang-rt-14-dev
 CHECK_SUITES += fuzz
 
 .PHONY: suite-fuzz
 
-$(FUZZ_DIR)/fuzz_request: $(FUZZ_DEPS)
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
-		-o $@ $(FUZZ_SRC) $(HTTP_SRCS)
+		-o $@ $< $(HTTP_SRCS)
 
-$(FUZZ_DIR)/fuzz_request_replay: $(FUZZ_DEPS)
+$(FUZZ_DIR)/replay_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(FUZZ_FLAGS) $(SANFLAGS) -DFUZZ_STANDALONE \
-		-o $@ $(FUZZ_SRC) $(HTTP_SRCS)
+		-o $@ $< $(HTTP_SRCS)
 
 suite-fuzz:
-	@mkdir -p $(FUZZ_DIR)/corpus; log=$(FUZZ_DIR)/fuzz.log; : >$$log; \
-	if $(MAKE) --no-print-directory -s $(FUZZ_DIR)/fuzz_request \
-			>>$$log 2>&1; then \
-		if $(FUZZ_DIR)/fuzz_request $(FUZZ_ARGS) $(FUZZ_DIR)/corpus \
-				tests/fuzz/corpus >>$$log 2>&1; then \
-			grep -E '^Done [0-9]+ runs' $$log; \
-			echo "fuzz: 1 passed, 0 failed"; \
+	@pass=0; fail=0; skip=0; \
+	for t in $(FUZZ_TARGETS); do \
+		case $$t in \
+		request) seeds=$(fuzz_seeds_request); \
+			 time=$(fuzz_time_request); corpus=corpus ;; \
+		proxy) seeds=$(fuzz_seeds_proxy); \
+		       time=$(fuzz_time_proxy); corpus=corpus_proxy ;; \
+		esac; \
+		mkdir -p $(FUZZ_DIR)/$$corpus; log=$(FUZZ_DIR)/fuzz_$$t.log; \
+		: >$$log; \
+		if $(MAKE) --no-print-directory -s $(FUZZ_DIR)/fuzz_$$t \
+				>>$$log 2>&1; then \
+			if $(FUZZ_DIR)/fuzz_$$t $(FUZZ_ARGS) \
+					-max_total_time=$$time \
+					$(FUZZ_DIR)/$$corpus $$seeds >>$$log 2>&1; then \
+				echo "fuzz $$t: $$(grep -E '^Done [0-9]+ runs' $$log)"; \
+				pass=$$((pass + 1)); \
+			else \
+				tail -n 40 $$log; \
+				input=$$(sed -n 's/.*Test unit written to //p' \
+					 $$log | tail -n 1); \
+				echo "fuzz $$t: failed; crash input:" \
+				     "$${input:-none} (log $$log)"; \
+				fail=$$((fail + 1)); \
+			fi; \
 		else \
-			tail -n 40 $$log; \
-			input=$$(sed -n 's/.*Test unit written to //p' $$log | \
-				 tail -n 1); \
-			echo "fuzz: failed; crash input: $${input:-none} (log $$log)"; \
-			echo "fuzz: 0 passed, 1 failed"; \
-			exit 1; \
+			echo "fuzz $$t: no libFuzzer ($$log); replaying the seeds"; \
+			skip=$$((skip + 1)); \
+			if $(MAKE) --no-print-directory -s \
+					$(FUZZ_DIR)/replay_$$t && \
+			   $(FUZZ_DIR)/replay_$$t $$seeds/*; then \
+				pass=$$((pass + 1)); \
+			else \
+				fail=$$((fail + 1)); \
+			fi; \
 		fi; \
-	else \
-		echo "fuzz: no libFuzzer ($$log); replaying the seed corpus"; \
-		if $(MAKE) --no-print-directory -s \
-				$(FUZZ_DIR)/fuzz_request_replay && \
-		   $(FUZZ_DIR)/fuzz_request_replay tests/fuzz/corpus/*; then \
-			echo "fuzz: 1 passed, 0 failed, 1 skipped"; \
-		else \
-			echo "fuzz: 0 passed, 1 failed, 1 skipped"; \
-			exit 1; \
-		fi; \
-	fi
+	done; \
+	sk=; [ $$skip -eq 0 ] || sk=", $$skip skipped"; \
+	echo "fuzz: $$pass passed, $$fail failed$$sk"; \
+	[ $$fail -eq 0 ]

@@ -49,4 +49,20 @@ static inline bool http_body_none(const struct http_request *req)
 int http_body_skip(struct http_body_skipper *b, const char *buf, size_t len,
 		   size_t *used);
 
+/*
+ * The interim response a server sends before reading a body the client holds
+ * back until told to go on (RFC 9110 10.1.1).  Without it, a client that
+ * waits would never send the body, and the server would take its next
+ * request for the body.
+ */
+#define HTTP_CONTINUE_RESPONSE "HTTP/1.1 100 Continue\r\n\r\n"
+
+/*
+ * True when req (whose head is at buf) has a body and, as HTTP/1.1, an
+ * Expect field with "100-continue": the server must send
+ * HTTP_CONTINUE_RESPONSE before it reads the body.
+ */
+bool http_body_expects_continue(const char *buf,
+				const struct http_request *req);
+
 #endif /* HTTP_BODY_H */

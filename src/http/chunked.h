@@ -36,7 +36,10 @@ void http_chunked_init(struct http_chunked_decoder *d);
  * Consumes buf[0..len), setting *used to how many bytes belong to the body
  * (all of them unless the body ended inside buf).  Returns HTTP_CHUNKED_DONE
  * after the last chunk and trailer section, HTTP_CHUNKED_AGAIN when more is
- * needed, or HTTP_CHUNKED_ERROR on malformed framing.
+ * needed, or HTTP_CHUNKED_ERROR on malformed framing: a line not ended by
+ * CRLF, a chunk extension that is not *( ";" name [ "=" value ] ), a size
+ * of more than 16 significant hex digits, a trailer line that is not
+ * name ":" value.
  */
 int http_chunked_decode(struct http_chunked_decoder *d, const char *buf,
 			size_t len, size_t *used);

@@ -43,25 +43,4 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
 
-static inline char http_tolower(char c)
-{
-	return (c >= 'A' && c <= 'Z') ? (char)(c | 0x20) : c;
-}
-
-/* Optional whitespace (RFC 9110 5.6.3). */
-static inline bool http_is_ows(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* Case-insensitive comparison of n bytes; b must already be lower case. */
-static inline bool http_eq_lower(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (http_tolower(a[i]) != b[i])
-			return false;
-	}
-	return true;
-}
-
 #endif /* HTTP_COMPAT_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "conditional.h"
 #include "format.h"
+#include "token.h"
 
 size_t http_format_etag(char *out, uint64_t ino, uint64_t size,
 			int64_t mtime_ns, const char *variant)
@@ -54,6 +55,41 @@ static int month_from_name(const char *s)
 	return -1;
 }
 
+/* The index of a three-letter day name (RFC 9110 day-name), or -1. */
+static int day_from_name(const char *s)
+{
+	static const char days[] = "MonTueWedThuFriSatSun";
+
+	for (int i = 0; i < 7; i++) {
+		if (!memcmp(days + 3 * i, s, 3))
+			return i;
+	}
+	return -1;
+}
+
+/* The index of an RFC 850 day-name-l ("Sunday"), or -1. */
+static int long_day_from_name(const char *s, size_t n)
+{
+	static const char *const days[] = { "Monday",	"Tuesday", "Wednesday",
+					    "Thursday", "Friday",  "Saturday",
+					    "Sunday" };
+
+	for (int i = 0; i < 7; i++) {
+		if (strlen(days[i]) == n && !memcmp(days[i], s, n))
+			return i;
+	}
+	return -1;
+}
+
+static int days_in_month(int year, int month)
+{
+	static const uint8_t days[12] = { 31, 28, 31, 30, 31, 30,
+					  31, 31, 30, 31, 30, 31 };
+	bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+
+	return month == 2 && leap ? 29 : days[month - 1];
+}
+
 /* Reads exactly n digits at s. */
 static int digits(const char *s, size_t n, int *v)
 {
@@ -94,7 +130,8 @@ int http_parse_date(const char *s, size_t len, int64_t *t)
 
 	if (comma && comma - s == 3 && len == HTTP_DATE_LEN) {
 		/* Sun, 06 Nov 1994 08:49:37 GMT */
-		if (s[4] != ' ' || digits(s + 5, 2, &day) || s[7] != ' ' ||
+		if (day_from_name(s) < 0 || s[4] != ' ' ||
+		    digits(s + 5, 2, &day) || s[7] != ' ' ||
 		    (month = month_from_name(s + 8)) < 0 || s[11] != ' ' ||
 		    digits(s + 12, 4, &year) || s[16] != ' ' ||
 		    parse_clock(s + 17, &h, &m, &sec) ||
@@ -105,7 +142,8 @@ int http_parse_date(const char *s, size_t len, int64_t *t)
 		const char *p = comma + 1;
 		size_t rest = len - (size_t)(p - s);
 
-		if (rest != 23 || p[0] != ' ' || digits(p + 1, 2, &day) ||
+		if (long_day_from_name(s, (size_t)(comma - s)) < 0 ||
+		    rest != 23 || p[0] != ' ' || digits(p + 1, 2, &day) ||
 		    p[3] != '-' || (month = month_from_name(p + 4)) < 0 ||
 		    p[7] != '-' || digits(p + 8, 2, &year) || p[10] != ' ' ||
 		    parse_clock(p + 11, &h, &m, &sec) ||
@@ -116,46 +154,19 @@ int http_parse_date(const char *s, size_t len, int64_t *t)
 		year += year < 70 ? 2000 : 1900;
 	} else {
 		/* Sun Nov  6 08:49:37 1994 */
-		if (len != 24 || s[3] != ' ' ||
+		if (len != 24 || day_from_name(s) < 0 || s[3] != ' ' ||
 		    (month = month_from_name(s + 4)) < 0 || s[7] != ' ' ||
 		    digits(s + 8 + (s[8] == ' '), 2 - (s[8] == ' '), &day) ||
 		    s[10] != ' ' || parse_clock(s + 11, &h, &m, &sec) ||
 		    s[19] != ' ' || digits(s + 20, 4, &year))
 			return -1;
 	}
-	if (day < 1 || day > 31)
+	/* An impossible date (31 Feb) is no date: the field is ignored. */
+	if (day < 1 || day > days_in_month(year, month))
 		return -1;
 	*t = days_from_civil(year, month, day) * 86400 + h * 3600 + m * 60 +
 	     sec;
 	return 0;
-}
-
-enum http_precondition http_check_preconditions(const char *buf,
-						const struct http_request *req,
-						const char *etag,
-						size_t etag_len,
-						int64_t last_modified)
-{
-	if (http_has_header(req, HTTP_H_IF_NONE_MATCH)) {
-		char tmp[HTTP_LIST_JOIN_MAX];
-		const char *list;
-		size_t n = http_header_list(buf, req, HTTP_H_IF_NONE_MATCH, tmp,
-					    sizeof(tmp), &list);
-
-		/* A list too long to join is taken as not matching. */
-		return list && http_etag_list_matches(list, n, etag, etag_len) ?
-			       HTTP_PRECOND_NOT_MODIFIED :
-			       HTTP_PRECOND_NONE;
-	}
-	if (http_has_header(req, HTTP_H_IF_MODIFIED_SINCE)) {
-		struct http_span v = req->header[HTTP_H_IF_MODIFIED_SINCE];
-		int64_t since;
-
-		if (!http_parse_date(buf + v.off, v.len, &since) &&
-		    last_modified <= since)
-			return HTTP_PRECOND_NOT_MODIFIED;
-	}
-	return HTTP_PRECOND_NONE;
 }
 
 bool http_if_range_allows(const char *buf, const struct http_request *req,

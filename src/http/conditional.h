@@ -22,20 +22,11 @@ size_t http_format_etag(char *out, uint64_t ino, uint64_t size,
 bool http_etag_list_matches(const char *list, size_t len, const char *etag,
 			    size_t etag_len);
 
-/* Parses IMF-fixdate, RFC 850 and asctime dates; returns 0 or -1. */
+/*
+ * Parses IMF-fixdate, RFC 850 and asctime dates; returns 0 or -1, also for
+ * a day name that is none or a day the month does not have.
+ */
 int http_parse_date(const char *s, size_t len, int64_t *t);
-
-enum http_precondition {
-	HTTP_PRECOND_NONE, /* answer normally */
-	HTTP_PRECOND_NOT_MODIFIED, /* 304 */
-};
-
-/* Evaluates If-None-Match (which wins) and If-Modified-Since for GET/HEAD. */
-enum http_precondition http_check_preconditions(const char *buf,
-						const struct http_request *req,
-						const char *etag,
-						size_t etag_len,
-						int64_t last_modified);
 
 /*
  * If-Range: true when a Range header may be honoured, i.e. If-Range is

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mime.h"
+#include "token.h"
 
 struct mime_entry {
 	const char *ext; /* lower case, sorted by strcmp for binary search */

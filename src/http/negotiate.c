@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "negotiate.h"
 #include "parser.h"
+#include "token.h"
 
 /* q-values in thousandths; -1 when a coding is not mentioned. */
 struct coding_q {
@@ -85,4 +86,16 @@ enum http_coding http_choose_coding(const char *accept, size_t len,
 	if (deflate > 0)
 		return HTTP_CODING_DEFLATE;
 	return HTTP_CODING_IDENTITY;
+}
+
+const char *http_coding_name(enum http_coding c)
+{
+	switch (c) {
+	case HTTP_CODING_GZIP:
+		return "gzip";
+	case HTTP_CODING_DEFLATE:
+		return "deflate";
+	default:
+		return NULL;
+	}
 }

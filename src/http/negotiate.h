@@ -23,4 +23,7 @@ enum http_coding {
 enum http_coding http_choose_coding(const char *accept, size_t len,
 				    unsigned available);
 
+/* Its Content-Encoding value: "gzip", "deflate", or NULL for identity. */
+const char *http_coding_name(enum http_coding c);
+
 #endif /* HTTP_NEGOTIATE_H */

@@ -5,6 +5,7 @@
  * header values) scan without going back through the dispatch.
  */
 #include "parser.h"
+#include "host.h"
 
 enum parser_state {
 	S_START,
@@ -31,7 +32,7 @@ enum {
 /* Byte classes (RFC 9110 section 5.6.2 and 5.5). */
 enum {
 	C_TOKEN = 1, /* tchar */
-	C_TARGET = 2, /* visible, or obs-text */
+	C_TARGET = 2, /* visible but '#' (RFC 9112 3.2), or obs-text */
 	C_VALUE = 4, /* field-vchar, SP, HTAB, obs-text */
 };
 
@@ -41,7 +42,7 @@ static const uint8_t byte_class[256] = {
 	[' '] = C_VALUE,
 	['!'] = TOKEN_ALPHA,
 	['"'] = C_TARGET | C_VALUE,
-	['#'] = TOKEN_ALPHA,
+	['#'] = C_TOKEN | C_VALUE, /* a fragment is never sent */
 	['$'] = TOKEN_ALPHA,
 	['%'] = TOKEN_ALPHA,
 	['&'] = TOKEN_ALPHA,
@@ -124,6 +125,7 @@ static int header_id_from_name(const char *s, size_t n)
 		{ "range", 5, HTTP_H_RANGE },
 		{ "referer", 7, HTTP_H_REFERER },
 		{ "if-range", 8, HTTP_H_IF_RANGE },
+		{ "if-match", 8, HTTP_H_IF_MATCH },
 		{ "connection", 10, HTTP_H_CONNECTION },
 		{ "user-agent", 10, HTTP_H_USER_AGENT },
 		{ "if-none-match", 13, HTTP_H_IF_NONE_MATCH },
@@ -131,6 +133,7 @@ static int header_id_from_name(const char *s, size_t n)
 		{ "accept-encoding", 15, HTTP_H_ACCEPT_ENCODING },
 		{ "transfer-encoding", 17, HTTP_H_TRANSFER_ENCODING },
 		{ "if-modified-since", 17, HTTP_H_IF_MODIFIED_SINCE },
+		{ "if-unmodified-since", 19, HTTP_H_IF_UNMODIFIED_SINCE },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -219,30 +222,40 @@ bool http_list_has_token(const char *list, size_t len, const char *token)
 	return false;
 }
 
-/* The last element of a comma-separated list, trimmed. */
-static bool list_last_is(const char *list, size_t len, const char *token)
+/*
+ * Notes the codings of one Transfer-Encoding line; lines with the same name
+ * form one list, judged at the end of the head.  Returns 0 or -400.
+ */
+static int transfer_codings(struct http_parser *p, const char *list, size_t len)
 {
-	size_t tlen = strlen(token);
-	size_t end = len, start;
+	size_t pos = 0, start, end;
+	bool any = false;
 
-	while (end > 0 && http_is_ows(list[end - 1]))
-		end--;
-	start = end;
-	while (start > 0 && list[start - 1] != ',')
-		start--;
-	while (start < end && http_is_ows(list[start]))
-		start++;
-	return end - start == tlen && http_eq_lower(list + start, token, tlen);
+	while (http_list_next(list, len, &pos, &start, &end)) {
+		bool chunked = end - start == 7 &&
+			       http_eq_lower(list + start, "chunked", 7);
+
+		if (chunked && p->te_chunked < 2)
+			p->te_chunked++;
+		p->te_other |= !chunked;
+		p->te_last_chunked = chunked;
+		any = true;
+	}
+	return any ? 0 : -400;
 }
 
+/* 1*DIGIT; leading zeros do not count towards the 19 digits allowed. */
 static int parse_content_length(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
+	size_t significant = 0;
 
-	if (n == 0 || n > 19)
+	if (n == 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if ((v || s[i] != '0') && ++significant > 19)
 			return -1;
 		v = v * 10 + (uint64_t)(s[i] - '0');
 	}
@@ -267,7 +280,8 @@ static int end_of_field(struct http_parser *p, struct http_request *req,
 
 	switch (id) {
 	case HTTP_H_HOST:
-		if (http_has_header(req, HTTP_H_HOST))
+		if (http_has_header(req, HTTP_H_HOST) ||
+		    !http_host_valid(buf + v.off, v.len))
 			return -400;
 		break;
 	case HTTP_H_CONTENT_LENGTH: {
@@ -289,9 +303,7 @@ static int end_of_field(struct http_parser *p, struct http_request *req,
 			p->conn_tokens |= CONN_KEEP_ALIVE;
 		break;
 	case HTTP_H_TRANSFER_ENCODING:
-		/* Only a final "chunked" frames a body we can find the end of. */
-		req->chunked_body = list_last_is(buf + v.off, v.len, "chunked");
-		if (!req->chunked_body)
+		if (transfer_codings(p, buf + v.off, v.len))
 			return -400;
 		break;
 	default:
@@ -315,17 +327,22 @@ static void split_target(struct http_request *req, const char *buf)
 		path_start = 0;
 	} else if ((n > 7 && http_eq_lower(t, "http://", 7)) ||
 		   (n > 8 && http_eq_lower(t, "https://", 8))) {
-		i = t[4] == ':' ? 7 : 8;
+		uint32_t authority = t[4] == ':' ? 7 : 8;
+
+		i = authority;
 		while (i < n && t[i] != '/' && t[i] != '?')
 			i++;
+		/* RFC 9110 4.2.1: an http URI without a valid host is invalid. */
+		if (i == authority ||
+		    !http_host_valid(t + authority, i - authority))
+			return;
 		path_start = i;
 	} else {
 		return;
 	}
-	for (i = path_start; i < n && t[i] != '?'; i++) {
-		if (t[i] == '#')
-			return;
-	}
+	i = path_start;
+	while (i < n && t[i] != '?')
+		i++;
 	req->path.off = req->target.off + path_start;
 	req->path.len = i - path_start;
 	if (i < n) {
@@ -363,6 +380,30 @@ static int end_of_head(struct http_parser *p, struct http_request *req,
 	bool close = p->conn_tokens & CONN_CLOSE;
 	bool keep = p->conn_tokens & CONN_KEEP_ALIVE;
 
+	if (http_has_header(req, HTTP_H_TRANSFER_ENCODING)) {
+		/*
+		 * RFC 9112 6.1 and 6.3: only a final chunked, applied once,
+		 * frames a body whose end can be found; other codings are
+		 * not implemented.
+		 */
+		if (!p->te_last_chunked || p->te_chunked > 1)
+			return -400;
+		if (p->te_other)
+			return -501;
+		req->chunked_body = true;
+		/* HTTP/1.0 framing with it is faulty: close after answering. */
+		if (req->version_minor == 0)
+			close = true;
+	}
+	/*
+	 * Fields that are not lists have no valid value on two lines: they
+	 * are ignored, not last-wins.  An If-Range that cannot be judged
+	 * fails, so its Range goes too (RFC 9110 13.1.5).
+	 */
+	if (req->repeated & (1u << HTTP_H_IF_RANGE))
+		req->present &= ~(1u << HTTP_H_RANGE | 1u << HTTP_H_IF_RANGE);
+	req->present &= ~(req->repeated & (1u << HTTP_H_RANGE |
+					   1u << HTTP_H_IF_MODIFIED_SINCE));
 	if (req->chunked_body && http_has_header(req, HTTP_H_CONTENT_LENGTH))
 		return -400;
 	if (req->version_minor == 1 && !http_has_header(req, HTTP_H_HOST))

@@ -13,6 +13,7 @@
 #define HTTP_PARSER_H
 
 #include "compat.h"
+#include "token.h"
 
 /* Bytes before the request line's CRLF, empty lines before it included. */
 #define HTTP_MAX_REQUEST_LINE 8192
@@ -46,6 +47,8 @@ enum http_header_id {
 	HTTP_H_IF_NONE_MATCH,
 	HTTP_H_IF_MODIFIED_SINCE,
 	HTTP_H_IF_RANGE,
+	HTTP_H_IF_MATCH,
+	HTTP_H_IF_UNMODIFIED_SINCE,
 	HTTP_H_USER_AGENT,
 	HTTP_H_REFERER,
 	HTTP_H_COUNT,
@@ -85,6 +88,9 @@ struct http_parser {
 	uint32_t line_end; /* past the request line: the header section */
 	uint16_t state;
 	uint8_t conn_tokens; /* close / keep-alive seen in any Connection */
+	uint8_t te_chunked; /* "chunked" codings in Transfer-Encoding, to 2 */
+	bool te_other; /* a coding other than chunked */
+	bool te_last_chunked; /* the list so far ends with chunked */
 };
 
 /* Parse results other than a head length. */
@@ -98,7 +104,9 @@ void http_parser_init(struct http_parser *p);
  * Examines buf[0..len) and returns the length of the request head once it is
  * complete (filling req), HTTP_PARSE_AGAIN when more bytes are needed, or the
  * negated status code of the error response to send (-400, -414, -431,
- * -501, -505) after which the connection must be closed.
+ * -501, -505) after which the connection must be closed.  A request body
+ * in a transfer coding other than chunked is -501; an HTTP/1.0 request
+ * with Transfer-Encoding is answered, then the connection closes.
  */
 int http_parse_request(struct http_parser *p, struct http_request *req,
 		       const char *buf, size_t len);

@@ -5,6 +5,7 @@
  * confined to the root by the kernel as well.
  */
 #include "path.h"
+#include "token.h"
 
 static int hex_value(char c)
 {

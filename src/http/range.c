@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 #include "range.h"
 #include "format.h"
+#include "token.h"
 
-/* Reads decimal digits; returns how many, 0 when none or on overflow. */
+/*
+ * Reads decimal digits; returns how many, 0 when none.  A value past
+ * UINT64_MAX saturates: it lies beyond any representation all the same.
+ */
 static size_t read_u64(const char *s, size_t len, uint64_t *v)
 {
 	size_t i = 0;
 
 	*v = 0;
 	while (i < len && s[i] >= '0' && s[i] <= '9') {
-		if (i >= 19)
-			return 0;
-		*v = *v * 10 + (uint64_t)(s[i] - '0');
+		uint64_t d = (uint64_t)(s[i] - '0');
+
+		*v = *v > (UINT64_MAX - d) / 10 ? UINT64_MAX : *v * 10 + d;
 		i++;
 	}
 	return i;

@@ -14,7 +14,8 @@ enum http_range_result {
 /*
  * Interprets a Range value against a representation of size bytes.  Forms:
  * "bytes=a-b", "bytes=a-", "bytes=-n"; a last position past the end is
- * clamped.  Several ranges are answered with the whole representation.
+ * clamped, however many digits it has.  Several ranges are answered with
+ * the whole representation.
  */
 enum http_range_result http_parse_range(const char *v, size_t len,
 					uint64_t size, uint64_t *first,

@@ -63,6 +63,9 @@ int http_status_for_errno(int err)
 	case EPERM:
 	case EXDEV:
 	case ELOOP:
+	/* Not files at all: a Unix socket, a device without its driver. */
+	case ENXIO:
+	case ENODEV:
 		return 403;
 	case EMFILE:
 	case ENFILE:

@@ -37,7 +37,8 @@ size_t http_response_head_build(char *buf, size_t cap,
 /*
  * The status that answers a failed lookup or open, from a positive errno
  * value: 404 for what is not there, 403 for what may not be read (symlinks
- * or ".." leading out of the root included), 503 when out of resources.
+ * or ".." leading out of the root included, and sockets or devices, which
+ * open() refuses), 503 when out of resources.
  */
 int http_status_for_errno(int err);
 

@@ -118,15 +118,25 @@ static void respond(struct khttpd_conn *c, int r)
 	set_deadline(c, c->srv->timeout);
 	if (r < 0) {
 		khttpd_exchange_init(&x, c, c->buf + c->start, NULL);
-		err = khttpd_reply_status(&x, -r);
+		err = khttpd_respond_status(&x, -r);
 		/* A 408 is the last word: the client is not sending. */
 		c->next = err || r == -408 ? KHTTPD_NEXT_CLOSE :
 					     KHTTPD_NEXT_LINGER;
 	} else {
 		khttpd_exchange_init(&x, c, c->buf + c->start, &c->req);
+		/* The body is skipped after the reply: a client holding it
+		 * back for 100-continue must be told to send it first. */
+		err = 0;
+		if (x.keep_alive && http_body_expects_continue(x.buf, &c->req))
+			err = khttpd_out_copy(&c->out, HTTP_CONTINUE_RESPONSE,
+					      sizeof(HTTP_CONTINUE_RESPONSE) -
+						      1);
 		c->path = kmem_cache_alloc(c->srv->path_cache, GFP_KERNEL);
-		err = c->path ? khttpd_serve(&x) : khttpd_reply_status(&x, 503);
-		kmem_cache_free(c->srv->path_cache, c->path);
+		if (!err)
+			err = c->path ? khttpd_serve(&x) :
+					khttpd_respond_status(&x, 503);
+		if (c->path)
+			kmem_cache_free(c->srv->path_cache, c->path);
 		c->path = NULL;
 		c->start += c->req.head_len;
 		c->next = err		? KHTTPD_NEXT_CLOSE :

@@ -23,10 +23,12 @@
 #include "cache.h"
 #include "conn.h"
 #include "files.h"
-#include "http/chunked.h"
+#include "http/dirents.h"
+#include "http/layout.h"
 #include "http/listing.h"
 #include "http/out.h"
 #include "http/response.h"
+#include "http/select.h"
 #include "net.h"
 
 /* Bounds on what one listing may hold in memory. */
@@ -42,28 +44,13 @@ struct dir_item {
 
 struct dir_collector {
 	struct dir_context ctx;
-	struct dir_item *items;
-	size_t count, cap;
-	char *names;
-	size_t names_len, names_cap;
+	struct http_dirents d; /* of struct dir_item */
 	int error;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
+static void *resize(void *p, size_t old_size, size_t new_size)
 {
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = kvrealloc(*p, *cap * size, n * size, GFP_KERNEL);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
+	return kvrealloc(p, old_size, new_size, GFP_KERNEL);
 }
 
 static bool collect(struct dir_context *ctx, const char *name, int len,
@@ -75,32 +62,19 @@ static bool collect(struct dir_context *ctx, const char *name, int len,
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return true;
-	if (dc->count >= LISTING_MAX_ENTRIES ||
-	    dc->names_len + len + 1 > LISTING_MAX_NAMES ||
-	    grow((void **)&dc->items, &dc->cap, dc->count + 1,
-		 sizeof(*dc->items)) ||
-	    grow((void **)&dc->names, &dc->names_cap, dc->names_len + len + 1,
-		 1)) {
+	it = http_dirents_add(&dc->d, name, len);
+	if (!it) {
 		dc->error = -ENOMEM;
 		return false;
 	}
-	memcpy(dc->names + dc->names_len, name, len);
-	dc->names[dc->names_len + len] = '\0';
-	it = &dc->items[dc->count++];
-	*it = (struct dir_item){
-		/* An offset until the names stop moving. */
-		.e.name = (const char *)(uintptr_t)dc->names_len,
-		.e.name_len = len,
-		.d_type = d_type,
-	};
-	dc->names_len += len + 1;
+	it->d_type = d_type;
 	return true;
 }
 
 static int read_names(const struct file *dir, struct dir_collector *dc)
 {
 	struct file *file;
-	size_t i, before;
+	size_t before;
 	int err;
 
 	file = khttpd_open_read(&dir->f_path, O_RDONLY | O_DIRECTORY);
@@ -109,15 +83,13 @@ static int read_names(const struct file *dir, struct dir_collector *dc)
 	dc->ctx.actor = collect;
 	/* Like getdents: until a pass adds nothing. */
 	do {
-		before = dc->count;
+		before = dc->d.count;
 		err = iterate_dir(file, &dc->ctx);
-	} while (!err && !dc->error && dc->count != before);
+	} while (!err && !dc->error && dc->d.count != before);
 	fput(file);
 	if (!err)
 		err = dc->error;
-	for (i = 0; i < dc->count; i++)
-		dc->items[i].e.name =
-			dc->names + (uintptr_t)dc->items[i].e.name;
+	http_dirents_done(&dc->d);
 	return err;
 }
 
@@ -198,7 +170,7 @@ static int start_streaming(struct listing_sink *sink)
 	sink->chunked = x->req->version_minor >= 1;
 	if (!sink->chunked)
 		x->keep_alive = false; /* the close ends the body */
-	khttpd_head_init(x, &h, 200);
+	khttpd_respond_head_init(x, &h, 200);
 	h.content_type = KHTTPD_HTML_TYPE;
 	h.chunked = sink->chunked;
 	/* A listing that fits a cache entry would be compressed. */
@@ -214,28 +186,12 @@ static int start_streaming(struct listing_sink *sink)
 static int send_piece(struct listing_sink *sink, const char *data, size_t len,
 		      bool last)
 {
-	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
-	char chunk[HTTP_CHUNK_HEADER_MAX];
-	struct kvec vec[3];
-	size_t n = 0;
+	struct http_layout l;
 
 	if (sink->x->head_only || (!len && !last))
 		return 0;
-	if (sink->chunked && len)
-		vec[n++] = (struct kvec){ .iov_base = chunk,
-					  .iov_len = http_chunk_header(chunk,
-								       len) };
-	if (len)
-		vec[n++] = (struct kvec){ .iov_base = (void *)data,
-					  .iov_len = len };
-	if (sink->chunked) {
-		const char *t = len ? tail : tail + 2;
-		size_t tlen = len ? sizeof(tail) - 1 : sizeof(tail) - 3;
-
-		vec[n++] = (struct kvec){ .iov_base = (void *)t,
-					  .iov_len = last ? tlen : 2 };
-	}
-	return khttpd_out_vec(&sink->x->conn->out, vec, n, NULL);
+	http_layout_piece(&l, data, len, sink->chunked, last);
+	return khttpd_respond_layout(sink->x, &l, !last);
 }
 
 static int flush_listing(struct http_out *out)
@@ -280,10 +236,10 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 
 	out.buf = kvmalloc(out.cap, GFP_KERNEL);
 	if (!out.buf)
-		return khttpd_reply_status(x, 503);
+		return khttpd_respond_status(x, 503);
 	http_listing_begin(&out, path, len);
-	for (i = 0; i < dc->count; i++)
-		http_listing_entry(&out, &dc->items[i].e);
+	for (i = 0; i < dc->d.count; i++)
+		http_listing_entry(&out, http_dirents_entry(&dc->d, i));
 	http_listing_end(&out);
 
 	if (sink.streaming) {
@@ -295,7 +251,7 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	}
 	e = khttpd_cache_alloc(path, len, out.len);
 	if (!e) {
-		ret = khttpd_reply_status(x, 503);
+		ret = khttpd_respond_status(x, 503);
 		goto out;
 	}
 	memcpy(e->body, out.buf, out.len);
@@ -306,11 +262,36 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	e->last_modified = HTTP_NO_TIME;
 	khttpd_cache_compress(e);
 	khttpd_cache_insert(e);
-	ret = khttpd_reply_entry(x, e);
+	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);
 out:
 	kvfree(out.buf);
 	return ret;
+}
+
+/*
+ * A listing has no validators, so only "*" preconditions can apply; decided
+ * before it is built, also for one too large to cache.  Returns 1 when the
+ * listing is to be sent, else what answering without it returned.
+ */
+static int answer_preconditions(struct khttpd_exchange *x)
+{
+	const struct http_representation r = {
+		.last_modified = HTTP_NO_TIME,
+		.varies = true, /* text/html: compressed when it fits */
+	};
+	char extra[HTTP_SELECT_HEADERS_MAX];
+	struct http_response_head h;
+	struct http_selection sel;
+
+	http_select(x->buf, x->req, &r, &sel);
+	if (!http_selection_bodyless(&sel))
+		return 1;
+	khttpd_respond_head_init(x, &h, sel.status);
+	h.extra = extra;
+	h.extra_len =
+		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	return khttpd_respond_bodyless(x, &h);
 }
 
 int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
@@ -322,25 +303,32 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	size_t i;
 	int ret;
 
+	http_dirents_init(&dc.d, sizeof(struct dir_item), resize);
+	dc.d.max_count = LISTING_MAX_ENTRIES;
+	dc.d.max_names = LISTING_MAX_NAMES;
 	khttpd_validator_from_stat(&v, st);
 	e = khttpd_cache_get(path, len, &v);
 	if (e) {
-		ret = khttpd_reply_entry(x, e);
+		ret = khttpd_respond_entry(x, e);
 		khttpd_cache_put(e);
 		return ret;
 	}
+	ret = answer_preconditions(x);
+	if (ret != 1)
+		return ret;
 	ret = read_names(dir, &dc);
 	if (ret) {
-		ret = khttpd_reply_status(x, http_status_for_errno(-ret));
+		ret = khttpd_respond_status(x, http_status_for_errno(-ret));
 		goto out;
 	}
-	for (i = 0; i < dc.count; i++)
-		describe(x->conn->srv, dir, path, len, &dc.items[i]);
-	sort(dc.items, dc.count, sizeof(*dc.items), http_listing_entry_cmp,
+	for (i = 0; i < dc.d.count; i++)
+		describe(x->conn->srv, dir, path, len,
+			 (struct dir_item *)http_dirents_entry(&dc.d, i));
+	sort(dc.d.items, dc.d.count, dc.d.item_size, http_listing_entry_cmp,
 	     NULL);
 	ret = render(x, &dc, &v, path, len);
 out:
-	kvfree(dc.items);
-	kvfree(dc.names);
+	kvfree(dc.d.items);
+	kvfree(dc.d.names);
 	return ret;
 }

@@ -25,6 +25,7 @@
 #include "dirlist.h"
 #include "http/mime.h"
 #include "http/response.h"
+#include "http/select.h"
 #include "net.h"
 
 #define INDEX_FILE "index.html"
@@ -66,37 +67,39 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 		       const struct kstat *st, const char *type)
 {
 	struct khttpd_conn *c = x->conn;
-	struct khttpd_selection sel;
+	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
+	struct http_representation r = {
+		.etag = etag,
+		.last_modified = st->mtime.tv_sec,
+		.size = st->size,
+		.ranges = true,
+		/* Smaller files of its type are compressed: it varies too. */
+		.varies = http_mime_compressible(type),
+	};
 	struct http_response_head h;
-	struct khttpd_extra extra = { .len = 0 };
-	char etag[HTTP_ETAG_MAX];
+	struct http_selection sel;
 	struct file *file = NULL;
-	size_t etag_len, hlen;
+	size_t hlen;
 	loff_t pos, end;
 	int ret;
 
-	etag_len = http_format_etag(etag, st->ino, st->size,
-				    timespec64_to_ns(&st->mtime), "");
-	khttpd_select(x, etag, etag_len, st->mtime.tv_sec, st->size, &sel);
-	khttpd_extra_file(&extra, etag, etag_len, &sel, st->size);
-	khttpd_head_init(x, &h, sel.status);
+	r.etag_len = http_format_etag(etag, st->ino, st->size,
+				      timespec64_to_ns(&st->mtime), "");
+	http_select(x->buf, x->req, &r, &sel);
+	khttpd_respond_head_init(x, &h, sel.status);
 	h.content_type = type;
-	h.last_modified = st->mtime.tv_sec;
-	h.extra = extra.buf;
-	h.extra_len = extra.len;
-	if (sel.status == 304 || sel.status == 416)
-		return khttpd_reply_bodyless(x, &h);
-	if (sel.status != 206) {
-		sel.first = 0;
-		sel.last = st->size - 1;
-	}
+	h.extra = extra;
+	h.extra_len =
+		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	if (http_selection_bodyless(&sel))
+		return khttpd_respond_bodyless(x, &h);
 	pos = sel.first;
-	end = st->size ? sel.last + 1 : 0;
-	h.content_length = end - pos;
+	end = sel.first + sel.len;
+	h.content_length = sel.len;
 	if (!x->head_only && end > pos) {
 		file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
 		if (IS_ERR(file))
-			return khttpd_reply_status(
+			return khttpd_respond_status(
 				x, http_status_for_errno(-PTR_ERR(file)));
 	}
 	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
@@ -162,7 +165,7 @@ static int serve_file(struct khttpd_exchange *x, const struct file *opath,
 			/* A file that changed under us: nothing was sent. */
 			if (PTR_ERR(e) == -EIO)
 				return -EIO;
-			return khttpd_reply_status(
+			return khttpd_respond_status(
 				x, http_status_for_errno(-PTR_ERR(e)));
 		}
 		e->valid = v;
@@ -171,7 +174,7 @@ static int serve_file(struct khttpd_exchange *x, const struct file *opath,
 		khttpd_cache_compress(e);
 		khttpd_cache_insert(e);
 	}
-	ret = khttpd_reply_entry(x, e);
+	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);
 	return ret;
 }
@@ -186,7 +189,7 @@ static int serve_dir(struct khttpd_exchange *x, const struct file *dir,
 	int ret;
 
 	if (path[len - 1] != '/')
-		return khttpd_reply_redirect(x, path, len);
+		return khttpd_respond_redirect(x, path, len);
 	if (ilen < KHTTPD_PATH_BUF) {
 		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
 		index = khttpd_open_beneath(srv, path, O_PATH);
@@ -202,7 +205,7 @@ static int serve_dir(struct khttpd_exchange *x, const struct file *dir,
 		path[len] = '\0';
 	}
 	if (!srv->listing)
-		return khttpd_reply_status(x, 403);
+		return khttpd_respond_status(x, 403);
 	return khttpd_serve_listing(x, dir, st, path, len);
 }
 
@@ -216,19 +219,19 @@ int khttpd_serve(struct khttpd_exchange *x)
 
 	len = http_route(x->buf, x->req, path);
 	if (len < 0)
-		return khttpd_reply_status(x, -len);
+		return khttpd_respond_status(x, -len);
 	f = khttpd_open_beneath(c->srv, path, O_PATH);
 	if (IS_ERR(f))
-		return khttpd_reply_status(x,
-					   http_status_for_errno(-PTR_ERR(f)));
+		return khttpd_respond_status(
+			x, http_status_for_errno(-PTR_ERR(f)));
 	if (getattr(f, &st))
-		ret = khttpd_reply_status(x, 500);
+		ret = khttpd_respond_status(x, 500);
 	else if (S_ISDIR(st.mode))
 		ret = serve_dir(x, f, &st, path, len);
 	else if (!S_ISREG(st.mode))
-		ret = khttpd_reply_status(x, 403);
+		ret = khttpd_respond_status(x, 403);
 	else if (path[len - 1] == '/')
-		ret = khttpd_reply_status(x, 404); /* "/file/": no such dir */
+		ret = khttpd_respond_status(x, 404); /* "/file/": no such dir */
 	else
 		ret = serve_file(x, f, &st, path, len);
 	fput(f);

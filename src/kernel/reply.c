@@ -8,9 +8,8 @@
 
 #include "cache.h"
 #include "conn.h"
-#include "http/chunked.h"
 #include "http/negotiate.h"
-#include "http/range.h"
+#include "http/select.h"
 #include "http/route.h"
 #include "net.h"
 
@@ -22,11 +21,12 @@ void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
 	x->req = req;
 	x->head_only = req && req->method == HTTP_HEAD;
 	x->keep_alive = req && req->keep_alive && !khttpd_stopping(c->srv);
-	http_format_date(x->date, ktime_get_real_seconds());
+	x->now = ktime_get_real_seconds();
+	http_format_date(x->date, x->now);
 }
 
-void khttpd_head_init(const struct khttpd_exchange *x,
-		      struct http_response_head *h, int status)
+void khttpd_respond_head_init(const struct khttpd_exchange *x,
+			      struct http_response_head *h, int status)
 {
 	*h = (struct http_response_head){
 		.status = status,
@@ -39,110 +39,64 @@ void khttpd_head_init(const struct khttpd_exchange *x,
 	};
 }
 
-void khttpd_select(const struct khttpd_exchange *x, const char *etag,
-		   size_t etag_len, s64 last_modified, u64 size,
-		   struct khttpd_selection *sel)
+/* Pieces inside pin's bodies are queued by reference, not copied. */
+static int queue_layout(struct khttpd_exchange *x, const struct http_layout *l,
+			const struct khttpd_cache_entry *pin)
 {
-	const struct http_request *req = x->req;
-	struct http_span v = req->header[HTTP_H_RANGE];
+	struct kvec vec[HTTP_LAYOUT_PIECES];
+	unsigned int i;
 
-	sel->status = 200;
-	if (http_check_preconditions(x->buf, req, etag, etag_len,
-				     last_modified) ==
-	    HTTP_PRECOND_NOT_MODIFIED) {
-		sel->status = 304;
-		return;
-	}
-	if (!http_has_header(req, HTTP_H_RANGE) ||
-	    !http_if_range_allows(x->buf, req, etag, etag_len, last_modified))
-		return;
-	switch (http_parse_range(x->buf + v.off, v.len, size, &sel->first,
-				 &sel->last)) {
-	case HTTP_RANGE_OK:
-		sel->status = 206;
-		break;
-	case HTTP_RANGE_UNSATISFIABLE:
-		sel->status = 416;
-		break;
-	case HTTP_RANGE_NONE:
-		break;
-	}
+	for (i = 0; i < l->n; i++)
+		vec[i] = (struct kvec){ .iov_base = (void *)l->piece[i].base,
+					.iov_len = l->piece[i].len };
+	/* Sent at once as far as the socket takes it, the rest queued. */
+	return khttpd_out_vec(&x->conn->out, vec, l->n, pin);
 }
 
-void khttpd_extra_add(struct khttpd_extra *e, const char *line)
+int khttpd_respond_layout(struct khttpd_exchange *x,
+			  const struct http_layout *l, bool more)
 {
-	e->len +=
-		scnprintf(e->buf + e->len, sizeof(e->buf) - e->len, "%s", line);
-}
-
-void khttpd_extra_file(struct khttpd_extra *e, const char *etag,
-		       size_t etag_len, const struct khttpd_selection *sel,
-		       u64 size)
-{
-	char range[HTTP_CONTENT_RANGE_MAX];
-	size_t n = 0;
-
-	e->len += scnprintf(e->buf + e->len, sizeof(e->buf) - e->len,
-			    "ETag: %.*s\r\nAccept-Ranges: bytes\r\n",
-			    (int)etag_len, etag);
-	if (sel->status == 206)
-		n = http_format_content_range(range, sel->first, sel->last,
-					      size);
-	else if (sel->status == 416)
-		n = http_format_content_range(range, 1, 0, size);
-	if (n)
-		e->len += scnprintf(e->buf + e->len, sizeof(e->buf) - e->len,
-				    "Content-Range: %.*s\r\n", (int)n, range);
+	return queue_layout(x, l, NULL);
 }
 
 /* h with its status page as the body. */
 static int reply_html(struct khttpd_exchange *x, struct http_response_head *h,
 		      char *head, size_t cap)
 {
-	struct kvec vec[2];
-	size_t hlen, blen;
+	size_t blen;
 	const char *body = http_error_body(h->status, &blen);
+	struct http_layout l;
 
 	h->content_type = KHTTPD_HTML_TYPE;
-	h->content_length = blen;
-	hlen = http_response_head_build(head, cap, h);
-	if (!hlen)
+	if (http_layout_response(&l, head, cap, h, body, blen, x->head_only))
 		return -EOVERFLOW;
-	vec[0] = (struct kvec){ .iov_base = head, .iov_len = hlen };
-	vec[1] = (struct kvec){ .iov_base = (void *)body, .iov_len = blen };
-	return khttpd_out_vec(&x->conn->out, vec, x->head_only ? 1 : 2, NULL);
+	return khttpd_respond_layout(x, &l, false);
 }
 
-int khttpd_reply_status(struct khttpd_exchange *x, int status)
+int khttpd_respond_status(struct khttpd_exchange *x, int status)
 {
 	struct http_response_head h;
 
 	if (http_status_closes(status))
 		x->keep_alive = false;
-	khttpd_head_init(x, &h, status);
+	khttpd_respond_head_init(x, &h, status);
 	h.allow_get_head = status == 405;
 	return reply_html(x, &h, x->conn->head, sizeof(x->conn->head));
 }
 
-int khttpd_reply_bodyless(struct khttpd_exchange *x,
-			  struct http_response_head *h)
+int khttpd_respond_bodyless(struct khttpd_exchange *x,
+			    struct http_response_head *h)
 {
 	struct khttpd_conn *c = x->conn;
-	size_t hlen;
+	struct http_layout l;
 
-	if (h->status == 416)
-		return reply_html(x, h, c->head, sizeof(c->head));
-	/* 304: no body and no Content-Length (RFC 9110 15.4.5). */
-	h->content_type = NULL;
-	h->content_length = HTTP_NO_LENGTH;
-	hlen = http_response_head_build(c->head, sizeof(c->head), h);
-	if (!hlen)
+	if (http_layout_bodyless(&l, c->head, sizeof(c->head), h, x->head_only))
 		return -EOVERFLOW;
-	return khttpd_out_copy(&c->out, c->head, hlen);
+	return khttpd_respond_layout(x, &l, false);
 }
 
-int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
-			  size_t len)
+int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
+			    size_t len)
 {
 	/* Every byte may be percent-encoded; then "/", "?" and the query. */
 	size_t loc_cap = 3 * len + 2 + x->req->query.len;
@@ -153,16 +107,16 @@ int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
 
 	mem = kvmalloc(loc_cap + head_cap, GFP_KERNEL);
 	if (!mem)
-		return khttpd_reply_status(x, 503);
+		return khttpd_respond_status(x, 503);
 	head = mem + loc_cap;
-	khttpd_head_init(x, &h, 301);
+	khttpd_respond_head_init(x, &h, 301);
 	h.location = mem;
 	h.location_len = http_dir_redirect_location(mem, loc_cap, x->buf,
 						    x->req, path, len);
 	if (h.location_len)
 		ret = reply_html(x, &h, head, head_cap);
 	else
-		ret = khttpd_reply_status(x, 500);
+		ret = khttpd_respond_status(x, 500);
 	kvfree(mem);
 	return ret;
 }
@@ -190,70 +144,39 @@ static bool wants_gzip(const struct khttpd_exchange *x,
 	       HTTP_CODING_GZIP;
 }
 
-int khttpd_reply_entry(struct khttpd_exchange *x,
-		       const struct khttpd_cache_entry *e)
+int khttpd_respond_entry(struct khttpd_exchange *x,
+			 const struct khttpd_cache_entry *e)
 {
-	static const char tail[] = HTTP_CHUNK_END HTTP_LAST_CHUNK;
-	struct khttpd_selection sel = { .status = 200 };
 	bool gzip = wants_gzip(x, e);
+	struct http_representation r = {
+		.last_modified = e->last_modified,
+		.size = gzip ? e->gz_len : e->body_len,
+		.ranges = !e->listing,
+		.varies = e->compressible,
+		.coding = gzip ? "gzip" : NULL,
+	};
+	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
 	const char *body = gzip ? e->gz : e->body;
-	u64 len = gzip ? e->gz_len : e->body_len;
-	char chunk[HTTP_CHUNK_HEADER_MAX], etag[HTTP_ETAG_MAX];
 	struct http_response_head h;
-	struct khttpd_extra extra;
-	struct kvec vec[4];
-	size_t n = 0, hlen;
-	bool chunked;
+	struct http_selection sel;
+	struct http_layout l;
 
-	extra.len = 0;
 	if (!e->listing) {
-		size_t etag_len = khttpd_cache_etag(e, gzip, etag);
-
-		khttpd_select(x, etag, etag_len, e->last_modified, len, &sel);
-		khttpd_extra_file(&extra, etag, etag_len, &sel, len);
+		r.etag = etag;
+		r.etag_len = khttpd_cache_etag(e, gzip, etag);
 	}
-	if (e->compressible)
-		khttpd_extra_add(&extra, "Vary: Accept-Encoding\r\n");
-	if (gzip)
-		khttpd_extra_add(&extra, "Content-Encoding: gzip\r\n");
-	khttpd_head_init(x, &h, sel.status);
+	http_select(x->buf, x->req, &r, &sel);
+	khttpd_respond_head_init(x, &h, sel.status);
 	h.content_type = e->content_type;
-	h.last_modified = e->last_modified;
-	h.extra = extra.buf;
-	h.extra_len = extra.len;
-	if (sel.status == 304 || sel.status == 416)
-		return khttpd_reply_bodyless(x, &h);
-	if (sel.status == 206) {
-		body += sel.first;
-		len = sel.last - sel.first + 1;
-	}
+	h.extra = extra;
+	h.extra_len =
+		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	if (http_selection_bodyless(&sel))
+		return khttpd_respond_bodyless(x, &h);
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
-	chunked = e->listing && x->req->version_minor >= 1;
-	h.chunked = chunked;
-	if (!chunked)
-		h.content_length = len;
-	hlen = http_response_head_build(x->conn->head, sizeof(x->conn->head),
-					&h);
-	if (!hlen)
+	h.chunked = e->listing && x->req->version_minor >= 1;
+	if (http_layout_response(&l, x->conn->head, sizeof(x->conn->head), &h,
+				 body + sel.first, sel.len, x->head_only))
 		return -EOVERFLOW;
-	vec[n++] = (struct kvec){ .iov_base = x->conn->head, .iov_len = hlen };
-	if (!x->head_only) {
-		if (chunked && len)
-			vec[n++] = (struct kvec){
-				.iov_base = chunk,
-				.iov_len = http_chunk_header(chunk, len),
-			};
-		if (len)
-			vec[n++] = (struct kvec){ .iov_base = (void *)body,
-						  .iov_len = len };
-		if (chunked && len)
-			vec[n++] = (struct kvec){ .iov_base = (void *)tail,
-						  .iov_len = sizeof(tail) - 1 };
-		else if (chunked)
-			vec[n++] =
-				(struct kvec){ .iov_base = (void *)(tail + 2),
-					       .iov_len = sizeof(tail) - 3 };
-	}
-	/* The whole response; the body is referenced, not copied. */
-	return khttpd_out_vec(&x->conn->out, vec, n, e);
+	return queue_layout(x, &l, e);
 }

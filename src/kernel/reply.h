@@ -7,6 +7,7 @@
 
 #include "http/conditional.h"
 #include "http/format.h"
+#include "http/layout.h"
 #include "http/parser.h"
 #include "http/response.h"
 
@@ -14,8 +15,6 @@ struct khttpd_conn;
 struct khttpd_cache_entry;
 
 #define KHTTPD_HTML_TYPE "text/html; charset=utf-8"
-/* Header lines beyond what http_response_head_build() writes itself. */
-#define KHTTPD_EXTRA_MAX 320
 
 /* One request and the decisions taken while answering it. */
 struct khttpd_exchange {
@@ -24,54 +23,32 @@ struct khttpd_exchange {
 	const struct http_request *req; /* NULL when the head was refused */
 	bool head_only;
 	bool keep_alive; /* cleared by any reply that must end the connection */
+	s64 now; /* the Date, in seconds */
 	char date[HTTP_DATE_LEN];
-};
-
-/* The part of a file representation to send. */
-struct khttpd_selection {
-	int status; /* 200, 206, 304 or 416 */
-	u64 first, last; /* for 206 */
-};
-
-/* Preformatted header lines, each ending in CRLF. */
-struct khttpd_extra {
-	size_t len;
-	char buf[KHTTPD_EXTRA_MAX];
 };
 
 void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
 			  const char *buf, const struct http_request *req);
 
 /* A head for this exchange: status, Server, Date, Connection. */
-void khttpd_head_init(const struct khttpd_exchange *x,
-		      struct http_response_head *h, int status);
-
-/*
- * Evaluates If-None-Match / If-Modified-Since, then Range (when If-Range
- * allows it) against a representation of size bytes.
- */
-void khttpd_select(const struct khttpd_exchange *x, const char *etag,
-		   size_t etag_len, s64 last_modified, u64 size,
-		   struct khttpd_selection *sel);
-
-/* ETag and Accept-Ranges, and Content-Range for a 206 or 416. */
-void khttpd_extra_file(struct khttpd_extra *e, const char *etag,
-		       size_t etag_len, const struct khttpd_selection *sel,
-		       u64 size);
-void khttpd_extra_add(struct khttpd_extra *e, const char *line);
+void khttpd_respond_head_init(const struct khttpd_exchange *x,
+			      struct http_response_head *h, int status);
 
 /*
  * Each sends a complete response and returns 0, or a negative errno after
  * which the connection must be closed at once (the peer is gone or the body
  * could not be completed).
  */
-int khttpd_reply_status(struct khttpd_exchange *x, int status);
-int khttpd_reply_redirect(struct khttpd_exchange *x, const char *path,
-			  size_t len);
-int khttpd_reply_entry(struct khttpd_exchange *x,
-		       const struct khttpd_cache_entry *e);
-/* A 304 (head only) or a 416 (with its status page) for h. */
-int khttpd_reply_bodyless(struct khttpd_exchange *x,
-			  struct http_response_head *h);
+int khttpd_respond_status(struct khttpd_exchange *x, int status);
+int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
+			    size_t len);
+int khttpd_respond_entry(struct khttpd_exchange *x,
+			 const struct khttpd_cache_entry *e);
+/* Sends the pieces of l; more: further bytes of the response follow. */
+int khttpd_respond_layout(struct khttpd_exchange *x,
+			  const struct http_layout *l, bool more);
+/* A 304 (head only), or a 412 or 416 (with its status page) for h. */
+int khttpd_respond_bodyless(struct khttpd_exchange *x,
+			    struct http_response_head *h);
 
 #endif /* KHTTPD_REPLY_H */

@@ -2,15 +2,27 @@
 #include "access_log.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "http/format.h"
 
-/* A line never needs more than this; a longer one is cut. */
+/*
+ * The longest a field may grow once escaped; a longer one is cut and ends in
+ * "...", so that the line keeps its structure (status, size, Referer and
+ * User-Agent after a huge target).  With the fixed-width fields (address,
+ * time, status, size, at most 130 bytes with the separators), a line stays
+ * within LINE_MAX_BYTES.
+ */
+#define METHOD_MAX 64
+#define TARGET_MAX 2048
+#define REFERER_MAX 1024
+#define USER_AGENT_MAX 768
 #define LINE_MAX_BYTES 4096
+
+_Static_assert(METHOD_MAX + TARGET_MAX + REFERER_MAX + USER_AGENT_MAX + 130 <
+		       LINE_MAX_BYTES,
+	       "every field fits a line");
 
 void client_addr_set(struct client_addr *peer, const struct sockaddr *sa)
 {
@@ -37,37 +49,57 @@ static void put(struct line *l, const char *s, size_t n)
 	l->len += n;
 }
 
-/* Escapes as nginx does: '"', '\' and non-printable bytes become \xHH. */
-static void put_escaped(struct line *l, const char *s, size_t n)
+static bool is_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/*
+ * Escapes as nginx does: '"', '\' and non-printable bytes become \xHH.  At
+ * most max bytes: a longer field is cut between two escapes, before "...".
+ */
+static void put_escaped(struct line *l, const char *s, size_t n, size_t max)
 {
 	static const char hex[] = "0123456789ABCDEF";
+	size_t escaped = 0, end = l->len + max;
 
+	for (size_t i = 0; i < n; i++)
+		escaped += is_plain((unsigned char)s[i]) ? 1 : 4;
+	if (escaped > max)
+		end -= 3; /* room for the "..." */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+		if (is_plain(c)) {
+			if (l->len + 1 > end)
+				break;
 			put(l, (const char *)&c, 1);
 		} else {
 			char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
 
+			if (l->len + 4 > end)
+				break;
 			put(l, e, 4);
 		}
 	}
+	if (escaped > max)
+		put(l, "...", 3);
 }
 
 static void put_header(struct line *l, const char *reqbuf,
-		       const struct http_request *req, enum http_header_id id)
+		       const struct http_request *req, enum http_header_id id,
+		       size_t max)
 {
 	put(l, " \"", 2);
 	if (req && http_has_header(req, id) && req->header[id].len)
 		put_escaped(l, reqbuf + req->header[id].off,
-			    req->header[id].len);
+			    req->header[id].len, max);
 	else
 		put(l, "-", 1);
 	put(l, "\"", 1);
 }
 
-void access_log_append(struct access_log_buffer *log, int fd,
+void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		       const struct client_addr *peer, const char *clf_time,
 		       const char *reqbuf, const struct http_request *req,
 		       int status, uint64_t body_bytes)
@@ -77,7 +109,7 @@ void access_log_append(struct access_log_buffer *log, int fd,
 	struct line l;
 
 	if (ACCESS_LOG_BUFFER - log->len < LINE_MAX_BYTES)
-		access_log_flush(log, fd);
+		access_log_flush(log, lw);
 	l = (struct line){ log->buf + log->len, 0, LINE_MAX_BYTES - 1 };
 
 	if (peer->family == AF_INET || peer->family == AF_INET6)
@@ -88,9 +120,10 @@ void access_log_append(struct access_log_buffer *log, int fd,
 	put(&l, " \"", 2);
 	if (req) {
 		put_escaped(&l, reqbuf + req->method_name.off,
-			    req->method_name.len);
+			    req->method_name.len, METHOD_MAX);
 		put(&l, " ", 1);
-		put_escaped(&l, reqbuf + req->target.off, req->target.len);
+		put_escaped(&l, reqbuf + req->target.off, req->target.len,
+			    TARGET_MAX);
 		put(&l, req->version_minor ? " HTTP/1.1" : " HTTP/1.0", 9);
 	} else {
 		put(&l, "-", 1);
@@ -99,24 +132,16 @@ void access_log_append(struct access_log_buffer *log, int fd,
 	put(&l, num, http_format_u64(num, (uint64_t)status));
 	put(&l, " ", 1);
 	put(&l, num, http_format_u64(num, body_bytes));
-	put_header(&l, reqbuf, req, HTTP_H_REFERER);
-	put_header(&l, reqbuf, req, HTTP_H_USER_AGENT);
+	put_header(&l, reqbuf, req, HTTP_H_REFERER, REFERER_MAX);
+	put_header(&l, reqbuf, req, HTTP_H_USER_AGENT, USER_AGENT_MAX);
 	l.p[l.len++] = '\n'; /* cap left room for it */
 	log->len += l.len;
+	log->lines++;
 }
 
-void access_log_flush(struct access_log_buffer *log, int fd)
+void access_log_flush(struct access_log_buffer *log, struct log_writer *lw)
 {
-	size_t off = 0;
-
-	while (off < log->len) {
-		ssize_t n = write(fd, log->buf + off, log->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break; /* a full disk must not stop the server */
-		off += (size_t)n;
-	}
+	log->dropped += log_writer_submit(lw, log->buf, log->len, log->lines);
 	log->len = 0;
+	log->lines = 0;
 }

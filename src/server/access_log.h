@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Combined Log Format lines, gathered per thread and written with one
- * write() per event-loop pass, so logging costs no syscall per request.
+ * Combined Log Format lines, gathered per thread and handed to the log
+ * writer thread once per event-loop pass, so logging costs no syscall per
+ * request and never waits for the log.
  */
 #ifndef SERVER_ACCESS_LOG_H
 #define SERVER_ACCESS_LOG_H
@@ -11,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "http/parser.h"
+#include "log_writer.h"
 
 #define ACCESS_LOG_BUFFER 16384
 
@@ -21,16 +23,18 @@ struct client_addr {
 
 struct access_log_buffer {
 	size_t len;
+	unsigned lines;
+	uint64_t dropped; /* lines the writer had no room for, so far */
 	char buf[ACCESS_LOG_BUFFER];
 };
 
 void client_addr_set(struct client_addr *peer, const struct sockaddr *sa);
 
 /* req is NULL when no request line could be parsed. */
-void access_log_append(struct access_log_buffer *log, int fd,
+void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		       const struct client_addr *peer, const char *clf_time,
 		       const char *reqbuf, const struct http_request *req,
 		       int status, uint64_t body_bytes);
-void access_log_flush(struct access_log_buffer *log, int fd);
+void access_log_flush(struct access_log_buffer *log, struct log_writer *lw);
 
 #endif /* SERVER_ACCESS_LOG_H */

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,29 +18,50 @@
 #define SENDFILE_CHUNK (1u << 20)
 #define SENDFILE_TURN_CHUNKS 8
 
+/* Bytes written to the socket that the peer has not yet acknowledged. */
+static int unacked_bytes(const struct conn *c)
+{
+	int n;
+
+	return ioctl(c->fd, SIOCOUTQ, &n) ? -1 : n;
+}
+
 /*
  * Suspends until the socket reports events (or an error, or the timer).
- * While writing, the deadline moves with every wait: a client that keeps
- * reading is never cut off, one that stops is.
+ * While writing, the deadline moves with every wait, and with any progress
+ * during one: epoll reports the socket writable only once a third of a send
+ * buffer that may hold megabytes is free, which a slow but steady reader can
+ * take longer than the timeout to drain.  One that stops is cut off.
  */
 static int wait_for(struct conn *c, uint32_t events)
 {
 	struct worker *w = c->worker;
+	int unacked = -1;
 
 	if (c->timed_out) {
 		errno = ETIMEDOUT;
 		return -1;
 	}
-	/* Every wait has a deadline, even after the timer served a turn. */
-	if ((events & EPOLLOUT) || !timer_pending(&c->timer))
-		timer_wheel_add(&w->wheel, &c->timer,
-				w->now_ms + w->server->timeout_ms);
-	coro_yield(c->coro, (int)events);
-	if (c->timed_out) {
-		errno = ETIMEDOUT;
-		return -1;
+	for (;;) {
+		/* Every wait has a deadline, even after the timer served a
+		 * turn. */
+		if ((events & EPOLLOUT) || !timer_pending(&c->timer))
+			timer_wheel_add(&w->wheel, &c->timer,
+					w->now_ms + w->server->timeout_ms);
+		if (events & EPOLLOUT)
+			unacked = unacked_bytes(c);
+		coro_yield(c->coro, (int)events);
+		if (!c->timed_out)
+			return 0;
+		/* Nothing is written while waiting: fewer unacknowledged
+		 * bytes means the client took some. */
+		if (unacked < 0 || atomic_load(&w->force_stop) ||
+		    unacked_bytes(c) >= unacked)
+			break;
+		c->timed_out = false;
 	}
-	return 0;
+	errno = ETIMEDOUT;
+	return -1;
 }
 
 ssize_t conn_try_read(struct conn *c, void *buf, size_t len)
@@ -80,6 +103,7 @@ int conn_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 				return -1;
 			continue;
 		}
+		c->bytes_sent += (uint64_t)n;
 		/* Drop what was written from the front of the vector. */
 		while (msg.msg_iovlen > 0 &&
 		       (size_t)n >= msg.msg_iov->iov_len) {
@@ -137,6 +161,7 @@ int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len)
 			return -1;
 		}
 		len -= (uint64_t)n;
+		c->bytes_sent += (uint64_t)n;
 	}
 	return 0;
 }

@@ -168,46 +168,23 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
 }
 
 /*
- * Header lines that depend only on the representation.  Its ETag comes from
- * the file it was read from: the entry's, or for a precompressed FILE.gz that
- * file's own identity, so different bytes never share a strong tag.
+ * A file representation's ETag comes from the file it was read from: the
+ * entry's, or for a precompressed FILE.gz that file's own identity, so
+ * different bytes never share a strong tag.
  */
-static void build_rep_headers(const struct cache_entry *e, struct cache_rep *r,
-			      enum http_coding coding, const struct stat *from)
+static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
+			   enum http_coding coding, const struct stat *from)
 {
 	static const char *const suffix[] = { "", "gz", "df" };
-	static const char *const encoding[] = { NULL, "gzip", "deflate" };
-	char etag[HTTP_ETAG_MAX], date[HTTP_DATE_LEN];
-	size_t n = 0, etag_len;
+	const struct stat *f = from ? from : &e->file;
 
-	if (e->kind == CACHE_FILE) {
-		const struct stat *f = from ? from : &e->file;
-
-		etag_len = http_format_etag(etag, (uint64_t)f->st_ino,
-					    (uint64_t)f->st_size,
-					    file_etag_time(&f->st_mtim),
-					    suffix[coding]);
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "ETag: ");
-		r->etag_off = n;
-		r->etag_len = etag_len;
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "%.*s\r\nAccept-Ranges: bytes\r\n",
-				      (int)etag_len, etag);
-		/* Formatted once here rather than on every hit. */
-		http_format_date(date, e->file.st_mtim.tv_sec);
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "Last-Modified: %.*s\r\n", HTTP_DATE_LEN,
-				      date);
-	}
-	if (e->compressible)
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "Vary: Accept-Encoding\r\n");
-	if (encoding[coding])
-		n += (size_t)snprintf(r->headers + n, sizeof(r->headers) - n,
-				      "Content-Encoding: %s\r\n",
-				      encoding[coding]);
-	r->headers_len = n;
+	r->etag_len = 0;
+	if (e->kind != CACHE_FILE)
+		return;
+	r->etag_len = http_format_etag(r->etag, (uint64_t)f->st_ino,
+				       (uint64_t)f->st_size,
+				       file_etag_time(&f->st_mtim),
+				       suffix[coding]);
 }
 
 static void grow_table(struct content_cache *c)
@@ -278,8 +255,8 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 	e->rep[HTTP_CODING_IDENTITY].data = body;
 	e->rep[HTTP_CODING_IDENTITY].len = len;
 	e->rep[HTTP_CODING_IDENTITY].tried = true;
-	build_rep_headers(e, &e->rep[HTTP_CODING_IDENTITY],
-			  HTTP_CODING_IDENTITY, NULL);
+	build_rep_etag(e, &e->rep[HTTP_CODING_IDENTITY], HTTP_CODING_IDENTITY,
+		       NULL);
 	return e;
 }
 
@@ -313,7 +290,7 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 		return;
 	r->data = data;
 	r->len = len;
-	build_rep_headers(e, r, coding, from);
+	build_rep_etag(e, r, coding, from);
 	if (e->linked) {
 		e->bytes += len;
 		c->bytes += len;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A per-thread cache of small files and directory listings, with their
- * compressed variants and prebuilt header lines, so that a hit is answered
+ * compressed variants and entity tags, so that a hit is answered
  * with one writev and no file system call beyond a freshness check at most
  * once a second.  Each thread owns its cache (a share of --cache-size), so
  * threads never wait for each other; entries in use by a suspended write are
@@ -21,21 +21,19 @@
 
 #define CACHE_FILE_MAX (1024 * 1024) /* larger files are not cached */
 #define CACHE_CHECK_MS 1000 /* how stale an entry may get */
-#define CACHE_REP_HEADERS_MAX 256
 
 enum cache_kind {
 	CACHE_FILE, /* a file, or a directory's index.html */
 	CACHE_LISTING, /* a generated directory listing */
 };
 
-/* One representation: the body in one coding, and its header lines. */
+/* One representation: the body in one coding, and its entity tag. */
 struct cache_rep {
 	char *data; /* NULL: not made yet, or not worth it */
 	size_t len;
 	bool tried; /* made or found not worth making */
-	size_t headers_len;
-	char headers[CACHE_REP_HEADERS_MAX]; /* ETag ... CRLF-terminated */
-	size_t etag_off, etag_len; /* within headers */
+	size_t etag_len; /* 0 for a listing, which has none */
+	char etag[HTTP_ETAG_MAX];
 };
 
 struct cache_entry {

@@ -2,7 +2,9 @@
 /*
  * A directory's entries are read, sorted (directories first, then by name)
  * and rendered by the shared core into one buffer, which the content cache
- * keeps (with its compressed variants) for a second.
+ * keeps (with its compressed variants) for a second.  A large directory
+ * takes many milliseconds: the build gives the thread's other connections
+ * a turn every few of them.
  */
 #include "dir_listing.h"
 
@@ -14,47 +16,82 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock_ms.h"
+#include "conn_io.h"
+#include "http/dirents.h"
 #include "http/listing.h"
 #include "server.h"
 #include "static_file.h"
 
-struct entry_list {
-	struct http_listing_entry *items;
-	size_t count;
-	size_t cap;
-	char *names;
-	size_t names_len;
-	size_t names_cap;
+/*
+ * What listings being built on one thread may hold at once (entries, names
+ * and HTML): the thread's cache share, and at least this much.  Builds
+ * interleave, so without a bound a few huge directories asked for at once
+ * would take what memory there is.
+ */
+#define LISTING_BUDGET_MIN (4u << 20)
+
+/* The longest the build runs before the thread's other connections. */
+#define LISTING_SLICE_MS 4
+/* Entries between looks at the clock. */
+#define LISTING_CLOCK_EVERY 128
+
+struct time_slice {
+	uint64_t end;
+	unsigned steps;
 };
 
-static void free_entries(void *arg)
+static void slice_start(struct time_slice *t)
 {
-	struct entry_list *l = arg;
-
-	free(l->items);
-	free(l->names);
+	t->end = clock_ms() + LISTING_SLICE_MS;
+	t->steps = 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
+/* Yields a turn once the slice is used up; -1 if the connection timed out. */
+static int take_turns(struct exchange *rc, struct time_slice *t)
 {
-	size_t n = *cap ? *cap : 64;
+	if (++t->steps % LISTING_CLOCK_EVERY || clock_ms() < t->end)
+		return 0;
+	if (conn_yield_turn(rc->conn))
+		return -1;
+	slice_start(t);
+	return 0;
+}
+
+/* Bytes held by this thread's listings in progress, and the bound. */
+static __thread size_t building_bytes;
+static __thread size_t building_budget;
+
+static void *resize(void *p, size_t old_size, size_t new_size)
+{
 	void *q;
 
-	while (n < need)
-		n *= 2;
-	if (n == *cap)
-		return 0;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
+	if (new_size > old_size &&
+	    new_size - old_size > building_budget - building_bytes) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	q = realloc(p, new_size);
+	if (q)
+		building_bytes += new_size - old_size;
+	return q;
+}
+
+static void release(void *p, size_t size)
+{
+	free(p);
+	building_bytes -= size;
+}
+
+static void free_entries(struct http_dirents *d)
+{
+	release(d->items, d->cap * d->item_size);
+	release(d->names, d->names_cap);
 }
 
 /* Fills size, mtime and type; a symlink is described by its target only
  * when that stays beneath ROOT. */
-static void stat_entry(struct request_ctx *rc, int dir_fd, const char *name,
+static void stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		       struct http_listing_entry *e)
 {
 	struct stat st;
@@ -85,8 +122,8 @@ static void stat_entry(struct request_ctx *rc, int dir_fd, const char *name,
 	e->mtime = st.st_mtim.tv_sec;
 }
 
-static int read_entries(struct request_ctx *rc, int dir_fd,
-			struct entry_list *l)
+static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
+			struct time_slice *slice)
 {
 	int fd = dup(dir_fd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -99,30 +136,23 @@ static int read_entries(struct request_ctx *rc, int dir_fd,
 	}
 	while ((de = readdir(dir))) {
 		const char *name = de->d_name;
-		size_t nlen = strlen(name);
+		struct http_listing_entry *e;
 
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
-		if (grow((void **)&l->items, &l->cap, l->count + 1,
-			 sizeof(*l->items)) ||
-		    grow((void **)&l->names, &l->names_cap,
-			 l->names_len + nlen + 1, 1)) {
+		e = http_dirents_add(d, name, strlen(name));
+		if (!e) {
 			closedir(dir);
 			return -1;
 		}
-		memcpy(l->names + l->names_len, name, nlen + 1);
-		l->items[l->count] = (struct http_listing_entry){
-			/* An offset until the names stop moving. */
-			.name = (const char *)(uintptr_t)l->names_len,
-			.name_len = nlen,
-		};
-		stat_entry(rc, dir_fd, name, &l->items[l->count]);
-		l->names_len += nlen + 1;
-		l->count++;
+		stat_entry(rc, dir_fd, name, e);
+		if (take_turns(rc, slice)) {
+			closedir(dir);
+			return -1;
+		}
 	}
 	closedir(dir);
-	for (size_t i = 0; i < l->count; i++)
-		l->items[i].name = l->names + (uintptr_t)l->items[i].name;
+	http_dirents_done(d);
 	return 0;
 }
 
@@ -143,7 +173,7 @@ static int append_flushed(struct http_out *out)
 
 		while (cap - b->len < out->len)
 			cap *= 2;
-		p = realloc(b->data, cap);
+		p = resize(b->data, b->cap, cap);
 		if (!p)
 			return -1;
 		b->data = p;
@@ -155,10 +185,11 @@ static int append_flushed(struct http_out *out)
 	return 0;
 }
 
-char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
+char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
 {
-	struct entry_list l = { 0 };
 	struct listing_buffer b = { 0 };
+	struct http_dirents d;
+	struct time_slice slice;
 	char chunk[4096];
 	struct http_out out = {
 		.buf = chunk,
@@ -167,23 +198,35 @@ char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len)
 		.ctx = &b,
 	};
 
-	if (read_entries(rc, dir_fd, &l)) {
-		free_entries(&l);
+	http_dirents_init(&d, sizeof(struct http_listing_entry), resize);
+	building_budget = rc->worker->server->cache_bytes > LISTING_BUDGET_MIN ?
+				  rc->worker->server->cache_bytes :
+				  LISTING_BUDGET_MIN;
+	slice_start(&slice);
+	if (read_entries(rc, dir_fd, &d, &slice)) {
+		free_entries(&d);
 		return NULL;
 	}
-	if (l.count)
-		qsort(l.items, l.count, sizeof(*l.items),
-		      http_listing_entry_cmp);
+	if (d.count)
+		qsort(d.items, d.count, d.item_size, http_listing_entry_cmp);
 	http_listing_begin(&out, rc->path, (size_t)rc->path_len);
-	for (size_t i = 0; i < l.count; i++)
-		http_listing_entry(&out, &l.items[i]);
+	for (size_t i = 0; i < d.count; i++) {
+		http_listing_entry(&out, http_dirents_entry(&d, i));
+		if (take_turns(rc, &slice)) {
+			free_entries(&d);
+			release(b.data, b.cap);
+			return NULL; /* errno set: timed out */
+		}
+	}
 	http_listing_end(&out);
-	free_entries(&l);
+	free_entries(&d);
 	if (http_out_flush(&out)) {
-		free(b.data);
+		release(b.data, b.cap);
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* Built: the page is the cache's or the response's from here on. */
+	building_bytes -= b.cap;
 	*len = b.len;
 	return b.data;
 }

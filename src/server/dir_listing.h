@@ -11,6 +11,6 @@
  * The HTML listing of dir_fd, the open directory rc->path names (ending in
  * '/'), in a malloc'd buffer of *len bytes; NULL with errno on failure.
  */
-char *build_dir_listing(struct request_ctx *rc, int dir_fd, size_t *len);
+char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len);
 
 #endif /* SERVER_DIR_LISTING_H */

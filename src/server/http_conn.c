@@ -11,7 +11,9 @@
 
 #include "conn_io.h"
 #include "coro.h"
+#include "health.h"
 #include "http/body.h"
+#include "http/proxy.h"
 #include "http_conn.h"
 #include "respond.h"
 #include "server.h"
@@ -116,7 +118,7 @@ static void lingering_close(struct conn *c, struct read_buffer *rb)
 	}
 }
 
-static void log_request(struct request_ctx *rc)
+static void log_request(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct server *s = w->server;
@@ -124,15 +126,26 @@ static void log_request(struct request_ctx *rc)
 	stats_count_response(&w->stats, rc->status, rc->body_bytes);
 	if (!s->access_log)
 		return;
-	access_log_append(&w->log, s->access_log_fd, &rc->conn->peer,
-			  w->date.clf, rc->buf, rc->req, rc->status,
-			  rc->body_bytes);
+	access_log_append(&w->log, s->log_writer, &rc->conn->peer, w->date.clf,
+			  rc->buf, rc->req, rc->status, rc->body_bytes);
+}
+
+/*
+ * The body bytes of a response cut short: what the connection sent for it,
+ * less its head, which every responder builds at the start of scratch.
+ */
+static uint64_t body_bytes_sent(const struct exchange *rc, uint64_t sent)
+{
+	const char *end = memmem(rc->scratch, HTTP_CONN_SCRATCH, "\r\n\r\n", 4);
+	uint64_t head = end ? (uint64_t)(end + 4 - rc->scratch) : 0;
+
+	return sent > head ? sent - head : 0;
 }
 
 /* Answers a head the parser refused; the connection closes after it. */
 static void reject(struct conn *c, struct read_buffer *rb, int status)
 {
-	struct request_ctx rc = {
+	struct exchange rc = {
 		.conn = c,
 		.worker = c->worker,
 		.buf = rb->data + rb->start,
@@ -147,13 +160,72 @@ static void reject(struct conn *c, struct read_buffer *rb, int status)
 }
 
 /* Best effort: a client cut off mid-request learns why, if it listens. */
-static void send_timeout(struct conn *c)
+static void send_timeout(struct conn *c, struct read_buffer *rb)
 {
 	static const char resp[] = "HTTP/1.1 408 Request Timeout\r\n"
 				   "Connection: close\r\n"
 				   "Content-Length: 0\r\n\r\n";
+	struct exchange rc = {
+		.conn = c,
+		.worker = c->worker,
+		.buf = rb->data + rb->start,
+		.status = 408,
+	};
 
 	send(c->fd, resp, sizeof(resp) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	log_request(&rc);
+}
+
+/*
+ * Reads the PROXY header a balancer sends before the first request and
+ * takes the client's address from it.  Returns 0 once it is consumed, 1
+ * when nothing has arrived yet (the connection idles until something does,
+ * within the request-head timeout of the accept), -1 when the connection
+ * must close without an answer: no valid header, or none in time.
+ */
+static int read_proxy_header(struct conn *c, struct read_buffer *rb,
+			     bool *fresh)
+{
+	struct proxy_parser p;
+	struct proxy_header h;
+	int r = PROXY_PARSE_AGAIN;
+
+	proxy_parser_init(&p);
+	for (;;) {
+		enum read_result res;
+
+		if (rb->end > rb->start) {
+			r = proxy_parse(&p, &h, rb->data + rb->start,
+					rb->end - rb->start);
+			if (r != PROXY_PARSE_AGAIN)
+				break;
+		}
+		res = fill(c, rb, *fresh);
+		*fresh = false;
+		if (res == READ_IDLE)
+			return 1;
+		if (res == READ_CLOSED) {
+			/* Silence is no PROXY problem; part of a header is. */
+			if (rb->end > rb->start)
+				stats_add(&c->worker->stats.proxy_refused, 1);
+			return -1;
+		}
+	}
+	if (r < 0) {
+		stats_add(&c->worker->stats.proxy_refused, 1);
+		return -1;
+	}
+	rb->start += (size_t)r;
+	c->proxy_pending = false;
+	/* LOCAL (a balancer's own check), UNKNOWN: the real peer stays. */
+	if (h.family == PROXY_AF_INET) {
+		c->peer.family = AF_INET;
+		memcpy(c->peer.addr, h.src_addr, 4);
+	} else if (h.family == PROXY_AF_INET6) {
+		c->peer.family = AF_INET6;
+		memcpy(c->peer.addr, h.src_addr, 16);
+	}
+	return 0;
 }
 
 void http_conn_serve(struct coro *coro, void *data)
@@ -163,11 +235,20 @@ void http_conn_serve(struct coro *coro, void *data)
 	struct read_buffer rb = { .data = coro_extra(coro) };
 	bool fresh = true;
 
+	if (unlikely(c->proxy_pending)) {
+		int r = read_proxy_header(c, &rb, &fresh);
+
+		if (r) {
+			c->close_after = r < 0;
+			return;
+		}
+	}
 	for (;;) {
-		struct request_ctx rc;
+		struct exchange rc;
 		struct http_request req;
 		struct http_parser p;
 		unsigned defer_mark;
+		uint64_t sent;
 		int r = HTTP_PARSE_AGAIN;
 
 		http_parser_init(&p);
@@ -187,7 +268,7 @@ void http_conn_serve(struct coro *coro, void *data)
 				return;
 			if (res == READ_CLOSED) {
 				if (c->timed_out && rb.end > rb.start)
-					send_timeout(c);
+					send_timeout(c, &rb);
 				c->close_after = true;
 				return;
 			}
@@ -209,20 +290,39 @@ void http_conn_serve(struct coro *coro, void *data)
 		rc.status = 0;
 		rc.body_bytes = 0;
 		rc.path_len = 0;
+		/*
+		 * The body is read (skipped) after the reply on a connection
+		 * that stays open: a client holding it back for 100-continue
+		 * must be told to send it first.
+		 */
+		if (rc.keep_alive && http_body_expects_continue(rc.buf, &req) &&
+		    conn_write(c, HTTP_CONTINUE_RESPONSE,
+			       sizeof(HTTP_CONTINUE_RESPONSE) - 1, false)) {
+			c->close_after = true;
+			return;
+		}
+		sent = c->bytes_sent;
 		defer_mark = coro_defer_mark(coro);
-		r = serve_request(&rc);
+		if (health_is_target(w->server, rc.buf, &req))
+			r = health_respond(&rc);
+		else
+			r = serve_request(&rc);
 		coro_defer_run_to(coro, defer_mark);
 		if (r) {
+			/* Cut short (client gone, write stall): logged with
+			 * what it got, once a status was chosen. */
+			if (rc.status) {
+				rc.body_bytes = body_bytes_sent(
+					&rc, c->bytes_sent - sent);
+				log_request(&rc);
+			}
 			c->close_after = true;
 			return;
 		}
 		log_request(&rc);
 		rb.start += req.head_len;
-		/*
-		 * The body is skipped after the reply, so a client waiting
-		 * for 100-continue gets its answer; one that then never sends
-		 * the body is closed by the timeout.
-		 */
+		/* A client that never sends the body is closed by the
+		 * timeout. */
 		if (!rc.keep_alive) {
 			/*
 			 * Linger only when the client may still be sending

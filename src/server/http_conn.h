@@ -21,7 +21,7 @@ struct conn;
 struct worker;
 
 /* One request being answered. */
-struct request_ctx {
+struct exchange {
 	struct conn *conn;
 	struct worker *worker;
 	const char *buf; /* the request's bytes; req's offsets are from here */

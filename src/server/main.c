@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * sehttpd: serve a directory over HTTP/1.1.  The main thread sets up, starts
- * one worker per thread, then only waits for SIGINT or SIGTERM to ask the
- * workers to drain and stop.
+ * one worker per thread, then only waits for signals: SIGUSR1 or SIGHUP
+ * reopen the access log, SIGINT or SIGTERM ask the workers to drain and stop.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,9 +15,13 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock_ms.h"
+#include "health.h"
 #include "listener.h"
+#include "log_writer.h"
 #include "metrics.h"
 #include "options.h"
 #include "privileges.h"
@@ -26,6 +31,11 @@
 
 #define EXIT_USAGE 2
 #define MAX_FDS_CAP (1u << 22)
+/* At exit, how long a log that does not keep up may hold the server. */
+#define LOG_DRAIN_MS 1000
+
+/* Static: a writer left blocked at exit still reaches its buffers. */
+static struct log_writer access_log_writer;
 
 static int open_root(struct server *s, const char *root)
 {
@@ -64,6 +74,20 @@ static int probe_root(struct server *s, const char *root, char *real,
 	return 0;
 }
 
+/* extra: O_NONBLOCK not to wait for a FIFO's reader (then cleared). */
+static int open_log_file(const char *path, int extra)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | extra,
+		      0644);
+
+	if (fd < 0)
+		fprintf(stderr, "sehttpd: cannot open access log '%s': %s\n",
+			path, strerror(errno));
+	else if (extra)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~extra);
+	return fd;
+}
+
 static int open_access_log(struct server *s, const char *path)
 {
 	if (!path)
@@ -73,14 +97,24 @@ static int open_access_log(struct server *s, const char *path)
 		s->access_log_fd = STDOUT_FILENO;
 		return 0;
 	}
-	s->access_log_fd =
-		open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (s->access_log_fd < 0) {
-		fprintf(stderr, "sehttpd: cannot open access log '%s': %s\n",
-			path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	s->access_log_fd = open_log_file(path, 0);
+	return s->access_log_fd < 0 ? -1 : 0;
+}
+
+/*
+ * SIGUSR1 or SIGHUP: after logrotate has renamed the log, lines go to a new
+ * file at the same path.  If it cannot be opened, they go on to the old one.
+ * Never waits: the signals that stop the server are blocked meanwhile.
+ */
+static void reopen_access_log(struct server *s, const char *path)
+{
+	int fd;
+
+	if (!s->log_writer || !strcmp(path, "-"))
+		return;
+	fd = open_log_file(path, O_NONBLOCK);
+	if (fd >= 0)
+		log_writer_reopen(s->log_writer, fd);
 }
 
 /* Raises the descriptor limit to its maximum; sizes the connection table. */
@@ -148,6 +182,51 @@ static int wait_for_signal(const sigset_t *set)
 	return sig;
 }
 
+static bool workers_finished(struct server *s, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!atomic_load(&s->workers[i].finished))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Asks the n running workers to stop accepting and let in-flight responses
+ * finish, for at most drain_ms: then, or at a second SIGINT or SIGTERM, what
+ * is left is cut off.  Polled: the main thread has nothing else to do.
+ */
+static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
+			  uint32_t drain_ms)
+{
+	uint64_t deadline = clock_ms() + drain_ms;
+
+	for (unsigned i = 0; i < n; i++)
+		worker_request_stop(&s->workers[i]);
+	while (!workers_finished(s, n)) {
+		uint64_t now = clock_ms(), wait;
+		struct timespec ts;
+		int sig;
+
+		if (now >= deadline) {
+			fprintf(stderr,
+				"sehttpd: responses still in flight "
+				"after the drain timeout are cut off\n");
+			break;
+		}
+		wait = deadline - now < 50 ? deadline - now : 50;
+		ts = (struct timespec){ 0, (long)wait * 1000000 };
+		sig = sigtimedwait(stop, NULL, &ts);
+		if (sig == SIGINT || sig == SIGTERM) {
+			fprintf(stderr,
+				"sehttpd: second signal: stopping now\n");
+			break;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		worker_force_stop(&s->workers[i]);
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt;
@@ -156,10 +235,11 @@ int main(int argc, char **argv)
 	char real_root[PATH_MAX], where[LISTEN_ADDR_STRLEN], err[256];
 	int *listen_fds = NULL;
 	unsigned started;
-	sigset_t stop_signals;
+	sigset_t signals;
 	bool listening = false; /* listen_fds are open and ours to close */
 	struct metrics_server *metrics = NULL;
 	char metrics_where[LISTEN_ADDR_STRLEN];
+	bool stop_now = false; /* a second stop signal came during the grace */
 	int passed, ret = 1;
 
 	switch (options_parse(&opt, argc, argv)) {
@@ -180,9 +260,37 @@ int main(int argc, char **argv)
 			close(s.root_fd);
 		return EXIT_USAGE;
 	}
+	/*
+	 * Only the main thread takes these signals, blocked before any other
+	 * thread starts so that none inherits them unblocked (until then, as
+	 * while opening a FIFO as the log, they stop it as by default).
+	 * Writes to closed sockets fail with EPIPE, not SIGPIPE.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	sigaddset(&signals, SIGHUP);
+	sigaddset(&signals, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &signals, NULL);
+	if (s.access_log) {
+		if (log_writer_start(&access_log_writer, s.access_log_fd)) {
+			perror("sehttpd: access log writer");
+			if (s.access_log_fd > STDOUT_FILENO)
+				close(s.access_log_fd);
+			close(s.root_fd);
+			return 1;
+		}
+		s.log_writer = &access_log_writer;
+		s.access_log_fd = -1; /* the writer's now */
+	}
 	s.timeout_ms = opt.timeout_ms;
 	s.listing = opt.listing;
 	s.compress = opt.compress;
+	s.proxy_protocol = opt.proxy_protocol;
+	s.health_path = opt.health;
+	s.health_len = opt.health ? (uint32_t)strlen(opt.health) : 0;
+	s.health_grace_ms = opt.health_grace_ms;
 	/* Every passed socket gets a thread at least. */
 	s.nworkers = opt.threads > (unsigned)passed ? opt.threads :
 						      (unsigned)passed;
@@ -228,14 +336,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	/* Only the main thread takes the stop signals; workers never see
-	 * them.  Writes to closed sockets fail with EPIPE, not SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&stop_signals);
-	sigaddset(&stop_signals, SIGINT);
-	sigaddset(&stop_signals, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-
 	s.max_conns = connection_limit(&s);
 	started = start_workers(&s, listen_fds);
 	if (started == s.nworkers) {
@@ -252,11 +352,17 @@ int main(int argc, char **argv)
 			printf("sehttpd: metrics on http://%s/metrics\n",
 			       metrics_where);
 		fflush(stdout);
-		wait_for_signal(&stop_signals);
+		for (;;) {
+			int sig = wait_for_signal(&signals);
+
+			if (sig == SIGINT || sig == SIGTERM)
+				break;
+			reopen_access_log(&s, opt.access_log);
+		}
+		stop_now = health_drain(&s, &signals);
 		ret = 0;
 	}
-	for (unsigned i = 0; i < started; i++)
-		worker_request_stop(&s.workers[i]);
+	drain_workers(&s, started, &signals, stop_now ? 0 : opt.drain_ms);
 	for (unsigned i = 0; i < started; i++) {
 		pthread_join(s.workers[i].thread, NULL);
 		worker_destroy(&s.workers[i]);
@@ -274,7 +380,14 @@ out:
 	free(s.workers);
 	free(s.conns);
 	close(s.root_fd);
-	if (s.access_log_fd > STDOUT_FILENO)
-		close(s.access_log_fd);
+	if (s.log_writer) {
+		uint64_t dropped = log_writer_stop(s.log_writer, LOG_DRAIN_MS);
+
+		if (dropped)
+			fprintf(stderr,
+				"sehttpd: %" PRIu64 " access log lines dropped "
+				"(the log did not keep up)\n",
+				dropped);
+	}
 	return ret;
 }

@@ -114,6 +114,9 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		  "Cache hits answered with a compressed variant." },
 		{ "access_log_dropped_lines_total", "counter",
 		  "Access-log lines that could not be written." },
+		{ "proxy_headers_refused_total", "counter",
+		  "Connections closed for a malformed, oversized or "
+		  "incomplete PROXY header." },
 	};
 	uint64_t values[] = {
 		SUM(s, body_bytes),
@@ -126,6 +129,7 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		SUM(s, cache_misses),
 		SUM(s, cache_compressed_hits),
 		SUM(s, log_dropped),
+		SUM(s, proxy_refused),
 	};
 	size_t off = head(buf, len, 0, &responses);
 

@@ -21,6 +21,10 @@ enum {
 	OPT_CACHE_SIZE,
 	OPT_USER,
 	OPT_METRICS,
+	OPT_DRAIN_TIMEOUT,
+	OPT_PROXY_PROTOCOL,
+	OPT_HEALTH,
+	OPT_HEALTH_GRACE,
 };
 
 static const struct option long_options[] = {
@@ -32,8 +36,12 @@ static const struct option long_options[] = {
 	{ "access-log", required_argument, NULL, OPT_ACCESS_LOG },
 	{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
 	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
+	{ "drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "proxy-protocol", no_argument, NULL, OPT_PROXY_PROTOCOL },
+	{ "health", required_argument, NULL, OPT_HEALTH },
+	{ "health-grace", required_argument, NULL, OPT_HEALTH_GRACE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -59,6 +67,18 @@ static void usage(FILE *out)
 		"                         binding (default nobody; root: stay root)\n"
 		"      --metrics ADDR:PORT  serve Prometheus metrics at\n"
 		"                         http://ADDR:PORT/metrics (default off)\n"
+		"      --drain-timeout SECONDS  on SIGINT or SIGTERM, how long\n"
+		"                         in-flight responses may take to\n"
+		"                         finish (default 5); a second\n"
+		"                         signal stops at once\n"
+		"      --proxy-protocol   every connection starts with a PROXY\n"
+		"                         header (v1 or v2) naming the client; only\n"
+		"                         behind a balancer that sends it\n"
+		"      --health PATH      answer GET/HEAD PATH with 200, or with 503\n"
+		"                         once stopping, for load balancers\n"
+		"      --health-grace SECONDS  after SIGTERM/SIGINT, fail health checks\n"
+		"                         this long before closing the listener\n"
+		"                         (default 3; with --health only)\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -112,10 +132,12 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.port = 8080,
 		.threads = cpus > 0 ? (unsigned)cpus : 1,
 		.timeout_ms = 15000,
+		.drain_ms = 5000,
 		.listing = true,
 		.compress = true,
 		.cache_mib = 64,
 		.user = PRIVILEGES_DEFAULT_USER,
+		.health_grace_ms = 3000,
 	};
 
 	opterr = 0;
@@ -141,6 +163,11 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 				return bad("timeout", optarg),
 				       OPTIONS_EXIT_USAGE;
 			break;
+		case OPT_DRAIN_TIMEOUT:
+			if (parse_seconds(optarg, &opt->drain_ms))
+				return bad("drain timeout", optarg),
+				       OPTIONS_EXIT_USAGE;
+			break;
 		case OPT_NO_LISTING:
 			opt->listing = false;
 			break;
@@ -158,6 +185,21 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_METRICS:
 			opt->metrics = optarg;
+			break;
+		case OPT_PROXY_PROTOCOL:
+			opt->proxy_protocol = true;
+			break;
+		case OPT_HEALTH:
+			if (optarg[0] != '/' || strlen(optarg) > 1024 ||
+			    strpbrk(optarg, " \t\r\n"))
+				return bad("health path", optarg),
+				       OPTIONS_EXIT_USAGE;
+			opt->health = optarg;
+			break;
+		case OPT_HEALTH_GRACE:
+			if (parse_seconds(optarg, &opt->health_grace_ms))
+				return bad("health grace", optarg),
+				       OPTIONS_EXIT_USAGE;
 			break;
 		case OPT_USER:
 			if (!*optarg)

@@ -12,6 +12,7 @@ struct options {
 	uint16_t port;
 	unsigned threads;
 	uint32_t timeout_ms;
+	uint32_t drain_ms; /* after SIGINT/SIGTERM, for in-flight responses */
 	bool listing;
 	bool compress;
 	uint32_t cache_mib;
@@ -19,6 +20,9 @@ struct options {
 	const char *user; /* whom to serve as when started as root */
 	bool user_given; /* --user was on the command line */
 	const char *metrics; /* NULL: off; else HOST:PORT to serve them on */
+	bool proxy_protocol; /* connections start with a PROXY header */
+	const char *health; /* NULL: off; else the path of the health check */
+	uint32_t health_grace_ms; /* 503 to checks before the stop */
 };
 
 enum options_result {

@@ -4,10 +4,11 @@
 #include <sys/uio.h>
 
 #include "conn_io.h"
+#include "http/route.h"
 #include "server.h"
 #include "version.h"
 
-void respond_head_init(struct request_ctx *rc, struct http_response_head *h,
+void respond_head_init(struct exchange *rc, struct http_response_head *h,
 		       int status)
 {
 	*h = (struct http_response_head){
@@ -21,26 +22,41 @@ void respond_head_init(struct request_ctx *rc, struct http_response_head *h,
 	};
 }
 
-int respond_with_body(struct request_ctx *rc, struct http_response_head *h,
-		      const void *body, size_t len)
+int respond_layout(struct exchange *rc, const struct http_layout *l, int status,
+		   bool more)
 {
-	struct iovec iov[2];
-	size_t hlen;
+	struct iovec iov[HTTP_LAYOUT_PIECES];
 
-	h->content_length = (int64_t)len;
-	hlen = http_response_head_build(rc->scratch, HTTP_CONN_SCRATCH, h);
-	if (hlen == 0)
-		return -1;
-	rc->status = h->status;
-	iov[0] = (struct iovec){ rc->scratch, hlen };
-	iov[1] = (struct iovec){ (void *)body, len };
-	if (rc->head_only || len == 0)
-		return conn_writev(rc->conn, iov, 1, false);
-	rc->body_bytes = len;
-	return conn_writev(rc->conn, iov, 2, false);
+	for (unsigned int i = 0; i < l->n; i++)
+		iov[i] = (struct iovec){ (void *)l->piece[i].base,
+					 l->piece[i].len };
+	rc->status = status;
+	rc->body_bytes = l->body_len;
+	return conn_writev(rc->conn, iov, (int)l->n, more);
 }
 
-int respond_status(struct request_ctx *rc, int status, const char *location,
+int respond_with_body(struct exchange *rc, struct http_response_head *h,
+		      const void *body, size_t len)
+{
+	struct http_layout l;
+
+	if (http_layout_response(&l, rc->scratch, HTTP_CONN_SCRATCH, h, body,
+				 len, rc->head_only))
+		return -1;
+	return respond_layout(rc, &l, h->status, false);
+}
+
+int respond_bodyless(struct exchange *rc, struct http_response_head *h)
+{
+	struct http_layout l;
+
+	if (http_layout_bodyless(&l, rc->scratch, HTTP_CONN_SCRATCH, h,
+				 rc->head_only))
+		return -1;
+	return respond_layout(rc, &l, h->status, false);
+}
+
+int respond_status(struct exchange *rc, int status, const char *location,
 		   size_t location_len)
 {
 	struct http_response_head h;
@@ -55,4 +71,15 @@ int respond_status(struct request_ctx *rc, int status, const char *location,
 	h.location_len = location_len;
 	h.allow_get_head = status == 405;
 	return respond_with_body(rc, &h, body, len);
+}
+
+int respond_redirect(struct exchange *rc, const char *path, size_t len)
+{
+	char location[HTTP_PATH_MAX * 3 + 2];
+	size_t n = http_dir_redirect_location(location, sizeof(location),
+					      rc->buf, rc->req, path, len);
+
+	if (n == 0)
+		return respond_status(rc, 414, NULL, 0);
+	return respond_status(rc, 301, location, n);
 }

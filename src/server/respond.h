@@ -1,26 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/* Writing responses for a request_ctx: heads, small bodies, error pages. */
+/* Writing responses for an exchange: heads, small bodies, error pages. */
 #ifndef SERVER_RESPOND_H
 #define SERVER_RESPOND_H
 
 #include <stddef.h>
 
+#include "http/layout.h"
 #include "http/response.h"
 #include "http_conn.h"
 
 /* A head for status with the connection's and the thread's defaults. */
-void respond_head_init(struct request_ctx *rc, struct http_response_head *h,
+void respond_head_init(struct exchange *rc, struct http_response_head *h,
 		       int status);
+
+/*
+ * Sends the pieces of l in one write, recording status and the body bytes
+ * for the access log; more: further bytes follow.  Returns 0 or -1.
+ */
+int respond_layout(struct exchange *rc, const struct http_layout *l, int status,
+		   bool more);
 
 /*
  * Sends the head h and body in one write (body omitted for HEAD, but counted
  * in Content-Length).  Returns 0, or -1 when the connection is broken.
  */
-int respond_with_body(struct request_ctx *rc, struct http_response_head *h,
+int respond_with_body(struct exchange *rc, struct http_response_head *h,
 		      const void *body, size_t len);
 
+/* http_select's 304, or its 412 or 416 with the status page. */
+int respond_bodyless(struct exchange *rc, struct http_response_head *h);
+
 /* An error page, or a redirect when location is not NULL. */
-int respond_status(struct request_ctx *rc, int status, const char *location,
+int respond_status(struct exchange *rc, int status, const char *location,
 		   size_t location_len);
+
+/* 301 to the directory path[0..len) with a '/' appended, query kept. */
+int respond_redirect(struct exchange *rc, const char *path, size_t len);
 
 #endif /* SERVER_RESPOND_H */

@@ -37,7 +37,8 @@ struct server {
 	bool compress;
 	size_t cache_bytes; /* per thread */
 	bool access_log;
-	int access_log_fd;
+	int access_log_fd; /* until the log writer takes it over */
+	struct log_writer *log_writer;
 	unsigned nworkers;
 	struct worker *workers;
 	struct conn *conns; /* indexed by fd */
@@ -46,6 +47,11 @@ struct server {
 	 * remain for opening files; the rest wait in the backlog. */
 	unsigned max_conns;
 	atomic_uint open_conns;
+	bool proxy_protocol; /* a PROXY header precedes the first request */
+	const char *health_path; /* --health; health_len 0 when off */
+	uint32_t health_len;
+	uint32_t health_grace_ms;
+	atomic_bool draining; /* stopping soon: health checks fail */
 };
 
 struct worker {
@@ -54,6 +60,8 @@ struct worker {
 	int epoll_fd;
 	int listen_fd;
 	int stop_fd; /* eventfd: the main thread asks for shutdown */
+	atomic_bool force_stop; /* ... and then to cut off what is left */
+	atomic_bool finished; /* worker_run has returned */
 	bool stopping;
 	bool accept_paused;
 	uint64_t now_ms;
@@ -82,12 +90,16 @@ struct conn {
 	struct list_head link; /* in worker->conns */
 	struct timer timer;
 	struct client_addr peer; /* for the access log */
+	uint64_t bytes_sent; /* so far, for the access log */
+	bool proxy_pending; /* its PROXY header has yet to be read */
 };
 
 int worker_init(struct worker *w, struct server *s, int listen_fd);
 void *worker_run(void *arg);
 /* Asks the worker to stop accepting and drain; safe from another thread. */
 void worker_request_stop(struct worker *w);
+/* Then to cut off the responses still in flight; also safe. */
+void worker_force_stop(struct worker *w);
 void worker_destroy(struct worker *w);
 
 /* The coroutine body serving one connection (http_conn.c). */

@@ -53,7 +53,7 @@ static void close_fd(void *arg)
 }
 
 /* Opens and registers the descriptor to be closed after the request. */
-static int open_for_request(struct request_ctx *rc, const char *path)
+static int open_for_request(struct exchange *rc, const char *path)
 {
 	/* O_NONBLOCK: opening a FIFO someone left under ROOT must not hang. */
 	int fd = open_beneath(rc->worker->server->root_fd, path,
@@ -73,7 +73,7 @@ static int open_for_request(struct request_ctx *rc, const char *path)
  * the content cache checks its entries (a cache_stat_fn). */
 static int stat_readable(void *ctx, const char *path, struct stat *st)
 {
-	struct request_ctx *rc = ctx;
+	struct exchange *rc = ctx;
 	int fd = open_beneath(rc->worker->server->root_fd, path,
 			      O_RDONLY | O_NONBLOCK);
 	int ret;
@@ -104,7 +104,7 @@ static char *read_all(int fd, size_t size)
 }
 
 /* A cached entry for rc->path that is still fresh, or NULL. */
-static struct cache_entry *cache_lookup(struct request_ctx *rc)
+static struct cache_entry *cache_lookup(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
@@ -117,7 +117,7 @@ static struct cache_entry *cache_lookup(struct request_ctx *rc)
 }
 
 /* A "FILE.gz" beside the file, not older than it, as its gzip body. */
-static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
+static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 				 const char *file, size_t len,
 				 const struct stat *st)
 {
@@ -152,34 +152,33 @@ static void attach_precompressed(struct request_ctx *rc, struct cache_entry *e,
  * once, compressed on demand), larger ones straight from the file.
  * file is its path relative to ROOT.
  */
-static int serve_file(struct request_ctx *rc, int fd, const struct stat *st,
+static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 		      const char *file)
 {
 	struct worker *w = rc->worker;
 	size_t file_len = strlen(file);
 	const char *type = http_mime_type(file, file_len);
+	bool compressible = w->server->compress && http_mime_compressible(type);
 	struct cache_entry *e;
 	char *body;
 
 	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX)
-		return respond_from_file(rc, fd, st, type);
+		return respond_file(rc, fd, st, type, compressible);
 	body = read_all(fd, (size_t)st->st_size);
 	if (!body)
-		return respond_from_file(rc, fd, st, type);
+		return respond_file(rc, fd, st, type, compressible);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
-			    (size_t)st->st_size, st, file, type,
-			    w->server->compress && http_mime_compressible(type),
+			    (size_t)st->st_size, st, file, type, compressible,
 			    w->now_ms);
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);
 	if (e->compressible)
 		attach_precompressed(rc, e, file, file_len, st);
 	content_cache_link(w->cache, e);
-	return respond_from_entry(rc, e);
+	return respond_entry(rc, e);
 }
 
-static int serve_listing(struct request_ctx *rc, int dir_fd,
-			 const struct stat *st)
+static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
@@ -195,10 +194,10 @@ static int serve_listing(struct request_ctx *rc, int dir_fd,
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);
 	content_cache_link(w->cache, e);
-	return respond_from_entry(rc, e);
+	return respond_entry(rc, e);
 }
 
-static int serve_directory(struct request_ctx *rc, int dir_fd,
+static int serve_directory(struct exchange *rc, int dir_fd,
 			   const struct stat *dir_st)
 {
 	char *path = rc->path;
@@ -207,16 +206,8 @@ static int serve_directory(struct request_ctx *rc, int dir_fd,
 	struct stat st;
 	int fd;
 
-	if (path[len - 1] != '/') {
-		char location[HTTP_PATH_MAX * 3 + 2];
-		size_t n = http_dir_redirect_location(location,
-						      sizeof(location), rc->buf,
-						      rc->req, path, len);
-
-		if (n == 0)
-			return respond_status(rc, 414, NULL, 0);
-		return respond_status(rc, 301, location, n);
-	}
+	if (path[len - 1] != '/')
+		return respond_redirect(rc, path, len);
 	/* The index's path, relative to ROOT. */
 	if (http_path_join(index, sizeof(index), path + 1, len - 1,
 			   INDEX_FILE) >= 0) {
@@ -224,12 +215,36 @@ static int serve_directory(struct request_ctx *rc, int dir_fd,
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 			return serve_file(rc, fd, &st, index);
 	}
-	if (!rc->worker->server->listing)
+	if (!rc->worker->server->listing || dir_fd < 0)
 		return respond_status(rc, 403, NULL, 0);
 	return serve_listing(rc, dir_fd, dir_st);
 }
 
-int serve_request(struct request_ctx *rc)
+/*
+ * A directory that may be searched but not read (mode 711, as ~/public_html
+ * often is) cannot be opened, but its index.html can: serve that, as nginx
+ * does.  Finding the index also shows that the path is a directory, before
+ * a missing trailing slash is redirected; without one the answer stays 403.
+ */
+static int serve_searchable_dir(struct exchange *rc)
+{
+	const char *path = rc->path;
+	size_t len = (size_t)rc->path_len;
+	char index[HTTP_PATH_MAX + sizeof(INDEX_FILE) + 1];
+	struct stat st;
+	int fd = -1;
+
+	/* The index's path, relative to ROOT. */
+	if (http_path_join(index, sizeof(index), path + 1, len - 1,
+			   path[len - 1] == '/' ? INDEX_FILE :
+						  "/" INDEX_FILE) >= 0)
+		fd = open_for_request(rc, index);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return respond_status(rc, 403, NULL, 0);
+	return serve_directory(rc, -1, NULL);
+}
+
+int serve_request(struct exchange *rc)
 {
 	struct cache_entry *e;
 	struct stat st;
@@ -241,12 +256,14 @@ int serve_request(struct request_ctx *rc)
 	e = cache_lookup(rc);
 	if (e) {
 		stats_add(&rc->worker->stats.cache_hits, 1);
-		return respond_from_entry(rc, e);
+		return respond_entry(rc, e);
 	}
 	if (content_cache_enabled(rc->worker->cache))
 		stats_add(&rc->worker->stats.cache_misses, 1);
 
 	fd = open_for_request(rc, rc->path + 1);
+	if (fd < 0 && errno == EACCES)
+		return serve_searchable_dir(rc);
 	if (fd < 0)
 		return respond_status(rc, http_status_for_errno(errno), NULL,
 				      0);

@@ -7,7 +7,7 @@
 
 /* Returns 0 when answered (even with an error status), -1 when the
  * connection is broken and must be closed. */
-int serve_request(struct request_ctx *rc);
+int serve_request(struct exchange *rc);
 
 /*
  * Opens path (relative to ROOT, "" for ROOT itself) without ever leaving

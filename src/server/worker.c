@@ -83,6 +83,12 @@ void worker_request_stop(struct worker *w)
 		perror("sehttpd: eventfd");
 }
 
+void worker_force_stop(struct worker *w)
+{
+	atomic_store(&w->force_stop, true);
+	worker_request_stop(w); /* every write is a new edge */
+}
+
 static void conn_list_add(struct worker *w, struct conn *c)
 {
 	list_add(&c->link, &w->conns);
@@ -223,6 +229,7 @@ static void accept_all(struct worker *w)
 		timer_init(&c->timer);
 		if (s->access_log)
 			client_addr_set(&c->peer, (struct sockaddr *)&ss);
+		c->proxy_pending = s->proxy_protocol;
 		ev.data.u32 = (uint32_t)fd;
 		if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
@@ -255,9 +262,9 @@ static void begin_stop(struct worker *w)
 			conn_close(w, c);
 	}
 	/*
-	 * No overall deadline: every busy connection has its own timer, which
-	 * a reply that keeps making progress keeps pushing back, and which
-	 * cuts off one that stalls.
+	 * Every busy connection has its own timer, which a reply that keeps
+	 * making progress keeps pushing back, and which cuts off one that
+	 * stalls; the main thread bounds the whole drain (cut_off_all).
 	 */
 }
 
@@ -265,6 +272,24 @@ static void force_close_all(struct worker *w)
 {
 	while (!list_empty(&w->conns))
 		conn_close(w, list_first_entry(&w->conns, struct conn, link));
+}
+
+/*
+ * The drain is over: each busy connection fails its pending I/O as on a
+ * timeout, so that it unwinds and logs what it sent, then closes.
+ */
+static void cut_off_all(struct worker *w)
+{
+	struct conn *c, *next;
+
+	list_for_each_entry_safe(c, next, &w->conns, link) {
+		if (c->coro) {
+			c->timed_out = true;
+			c->turn = false;
+			conn_resume(w, c);
+		}
+	}
+	force_close_all(w); /* any that did not finish */
 }
 
 static void handle_event(struct worker *w, const struct epoll_event *ev)
@@ -280,6 +305,8 @@ static void handle_event(struct worker *w, const struct epoll_event *ev)
 	if (fd == w->stop_fd) {
 		if (!w->stopping)
 			begin_stop(w);
+		if (atomic_load(&w->force_stop))
+			cut_off_all(w);
 		return;
 	}
 	c = &s->conns[fd];
@@ -352,12 +379,15 @@ void *worker_run(void *arg)
 		for (int i = 0; i < n; i++)
 			handle_event(w, &events[i]);
 		expire_timers(w);
-		if (w->log.len)
-			access_log_flush(&w->log, s->access_log_fd);
+		if (w->log.len) {
+			access_log_flush(&w->log, s->log_writer);
+			stats_set(&w->stats.log_dropped, w->log.dropped);
+		}
 		publish_gauges(w);
 	}
 	force_close_all(w); /* only left after an epoll failure */
 	if (w->log.len)
-		access_log_flush(&w->log, s->access_log_fd);
+		access_log_flush(&w->log, s->log_writer);
+	atomic_store(&w->finished, true);
 	return NULL;
 }

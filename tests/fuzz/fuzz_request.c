@@ -4,7 +4,10 @@
  * in one call and again split in two at a point derived from the input (and
  * byte by byte when short): every way must reach the same verdict.  Then the
  * parts of the input go through routing, path normalisation, the chunked
- * decoder, the escapers and the listing, each checked against invariants.
+ * decoder, the escapers and the listing, each checked against invariants;
+ * so do the values of the fields the servers act on (Host, Transfer-Encoding,
+ * Range, the dates and the preconditions), both from a parsed request and
+ * as the raw input.
  *
  * Built with -DFUZZ_STANDALONE it is a replayer instead: it runs the files
  * named on its command line, for machines without libFuzzer.
@@ -13,14 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/body.h"
 #include "http/chunked.h"
+#include "http/conditional.h"
 #include "http/escape.h"
 #include "http/format.h"
+#include "http/host.h"
 #include "http/listing.h"
 #include "http/mime.h"
 #include "http/parser.h"
 #include "http/path.h"
+#include "http/range.h"
 #include "http/route.h"
+#include "http/select.h"
 
 /* libFuzzer's entry point; it has no header of its own. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -158,6 +166,154 @@ static void check_request(const struct http_request *req, int r, size_t n)
 		FUZZ_ASSERT(req->keep_alive);
 	if (req->version_minor == 0 && !http_has_header(req, HTTP_H_CONNECTION))
 		FUZZ_ASSERT(!req->keep_alive);
+	/* An accepted Transfer-Encoding is chunked, and ends HTTP/1.0. */
+	FUZZ_ASSERT(req->chunked_body ==
+		    http_has_header(req, HTTP_H_TRANSFER_ENCODING));
+	if (req->chunked_body && req->version_minor == 0)
+		FUZZ_ASSERT(!req->keep_alive);
+	/* Range and the dates on two lines are dropped, not last-wins. */
+	if (req->repeated & (1u << HTTP_H_RANGE | 1u << HTTP_H_IF_RANGE))
+		FUZZ_ASSERT(!http_has_header(req, HTTP_H_RANGE));
+	if (req->repeated & (1u << HTTP_H_IF_MODIFIED_SINCE))
+		FUZZ_ASSERT(!http_has_header(req, HTTP_H_IF_MODIFIED_SINCE));
+}
+
+/* A Host the parser accepts: no byte that cannot be in uri-host [:port]. */
+static void check_host(const char *s, size_t n)
+{
+	if (!http_host_valid(s, n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = (uint8_t)s[i];
+
+		FUZZ_ASSERT(c > 0x20 && c < 0x7f && c != '/' && c != '?' &&
+			    c != '#' && c != '@' && c != '"' && c != '\\');
+	}
+	if (n && s[0] == '[')
+		FUZZ_ASSERT(memchr(s, ']', n));
+	else
+		FUZZ_ASSERT(!memchr(s, '[', n) && !memchr(s, ']', n));
+}
+
+static void check_range(const char *v, size_t n, uint64_t size)
+{
+	uint64_t first = 0, last = 0;
+
+	switch (http_parse_range(v, n, size, &first, &last)) {
+	case HTTP_RANGE_OK:
+		FUZZ_ASSERT(size > 0 && first <= last && last < size);
+		break;
+	case HTTP_RANGE_UNSATISFIABLE:
+	case HTTP_RANGE_NONE:
+		break;
+	default:
+		FUZZ_ASSERT(0);
+	}
+}
+
+/*
+ * A date the parser accepts is a real calendar date: formatted again it
+ * reads back the same, and an IMF-fixdate keeps its day of the month.
+ */
+static void check_date(const char *s, size_t n)
+{
+	char again[HTTP_DATE_LEN];
+	struct http_tm tm;
+	int64_t t, t2;
+
+	if (http_parse_date(s, n, &t))
+		return;
+	FUZZ_ASSERT(t >= -62167219200LL && t <= 253402300800LL); /* 0-9999 */
+	http_time_to_tm(t, &tm);
+	if (n == HTTP_DATE_LEN && s[3] == ',' && s[23] != '6')
+		FUZZ_ASSERT(tm.day == (s[5] - '0') * 10 + (s[6] - '0'));
+	if (t >= 0) {
+		http_format_date(again, t);
+		FUZZ_ASSERT(!http_parse_date(again, sizeof(again), &t2));
+		FUZZ_ASSERT(t2 == t);
+	}
+}
+
+/* The values of the fields that select a representation. */
+static void check_fields(const char *buf, const struct http_request *req,
+			 uint64_t size)
+{
+	static const char etag[] = "\"1-2-3\"";
+	char tmp[HTTP_LIST_JOIN_MAX];
+	const char *list;
+	size_t n;
+
+	/* An absolute-form target names a valid, non-empty host. */
+	if (req->target_ok && buf[req->target.off] != '/') {
+		const char *a =
+			memchr(buf + req->target.off, '/', req->target.len);
+		size_t alen;
+
+		FUZZ_ASSERT(a && a[1] == '/');
+		a += 2;
+		alen = (size_t)(buf + req->path.off - a);
+		FUZZ_ASSERT(alen > 0 && http_host_valid(a, alen));
+	}
+
+	if (http_has_header(req, HTTP_H_HOST)) {
+		struct http_span h = req->header[HTTP_H_HOST];
+
+		FUZZ_ASSERT(http_host_valid(buf + h.off, h.len));
+	}
+	if (http_has_header(req, HTTP_H_RANGE)) {
+		struct http_span r = req->header[HTTP_H_RANGE];
+
+		check_range(buf + r.off, r.len, size);
+		check_range(buf + r.off, r.len, 0);
+	}
+	if (http_has_header(req, HTTP_H_IF_MODIFIED_SINCE)) {
+		struct http_span d = req->header[HTTP_H_IF_MODIFIED_SINCE];
+
+		check_date(buf + d.off, d.len);
+	}
+	if (http_has_header(req, HTTP_H_IF_RANGE)) {
+		struct http_span d = req->header[HTTP_H_IF_RANGE];
+
+		check_date(buf + d.off, d.len);
+	}
+	n = http_header_list(buf, req, HTTP_H_IF_NONE_MATCH, tmp, sizeof(tmp),
+			     &list);
+	if (list)
+		http_etag_list_matches(list, n, etag, sizeof(etag) - 1);
+	n = http_header_list(buf, req, HTTP_H_TRANSFER_ENCODING, tmp,
+			     sizeof(tmp), &list);
+	if (list)
+		FUZZ_ASSERT(http_list_has_token(list, n, "chunked"));
+}
+
+/* Preconditions and Range against a file of size bytes and a listing. */
+static void check_select(const char *buf, const struct http_request *req,
+			 uint64_t size)
+{
+	static const char tag[] = "\"e-1\"";
+	const struct http_representation reps[] = {
+		{ tag, sizeof(tag) - 1, 1700000000, size, true, true, "gzip" },
+		{ NULL, 0, HTTP_NO_TIME, size, false, true, NULL },
+	};
+	char out[HTTP_SELECT_HEADERS_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(reps); i++) {
+		struct http_selection sel;
+
+		http_select(buf, req, &reps[i], &sel);
+		FUZZ_ASSERT(sel.status == 200 || sel.status == 206 ||
+			    sel.status == 304 || sel.status == 412 ||
+			    sel.status == 416);
+		FUZZ_ASSERT(reps[i].ranges ||
+			    (sel.status != 206 && sel.status != 416));
+		if (sel.status == 200)
+			FUZZ_ASSERT(sel.first == 0 && sel.len == size);
+		if (sel.status == 206)
+			FUZZ_ASSERT(sel.len > 0 && sel.first < size &&
+				    sel.len <= size - sel.first);
+		FUZZ_ASSERT(http_select_headers(out, sizeof(out), &reps[i],
+						&sel, INT64_MAX) > 0);
+	}
 }
 
 static void check_normalized(const char *p, size_t n)
@@ -417,7 +573,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (r1 > 0) {
 		check_request(&one, r1, size);
+		check_fields(buf, &one, h);
 		check_route(buf, &one);
+		/* The Expect walk stays within the head and needs a body. */
+		if (http_body_expects_continue(buf, &one))
+			FUZZ_ASSERT(!http_body_none(&one) &&
+				    one.version_minor == 1);
+		check_select(buf, &one, h % 5000);
 		if (one.chunked_body)
 			check_chunked(buf + r1, size - (size_t)r1,
 				      (size - (size_t)r1) / 2);
@@ -430,6 +592,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		check_escapers(buf, size);
 		check_listing(buf, size, v);
+		check_host(buf, size);
+		check_range(buf, size, v >> (h & 63));
+		check_date(buf, size);
 		FUZZ_ASSERT(http_mime_type(buf, size) != NULL);
 		date[HTTP_DATE_LEN] = '#';
 		http_format_date(date, (int64_t)v);

@@ -2,6 +2,7 @@
 signals and graceful shutdown, and the access log."""
 
 import datetime
+import http.client
 import os
 import re
 import signal
@@ -14,6 +15,7 @@ import httpraw
 from httpraw import build_request, Conn
 from target import (ServerProcess, ServerTestCase, needs_process,
                     sehttpd_bin, session_tree, temp_dir)
+from test_metrics import METRICS_LINE, parse_exposition
 
 LISTEN_LINE = re.compile(r'^sehttpd: listening on http://(\S+):(\d+)/ '
                          r'\(root (.+), (\d+) threads?\)$')
@@ -96,7 +98,8 @@ class CommandLineTest(unittest.TestCase):
                 self.assertEqual(rc, 0)
                 self.assertIn('usage', out.lower())
                 for opt in ('--port', '--bind', '--threads', '--timeout',
-                            '--no-listing', '--access-log'):
+                            '--no-listing', '--access-log',
+                            '--drain-timeout'):
                     self.assertIn(opt, out, 'usage does not mention ' + opt)
 
     def test_version(self):
@@ -114,7 +117,8 @@ class CommandLineTest(unittest.TestCase):
                  ['-t', '0'], ['-t', 'abc'], ['-t', '-2'],
                  ['--threads', '0'], ['--timeout', '-1'],
                  ['--timeout', 'abc'], ['--timeout', ''],
-                 ['--timeout', '1x'], ['-b', 'not-an-address'],
+                 ['--timeout', '1x'], ['--drain-timeout', '-1'],
+                 ['--drain-timeout', 'x'], ['-b', 'not-an-address'],
                  ['-b', '256.1.1.1'], ['--port'], ['-p']]
         for args in cases:
             full = ['-b', '127.0.0.1', '-p', '0'] + args + [www] \
@@ -270,8 +274,9 @@ class CommandLineTest(unittest.TestCase):
 
     def test_graceful_shutdown_finishes_slow_download(self):
         """The download lasts about 4 timeouts after the signal, but
-        every read is progress, so it must complete."""
-        srv = self.start(['--timeout', '1'])
+        every read is progress, so it must complete within the drain
+        timeout."""
+        srv = self.start(['--timeout', '1', '--drain-timeout', '30'])
         idle = Conn(srv.host, srv.port)
         self.addCleanup(idle.close)
         idle.send(build_request('GET', '/a.txt'))
@@ -315,6 +320,67 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(srv.wait(4), 0, 'not exited 4 s after the last '
                          'response (stderr %r)' % srv.stderr_text())
 
+    def start_slow_download(self, srv):
+        """A download read steadily at about 200 KB/s (10 MiB: 50 s)."""
+        c = Conn(srv.host, srv.port, rcvbuf=16384)
+        self.addCleanup(c.close)
+        c.send(build_request('GET', '/big/10m.bin'))
+        self.assertEqual(c.read_response(body=False).status, 200)
+        c.buf.clear()
+        c.got = 0
+        c.start = time.monotonic()
+        self.read_slowly(c, 0.3)
+        return c
+
+    def read_slowly(self, c, seconds):
+        """Reads c at 200 KB/s for seconds; True at the end of stream."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                chunk = c.sock.recv(16384)
+            except ConnectionResetError:
+                chunk = b''
+            if not chunk:
+                return True
+            c.got += len(chunk)
+            ahead = c.got / 200e3 - (time.monotonic() - c.start)
+            if ahead > 0:
+                time.sleep(ahead)
+        return False
+
+    def test_drain_bounded_by_default(self):
+        """SIGTERM lets a slow but steady download go on for at most
+        the drain timeout (5 s by default), not until it ends (what the
+        kernel already holds in the socket buffers may still arrive)."""
+        srv = self.start(['--timeout', '5'])
+        c = self.start_slow_download(srv)
+        signalled = time.monotonic()
+        srv.send_signal(signal.SIGTERM)
+        while srv.alive() and time.monotonic() - signalled < 9:
+            if self.read_slowly(c, 0.1):
+                break
+        elapsed = time.monotonic() - signalled
+        self.assertEqual(srv.wait(0.5), 0, 'still running %.1f s after '
+                         'SIGTERM with a download in flight; stderr %r'
+                         % (elapsed, srv.stderr_text()))
+        self.assertGreater(elapsed, 4, 'drained for less than 5 s')
+
+    def test_second_signal_stops_at_once(self):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(sig=sig):
+                srv = self.start(['--timeout', '5'])
+                c = self.start_slow_download(srv)
+                srv.send_signal(sig)
+                self.assertFalse(self.read_slowly(c, 0.5),
+                                 'the first signal cut the download off')
+                again = time.monotonic()
+                srv.send_signal(sig)
+                rc = srv.wait(2)
+                self.assertEqual(rc, 0, 'exit status %r %.1f s after a '
+                                 'second signal; stderr %r'
+                                 % (rc, time.monotonic() - again,
+                                    srv.stderr_text()))
+
     def test_shutdown_bounded_by_stuck_client(self):
         """A client that stops reading mid-download cannot hold the
         server up for longer than about the timeout."""
@@ -338,8 +404,8 @@ class AccessLogMixin:
     def log_lines(self):
         raise NotImplementedError
 
-    def wait_lines(self, count, since=0):
-        deadline = time.monotonic() + LOG_WAIT_S
+    def wait_lines(self, count, since=0, within=LOG_WAIT_S):
+        deadline = time.monotonic() + within
         while True:
             lines = self.log_lines()[since:]
             if len(lines) >= count or time.monotonic() > deadline:
@@ -457,6 +523,184 @@ class AccessLogFileTest(ServerTestCase, AccessLogMixin):
                                  'raw control byte %#x in the log' % ch)
         self.assertNotIn(b'\x7f', raw, 'raw DEL in the log')
 
+    def test_long_target_keeps_the_line(self):
+        """A target of 1,400 %22 (4 KB) used to cut the line before the
+        status; long fields are cut, never the line's structure."""
+        n0 = len(self.log_lines())
+        target = '/a.txt?' + '%22' * 1400
+        ua = 'agent/' + 'u' * 500
+        with self.conn() as c:
+            c.send(build_request('GET', target, headers=[
+                ('User-Agent', ua), ('Referer', 'http://ref.test/')]))
+            self.assertEqual(c.read_response().status, 200)
+        lines = self.wait_lines(1, n0)
+        self.assertEqual(len(lines), 1, lines)
+        self.assertLess(len(lines[0]), 4096)
+        self.assertIsNotNone(CLF.match(lines[0]), 'the line lost its '
+                             'structure: ...%r' % lines[0][-200:])
+        line = self.parse(lines[0])
+        self.assertEqual((line['status'], line['size'], line['referer'],
+                          line['agent']), (200, '12', 'http://ref.test/', ua))
+        self.assertTrue(line['request'].startswith('GET /a.txt?%22%22'),
+                        line['request'][:100])
+        self.assertTrue(line['request'].endswith('... HTTP/1.1'),
+                        line['request'][-100:])
+
+
+@needs_process('starts sehttpd with --access-log FILE --timeout 0.5')
+class AccessLogCutShortTest(ServerTestCase, AccessLogMixin):
+    """Responses that end early are logged too, with the status and the
+    body bytes actually written."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.log_path = os.path.join(temp_dir(), 'access.log')
+        cls.server_args = ('--access-log', cls.log_path, '--timeout', '0.5')
+        super().setUpClass()
+
+    log_bytes = AccessLogFileTest.log_bytes
+    log_lines = AccessLogFileTest.log_lines
+
+    def cut_short_line(self, n0, what):
+        # After the cut (0.5 s without progress, or at once), within the
+        # usual second; slack for a loaded machine.
+        lines = self.wait_lines(1, n0, within=3)
+        self.assertEqual(len(lines), 1, 'no log line for %s' % what)
+        return self.parse(lines[0])
+
+    def test_client_gone_mid_download(self):
+        url = '/big/10m.bin'
+        size = len(self.tree.files[url])
+        n0 = len(self.log_lines())
+        with self.conn(rcvbuf=16384) as c:
+            c.send(build_request('GET', url))
+            self.assertEqual(c.read_response(body=False).status, 200)
+            c.sock.recv(16384)
+            c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                              b'\x01\x00\x00\x00\x00\x00\x00\x00')
+        line = self.cut_short_line(n0, 'a client gone mid-download')
+        self.assertEqual((line['request'], line['status']),
+                         ('GET %s HTTP/1.1' % url, 200))
+        self.assertLess(int(line['size']), size)
+
+    def test_write_stall(self):
+        url = '/big/10m.bin'
+        size = len(self.tree.files[url])
+        n0 = len(self.log_lines())
+        with self.conn(rcvbuf=16384) as c:
+            c.send(build_request('GET', url))
+            self.assertEqual(c.read_response(body=False).status, 200)
+            got = len(c.buf)
+            c.buf.clear()
+            for _ in range(4):
+                got += len(c.sock.recv(16384))
+            line = self.cut_short_line(n0, 'a reader that stopped')
+            # What the client has, and what is in flight, was written.
+            self.assertEqual((line['request'], line['status']),
+                             ('GET %s HTTP/1.1' % url, 200))
+            self.assertGreaterEqual(int(line['size']), got)
+            self.assertLess(int(line['size']), size)
+
+    def test_request_timeout_408(self):
+        n0 = len(self.log_lines())
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nX-Slow: ')
+            closed, data = c.wait_closed(3)
+            self.assertTrue(closed)
+            self.assertRegex(data, rb'^HTTP/1\.1 408 ')
+        line = self.cut_short_line(n0, 'a request timed out')
+        self.assertEqual((line['request'], line['status'], line['size']),
+                         ('-', 408, '0'))
+
+
+
+@needs_process('starts sehttpd with --access-log FILE and signals it')
+class AccessLogReopenTest(unittest.TestCase):
+    """logrotate renames the log, then signals the server, which must
+    go on (SIGHUP used to kill it) with a new file at the same path."""
+
+    def rotate_with(self, sig):
+        logs = temp_dir()
+        # The new file is made by the user the server runs as (nobody,
+        # when started as root).
+        os.chmod(logs, 0o777)
+        log = os.path.join(logs, 'access.log')
+        srv = ServerProcess(['--access-log', log], root=session_tree().www)
+        self.addCleanup(srv.kill)
+
+        def get(url):
+            with Conn(srv.host, srv.port) as c:
+                c.send(build_request('GET', url))
+                self.assertEqual(c.read_response().status, 200)
+
+        def wait_for(path, text):
+            deadline = time.monotonic() + LOG_WAIT_S
+            while time.monotonic() < deadline:
+                if os.path.exists(path):
+                    with open(path) as fh:
+                        if text in fh.read():
+                            return
+                time.sleep(0.05)
+            self.fail('%r not in %s' % (text, path))
+
+        get('/a.txt')
+        wait_for(log, '/a.txt')
+        os.rename(log, log + '.1')
+        get('/b.txt')  # still into the renamed file
+        wait_for(log + '.1', '/b.txt')
+        srv.send_signal(sig)
+        deadline = time.monotonic() + 2
+        while not os.path.exists(log):
+            self.assertTrue(srv.alive(), 'signal %d killed the server '
+                            '(exit %s)' % (sig, srv.proc.poll()))
+            self.assertLess(time.monotonic(), deadline, 'no new log 2 s '
+                            'after signal %d' % sig)
+            time.sleep(0.05)
+        get('/hello.txt')
+        wait_for(log, '/hello.txt')
+        with open(log + '.1') as fh:
+            self.assertNotIn('/hello.txt', fh.read())
+        self.assertEqual(srv.stop(), 0)
+
+    def test_sigusr1_reopens_the_log(self):
+        self.rotate_with(signal.SIGUSR1)
+
+    def test_sighup_reopens_the_log(self):
+        self.rotate_with(signal.SIGHUP)
+
+    def test_reopen_never_waits(self):
+        """A FIFO nobody reads in the log's place cannot be opened
+        without waiting: the old log stays, and SIGTERM still works."""
+        logs = temp_dir()
+        log = os.path.join(logs, 'access.log')
+        srv = ServerProcess(['--access-log', log], root=session_tree().www)
+        self.addCleanup(srv.kill)
+        os.rename(log, log + '.1')
+        os.mkfifo(log)
+        os.chmod(log, 0o666)
+        srv.send_signal(signal.SIGUSR1)
+        time.sleep(0.3)
+        self.assertTrue(srv.alive())
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/a.txt'))
+            self.assertEqual(c.read_response().status, 200)
+        srv.send_signal(signal.SIGTERM)
+        self.assertEqual(srv.wait(3), 0, 'no exit 3 s after SIGTERM; '
+                         'stderr %r' % srv.stderr_text())
+        self.assertIn('cannot open access log', srv.stderr_text())
+
+    def test_sighup_without_log_keeps_serving(self):
+        srv = ServerProcess([], root=session_tree().www)
+        self.addCleanup(srv.kill)
+        srv.send_signal(signal.SIGHUP)
+        time.sleep(0.2)
+        self.assertTrue(srv.alive(), 'SIGHUP killed the server (exit %s)'
+                        % srv.proc.poll())
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/a.txt'))
+            self.assertEqual(c.read_response().status, 200)
+        self.assertEqual(srv.stop(), 0)
+
 
 @needs_process('starts sehttpd with --access-log -')
 class AccessLogStdoutTest(ServerTestCase, AccessLogMixin):
@@ -469,3 +713,54 @@ class AccessLogStdoutTest(ServerTestCase, AccessLogMixin):
 
     def test_lines_on_stdout(self):
         self.check_basic_lines()
+
+
+@needs_process('starts sehttpd with --access-log FIFO')
+class AccessLogBlockedTest(unittest.TestCase):
+    """A log that blocks must not stall serving, nor the shutdown."""
+
+    def test_fifo_nobody_reads(self):
+        fifo = os.path.join(temp_dir(), 'access.fifo')
+        os.mkfifo(fifo)
+        # A reader that never reads: the pipe (64 KiB) fills and stays so.
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        self.addCleanup(os.close, reader)
+        srv = ServerProcess(['-t', '1', '--access-log', fifo, '--metrics',
+                             '127.0.0.1:0'], root=session_tree().www)
+        self.addCleanup(srv.kill)
+        agent = 'x' * 2000  # 2 KB lines: the pipe is full after ~32
+        start = time.monotonic()
+        with Conn(srv.host, srv.port, timeout=3) as c:
+            for i in range(400):
+                c.send(build_request('GET', '/a.txt',
+                                     headers=[('User-Agent', agent)]))
+                try:
+                    resp = c.read_response()
+                except (TimeoutError, OSError) as e:
+                    self.fail('request %d not answered with the access '
+                              'log blocked: %r' % (i, e))
+                self.assertEqual(resp.status, 200)
+        self.assertLess(time.monotonic() - start, 10)
+        # The drops are counted for --metrics too.
+        m = METRICS_LINE.search(srv.wait_line(
+            lambda s: 'metrics on' in s, 5))
+        deadline = time.monotonic() + 2
+        while True:
+            mc = http.client.HTTPConnection(m.group(1), int(m.group(2)),
+                                            timeout=5)
+            mc.request('GET', '/metrics')
+            dropped = parse_exposition(mc.getresponse().read().decode())[
+                ('sehttpd_access_log_dropped_lines_total', '')]
+            mc.close()
+            if dropped or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        self.assertGreater(dropped, 0)
+        start = time.monotonic()
+        srv.send_signal(signal.SIGTERM)
+        rc = srv.wait(5)
+        self.assertEqual(rc, 0, 'exit status %r %.1f s after SIGTERM with '
+                         'the access log blocked; stderr %r'
+                         % (rc, time.monotonic() - start, srv.stderr_text()))
+        self.assertRegex(srv.stderr_text(), r'\d+ access log lines dropped')
+

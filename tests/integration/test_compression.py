@@ -216,11 +216,15 @@ class CompressionTest(ServerTestCase):
                 self.assert_coded(resp, BIG, coding)
 
     def test_large_file_not_compressed(self):
-        """Over the cache's per-file limit: sent as it is."""
-        for ae in ('gzip', 'gzip, deflate', '*'):
+        """Over the cache's per-file limit: sent as it is, but its type is
+        compressible, so it varies on Accept-Encoding like the others."""
+        for ae in (None, 'gzip', 'gzip, deflate', '*'):
             with self.subTest(accept_encoding=ae):
                 resp = self.fetch(LARGE, ae)
                 self.assert_coded(resp, LARGE, 'identity')
+                self.assert_vary(resp, ' on a large file')
+                head = self.fetch(LARGE, ae, method='HEAD')
+                self.assert_vary(head, ' on HEAD of a large file')
 
     def test_gz_file_requested_itself(self):
         """A .gz file asked for by name is application/gzip, as it is."""

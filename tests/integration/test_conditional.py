@@ -116,7 +116,7 @@ class ConditionalTest(ServerTestCase):
                     resp = self.fetch(url, [('If-None-Match', tag)],
                                       method=method)
                     self.assert_304(resp, tag, 'If-None-Match: ' + tag)
-                    if url not in (PNG, TEN_MIB, LARGE):
+                    if url not in (PNG, TEN_MIB):
                         self.assertTrue(varies_on_ae(resp), 'no Vary on '
                                         'a 304\n' + resp.describe())
 
@@ -218,6 +218,30 @@ class ConditionalTest(ServerTestCase):
                             self.assertEqual(resp.status, 200,
                                              resp.describe())
 
+    def test_if_modified_since_impossible_dates_ignored(self):
+        # RFC 9110 13.1.3: an invalid date is ignored.  Each of these would
+        # lie after the file's mtime if read as the next valid day.
+        for url in URLS:
+            for value in ('Thu, 31 Feb 2099 00:00:00 GMT',
+                          'Mon, 29 Feb 2100 00:00:00 GMT',
+                          'Thu, 31 Apr 2098 00:00:00 GMT',
+                          'Thursday, 31-Feb-69 00:00:00 GMT',
+                          'Thu Feb 30 00:00:00 2099',
+                          'Xyz, 01 Jan 2099 00:00:00 GMT'):
+                with self.subTest(url=url, ims=value):
+                    self.assert_200(self.fetch(url, [('If-Modified-Since',
+                                                      value)]), url, value)
+
+    def test_two_if_modified_since_fields_ignored(self):
+        # Not a list: two lines are no valid date, not last-wins.
+        for url in (BIG, SMALL, '/a.txt'):
+            mtime = self.tree.mtimes[url]
+            with self.subTest(url=url):
+                resp = self.fetch(url, [
+                    ('If-Modified-Since', imf_fixdate(mtime - 86400)),
+                    ('If-Modified-Since', imf_fixdate(mtime))])
+                self.assert_200(resp, url, 'two If-Modified-Since')
+
     def test_date_formats_read(self):
         """The test's own dates are what the RFC formats say."""
         t = 1700000000
@@ -256,3 +280,127 @@ class ConditionalTest(ServerTestCase):
                 if status == 200:
                     self.assert_file(resp, url, ' after 304s')
             self.assert_open(c, ' after 304 responses')
+
+
+class PreconditionTest(ServerTestCase):
+    """If-Match and If-Unmodified-Since fail with 412 (RFC 9110 13.1.1,
+    13.1.4), evaluated in the order of RFC 9110 13.2.2."""
+
+    fetch = ConditionalTest.fetch
+    etag = ConditionalTest.etag
+    assert_200 = ConditionalTest.assert_200
+
+    def assert_412(self, resp, what):
+        self.assertEqual(resp.status, 412, '%s\n%s' % (what, resp.describe()))
+        self.assertEqual(resp.header('Content-Type'),
+                         'text/html; charset=utf-8', what)
+        self.assertIsNone(resp.header('Content-Encoding'), what)
+        self.assertIsNone(resp.header('Content-Range'), what)
+
+    def check(self, url, headers, status, method='GET', ae=None):
+        what = '%s %s %r' % (method, url, headers)
+        resp = self.fetch(url, headers, ae=ae, method=method)
+        if status == 412:
+            self.assert_412(resp, what)
+        elif status == 200 and method == 'GET':
+            self.assert_200(resp, url, what, ae)
+        else:
+            self.assertEqual(resp.status, status, '%s\n%s'
+                             % (what, resp.describe()))
+        return resp
+
+    def test_if_match(self):
+        for url in (BIG, PNG, LARGE, TEN_MIB):
+            tag = self.etag(url)
+            cases = [(tag, 200), ('"x-1", ' + tag, 200), ('*', 200),
+                     ('"nope"', 412), ('"x-1", "x-2"', 412),
+                     # Strong comparison: a weak tag never matches.
+                     ('W/' + tag, 412)]
+            for value, status in cases:
+                for method in ('GET', 'HEAD'):
+                    with self.subTest(url=url, if_match=value, method=method):
+                        self.check(url, [('If-Match', value)], status, method)
+
+    def test_if_match_in_several_lines(self):
+        tag = self.etag(BIG)
+        self.check(BIG, [('If-Match', '"x-1"'), ('If-Match', tag)], 200)
+        self.check(BIG, [('If-Match', '"x-1"'), ('If-Match', '"x-2"')], 412)
+
+    def test_if_match_gzip_representation(self):
+        gz = self.etag(BIG, 'gzip')
+        self.check(BIG, [('If-Match', gz)], 200, ae='gzip')
+        self.check(BIG, [('If-Match', self.etag(BIG))], 412, ae='gzip')
+
+    def test_if_unmodified_since(self):
+        for url in (BIG, PNG, LARGE, TEN_MIB):
+            mtime = self.tree.mtimes[url]
+            cases = [(imf_fixdate(mtime), 200),
+                     (imf_fixdate(mtime + 86400), 200),
+                     (imf_fixdate(mtime - 1), 412),
+                     (rfc850_date(mtime - 3600), 412),
+                     (asctime_date(mtime - 60), 412),
+                     ('not a date', 200)]
+            for value, status in cases:
+                for method in ('GET', 'HEAD'):
+                    with self.subTest(url=url, ius=value, method=method):
+                        self.check(url, [('If-Unmodified-Since', value)],
+                                   status, method)
+
+    def test_evaluation_order(self):
+        tag = self.etag(BIG)
+        earlier = imf_fixdate(self.tree.mtimes[BIG] - 1)
+        cases = [
+            ([('If-None-Match', tag), ('If-Match', '"nope"')], 412),
+            ([('If-None-Match', tag), ('If-Unmodified-Since', earlier)], 412),
+            # If-Unmodified-Since is ignored when If-Match is present.
+            ([('If-Match', tag), ('If-Unmodified-Since', earlier)], 200),
+            ([('If-Match', tag), ('If-None-Match', tag)], 304),
+            ([('If-Match', '"nope"'), ('Range', 'bytes=0-9')], 412),
+            ([('If-Match', tag), ('Range', 'bytes=0-9')], 206),
+            ([('If-Unmodified-Since', earlier),
+              ('Range', 'bytes=99999999-')], 412),
+        ]
+        for headers, status in cases:
+            with self.subTest(headers=headers):
+                self.check(BIG, headers, status)
+
+    def test_keep_alive_after_412(self):
+        plan = [('GET', BIG, [('If-Match', '"nope"')], 412),
+                ('GET', '/a.txt', [], 200),
+                ('HEAD', TEN_MIB, [('If-Match', '"nope"')], 412),
+                ('GET', '/b.txt', [], 200)]
+        with self.conn() as c:
+            c.send(b''.join(build_request(m, u, headers=h)
+                            for m, u, h, _ in plan))
+            for method, url, _, status in plan:
+                resp = c.read_response(method)
+                self.assertEqual(resp.status, status, '%s %s\n%s'
+                                 % (method, url, resp.describe()))
+                if status == 200:
+                    self.assert_file(resp, url, ' after a 412')
+            self.assert_open(c, ' after 412 responses')
+
+
+class FutureDateTest(ServerTestCase):
+    """A Last-Modified later than the response's Date is sent as the Date
+    (RFC 9110 8.8.2.1)."""
+
+    fetch = ConditionalTest.fetch
+    etag = ConditionalTest.etag
+    assert_200 = ConditionalTest.assert_200
+
+    URL = '/content/future.txt'
+
+    def test_last_modified_clamped_to_date(self):
+        parse = email.utils.parsedate_to_datetime
+        tag = self.etag(self.URL)
+        for headers in ([], [('If-None-Match', tag)]):
+            for method in ('GET', 'HEAD'):
+                with self.subTest(headers=headers, method=method):
+                    resp = self.fetch(self.URL, headers, method=method)
+                    self.assertIn(resp.status, (200, 304), resp.describe())
+                    lm = resp.header('Last-Modified')
+                    self.assertIsNotNone(lm, resp.describe())
+                    self.assertLessEqual(parse(lm), parse(resp.header('Date')),
+                                         resp.describe())
+        self.assert_file(self.fetch(self.URL), self.URL)

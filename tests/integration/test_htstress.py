@@ -87,6 +87,7 @@ class TestServer:
         self.port = self.sock.getsockname()[1]
         self.lock = threading.Lock()
         self.accepted = 0
+        self.peers = []  # the client address of every connection
         self.requests = []
         self.stopping = threading.Event()
         self.threads = []
@@ -103,13 +104,14 @@ class TestServer:
     def _accept(self):
         while not self.stopping.is_set():
             try:
-                conn, _ = self.sock.accept()
+                conn, peer = self.sock.accept()
             except socket.timeout:
                 continue
             except OSError:
                 return
             with self.lock:
                 self.accepted += 1
+                self.peers.append(peer[0])
             t = threading.Thread(target=self._serve, args=(conn,),
                                  daemon=True)
             self.threads.append(t)
@@ -270,6 +272,31 @@ class HtstressTest(unittest.TestCase):
     def assert_counts(self, report, **expected):
         got = {k: report[k] for k in expected}
         self.assertEqual(got, expected, report)
+
+
+class SourceAddress(HtstressTest):
+    """--source binds every connection to a local address: the server sees
+    that address as the client."""
+
+    def test_default_source(self):
+        r = self.run_json('-n', 10, self.url('/ok'))
+        self.assert_counts(r, requests=10, good=10, errors=0)
+        self.assertEqual(set(self.server.peers), {'127.0.0.1'})
+
+    def test_source_address(self):
+        for keep_alive in ((), ('-k',)):
+            self.server.peers.clear()
+            r = self.run_json('--source', '127.0.0.2', '-n', 60, '-c', 3,
+                              *keep_alive, self.url('/ok'))
+            self.assert_counts(r, requests=60, good=60, errors=0)
+            self.assertEqual(set(self.server.peers), {'127.0.0.2'})
+
+    def test_source_not_local_fails_requests(self):
+        r = self.run_json('--source', '192.0.2.1', '-n', 5, self.url('/ok'),
+                          expect_rc=1)
+        self.assertEqual(r['good'], 0, r)
+        self.assertGreater(r['errors'], 0, r)
+        self.assertEqual(self.server.accepted, 0)
 
 
 class GoodResponses(HtstressTest):
@@ -506,6 +533,9 @@ class UsageErrors(unittest.TestCase):
         ['-n'],
         ['http://127.0.0.1/', 'http://127.0.0.1/'],
         ['http://no-such-host.invalid/'],
+        ['--source', 'localhost', 'http://127.0.0.1/'],
+        ['--source', '127.0.0.300', 'http://127.0.0.1/'],
+        ['--source', '::1', 'http://127.0.0.1:1/'],
     ]
 
     def test_bad_urls_and_flags(self):

@@ -3,10 +3,15 @@ listings (order, escaping, chunked framing) and --no-listing."""
 
 import html.parser
 import os
+import shutil
+import tempfile
+import time
+import unittest
 import urllib.parse
 
-from httpraw import build_request
-from target import ServerTestCase, needs_process, start_server, session_tree
+from httpraw import build_request, Conn
+from target import (ServerProcess, ServerTestCase, needs_process,
+                    start_server, session_tree, temp_dir)
 
 # Characters that may never appear raw in an href of the listing.
 HREF_FORBIDDEN = set(' "<>#?\\^`{|}') | {chr(c) for c in range(0x20)} | \
@@ -236,6 +241,27 @@ class ListingTest(ServerTestCase):
             self.assert_file(c.read_response(), '/a.txt',
                              ' after HEAD of a listing (HEAD sent a body?)')
 
+    def test_if_none_match_star(self):
+        """A listing is a current representation: "*" matches it, as it
+        matches a file (RFC 9110 13.1.2), and no entity tag does."""
+        for url in ('/dir_noindex/', '/many/', '/empty/'):
+            for method in ('GET', 'HEAD'):
+                with self.subTest(url=url, method=method), self.conn() as c:
+                    c.send(build_request(method, url, headers=[
+                        ('If-None-Match', '*'),
+                        ('Accept-Encoding', 'gzip')]))
+                    resp = c.read_response(method)
+                    self.assertEqual(resp.status, 304, resp.describe())
+                    self.assertEqual(resp.body, b'')
+                    self.assertIsNone(resp.header('Transfer-Encoding'))
+                    self.assertIsNone(resp.header('Content-Encoding'))
+                    c.send(build_request(method, url, headers=[
+                        ('If-None-Match', '"x", W/"y"')]))
+                    self.assertEqual(c.read_response(method).status, 200)
+                    c.send(build_request('GET', '/a.txt'))
+                    self.assert_file(c.read_response(), '/a.txt',
+                                     ' after a 304 listing')
+
     def test_listing_pipelined(self):
         with self.conn() as c:
             c.send(build_request('GET', '/many/') +
@@ -294,3 +320,77 @@ class RootListingTest(ServerTestCase):
         names = {n for n, _ in self.tree.entries('/dir_noindex/')}
         self.assertEqual({urllib.parse.unquote(h).rstrip('/')
                           for h in hrefs}, names)
+
+
+@needs_process('serves a directory of 50,000 files made for the test')
+class HugeListingTest(unittest.TestCase):
+    """A listing of 50,000 entries takes a few hundred milliseconds to
+    build; one thread's other connections must be served meanwhile."""
+
+    ENTRIES = 50000
+
+    @classmethod
+    def setUpClass(cls):
+        # On tmpfs when there is one: making 50,000 files on a disk can
+        # take seconds.
+        shm = '/dev/shm'
+        if os.path.isdir(shm) and os.access(shm, os.W_OK):
+            cls.root = tempfile.mkdtemp(prefix='sehttpd-it-', dir=shm)
+            os.chmod(cls.root, 0o755)  # started as root, it serves as nobody
+            cls.addClassCleanup(shutil.rmtree, cls.root, True)
+        else:
+            cls.root = temp_dir()
+        d = os.path.join(cls.root, 'huge')
+        os.mkdir(d)
+        for i in range(cls.ENTRIES):
+            os.close(os.open(os.path.join(d, 'file_%05d.txt' % i),
+                             os.O_CREAT | os.O_WRONLY, 0o644))
+        with open(os.path.join(cls.root, 'a.txt'), 'w') as fh:
+            fh.write('a\n')
+        cls.srv = ServerProcess(['-t', '1'], root=cls.root)
+        cls.addClassCleanup(cls.srv.stop)
+
+    def test_other_connections_served_meanwhile(self):
+        with Conn(self.srv.host, self.srv.port) as other, \
+                Conn(self.srv.host, self.srv.port, timeout=30) as lister:
+            other.send(build_request('GET', '/a.txt'))
+            self.assertEqual(other.read_response().status, 200)
+            start = time.monotonic()
+            lister.send(build_request('GET', '/huge/'))
+            time.sleep(0.02)  # the listing is being built
+            sent = time.monotonic()
+            other.send(build_request('GET', '/a.txt'))
+            self.assertEqual(other.read_response().status, 200)
+            waited = time.monotonic() - sent
+            resp = lister.read_response()
+            total = time.monotonic() - start
+            self.assertEqual(resp.status, 200)
+            self.assertIn(b'file_49999.txt', resp.body)
+            # Before the fix: 70 to 110 % of the listing's time.
+            self.assertLess(waited, max(0.05, total / 3),
+                            'a request for a small file waited %.0f ms '
+                            'while a %d-entry listing took %.0f ms'
+                            % (waited * 1e3, self.ENTRIES, total * 1e3))
+
+    def test_memory_for_listings_is_bounded(self):
+        # Without a cache a thread may hold 4 MiB of listings in the
+        # making: this one needs more, so it is refused, not built.
+        srv = ServerProcess(['-t', '1', '--cache-size', '0'], root=self.root)
+        self.addCleanup(srv.stop)
+        with Conn(srv.host, srv.port, timeout=30) as c:
+            c.send(build_request('GET', '/huge/'))
+            resp = c.read_response()
+            self.assertEqual(resp.status, 503, resp.describe())
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/'))
+            resp = c.read_response()
+            self.assertEqual(resp.status, 200)
+            self.assertIn(b'a.txt', resp.body)
+        # The budget is given back: refused builds leave nothing held.
+        for _ in range(3):
+            with Conn(srv.host, srv.port, timeout=30) as c:
+                c.send(build_request('GET', '/huge/'))
+                self.assertEqual(c.read_response().status, 503)
+            with Conn(srv.host, srv.port) as c:
+                c.send(build_request('GET', '/'))
+                self.assertEqual(c.read_response().status, 200)

@@ -102,9 +102,18 @@ class MetricsTest(unittest.TestCase):
             r = self.get(c, '/missing')
             self.assertEqual(r.status, 404)
             body_bytes += len(r.body)
-            # This connection now sits idle: the gauges must say so.
-            after = self.metrics()
-        d = {k: after[k] - before.get(k, 0) for k in after}
+            # This connection now sits idle: the gauges must say so.  A
+            # response is counted once written, which the client may see
+            # first: wait for the counts to settle.
+            deadline = time.monotonic() + 3
+            while True:
+                after = self.metrics()
+                d = {k: after[k] - before.get(k, 0) for k in after}
+                if (d[('sehttpd_responses_total', '4xx')] >= 1 and
+                        after[('sehttpd_connections_idle', '')] >= 1) or \
+                        time.monotonic() > deadline:
+                    break
+                time.sleep(0.02)
         self.assertEqual(d[('sehttpd_responses_total', '2xx')], 4)
         self.assertEqual(d[('sehttpd_responses_total', '4xx')], 1)
         self.assertEqual(d[('sehttpd_responses_total', '5xx')], 0)

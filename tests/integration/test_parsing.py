@@ -1,6 +1,7 @@
 """Request parsing: methods, versions, request targets, header syntax,
 message framing and the size limits (RFC 9112)."""
 
+import httpraw
 from httpraw import build_request
 from target import ServerTestCase
 
@@ -117,6 +118,15 @@ class ParsingTest(ServerTestCase):
                 c.send(GET_A)
                 self.assert_file(c.read_response(), '/a.txt')
 
+    def test_absolute_form_invalid_authority_400(self):
+        # RFC 9110 4.2.1 and 4.2.4: no empty host, no userinfo; the
+        # authority is uri-host [":" port] like Host.
+        for tgt in (b'http:///a.txt', b'http://u@t/a.txt', b'http://t:x/a.txt',
+                    b'http://[::1/a.txt', b'http://t\xff/a.txt'):
+            with self.subTest(target=tgt), self.conn() as c:
+                c.send(b'GET ' + tgt + b' HTTP/1.1\r\nHost: t\r\n\r\n')
+                self.assert_error(c.read_response(), 400)
+
     def test_host_required_for_http11(self):
         self.expect_status_then_close(b'GET /a.txt HTTP/1.1\r\n\r\n', 400)
         self.expect_status_then_close(
@@ -129,6 +139,30 @@ class ParsingTest(ServerTestCase):
             b'GET /a.txt HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n', 400)
         self.expect_status_then_close(
             b'GET /a.txt HTTP/1.1\r\nHost: a\r\nhOST: b\r\n\r\n', 400)
+
+    def test_invalid_host_400(self):
+        # RFC 9112 3.2: uri-host [":" port], RFC 3986's host syntax.
+        for host in (b'a b', b'x/y?z', b'"bad"', b'x\xff', b'[::1',
+                     b'x:notaport'):
+            with self.subTest(host=host):
+                self.expect_status_then_close(
+                    b'GET /a.txt HTTP/1.1\r\nHost: ' + host + b'\r\n\r\n',
+                    400)
+
+    def test_valid_host_forms(self):
+        for host in (b'[::1]:8080', b'127.0.0.1', b'example.test:',
+                     b'xn--bcher-kva.example', b'[v1.x]', b''):
+            with self.subTest(host=host):
+                self.expect_ok_and_alive(
+                    b'GET /a.txt HTTP/1.1\r\nHost: ' + host + b'\r\n\r\n')
+
+    def test_fragment_in_target_400(self):
+        # RFC 9112 3.2: the request target has no fragment, query or not.
+        for tgt in (b'/a.txt#x', b'/a.txt?q#x', b'/a.txt?#', b'/a.txt?q=#1',
+                    b'http://t/a.txt?q#f'):
+            with self.subTest(target=tgt):
+                self.expect_status_then_close(
+                    b'GET ' + tgt + b' HTTP/1.1\r\nHost: t\r\n\r\n', 400)
 
     def test_bad_request_lines(self):
         bad = [
@@ -260,6 +294,16 @@ class ParsingTest(ServerTestCase):
                     b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: ' +
                     value + b'\r\n\r\n', 400)
 
+    def test_content_length_leading_zeros(self):
+        # Content-Length = 1*DIGIT: only significant digits count.
+        body = b'hello'
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: '
+                   + b'0' * 30 + b'5\r\n\r\n' + body + GET_A)
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' after a Content-Length with leading zeros')
+
     def test_two_different_content_lengths_400(self):
         self.expect_status_then_close(
             b'POST /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n'
@@ -271,6 +315,38 @@ class ParsingTest(ServerTestCase):
                 self.expect_status_then_close(
                     b'GET /a.txt HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: '
                     + te + b'\r\n\r\n0\r\n\r\n', 400)
+
+    def test_transfer_coding_not_implemented_501(self):
+        # RFC 9112 6.1: chunked is the only coding implemented; field lines
+        # with the same name are one list.
+        for te in (b'Transfer-Encoding: gzip, chunked\r\n',
+                   b'Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked'
+                   b'\r\n'):
+            with self.subTest(te=te):
+                self.expect_status_then_close(
+                    b'POST /a.txt HTTP/1.1\r\nHost: t\r\n' + te +
+                    b'\r\n0\r\n\r\n', 501)
+
+    def test_chunked_applied_twice_400(self):
+        for te in (b'Transfer-Encoding: chunked, chunked\r\n',
+                   b'Transfer-Encoding: chunked\r\nTransfer-Encoding: '
+                   b'chunked\r\n'):
+            with self.subTest(te=te):
+                self.expect_status_then_close(
+                    b'POST /a.txt HTTP/1.1\r\nHost: t\r\n' + te +
+                    b'\r\n0\r\n\r\n', 400)
+
+    def test_http10_transfer_encoding_closes(self):
+        # RFC 9112 6.1: the framing of an HTTP/1.0 message with
+        # Transfer-Encoding is faulty; answer, then close.
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.0\r\nConnection: keep-alive\r\n'
+                   b'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n' + GET_A)
+            resp = c.read_response()
+            self.assert_file(resp, '/a.txt')
+            self.assertNotIn('keep-alive', resp.connection_tokens())
+            self.assert_closed(c, what=' after HTTP/1.0 with '
+                               'Transfer-Encoding')
 
     def test_get_with_body_then_pipelined(self):
         body = b'x' * 1000 + b'GET /b.txt HTTP/1.1\r\n\r\n'
@@ -312,6 +388,61 @@ class ParsingTest(ServerTestCase):
                           step=3)
             self.assert_file(c.read_response(), '/b.txt')
 
+    def read_interim(self, c, what):
+        """Reads a response head that must be 100 (Continue)."""
+        head = httpraw.Response()
+        c.read_head(head)
+        self.assertEqual(head.status, 100, 'no 100 (Continue) %s, got:\n%s'
+                         % (what, head.describe()))
+        self.assertEqual(head.headers, [])
+
+    def test_expect_100_continue(self):
+        """A client that holds its body back until 100 (Continue), as
+        curl does, must get it before the final response, then send the
+        body, and the next request must be read as a request."""
+        cases = [
+            ('GET', b'Content-Length: 5\r\n', b'hello', '/a.txt'),
+            ('GET', b'Transfer-Encoding: chunked\r\n',
+             b'5\r\nhello\r\n0\r\n\r\n', '/a.txt'),
+            ('POST', b'Content-Length: 5\r\n', b'hello', None),
+        ]
+        for method, framing, body, url in cases:
+            with self.subTest(method=method, framing=framing), \
+                    self.conn() as c:
+                c.send(method.encode() + b' /a.txt HTTP/1.1\r\nHost: t\r\n'
+                       + framing + b'Expect: 100-Continue\r\n\r\n')
+                self.read_interim(c, 'to a client awaiting it')
+                c.send(body)
+                resp = c.read_response()
+                if url:
+                    self.assert_file(resp, url)
+                else:
+                    self.assert_error(resp, 405)
+                c.send(GET_A)
+                self.assert_file(c.read_response(), '/a.txt',
+                                 ' (the request after the body)')
+
+    def test_expect_100_continue_body_sent_at_once(self):
+        """A client that does not wait for the 100 loses nothing."""
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 5'
+                   b'\r\nExpect: 100-continue\r\n\r\nhello' + GET_A)
+            self.read_interim(c, 'for a body sent at once')
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' (the pipelined request)')
+
+    def test_expect_without_body_or_http10_no_100(self):
+        """No body, or an HTTP/1.0 client (which knows no 100): the
+        final response comes first."""
+        for req in (b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                    b'Expect: 100-continue\r\n\r\n',
+                    b'GET /a.txt HTTP/1.0\r\nContent-Length: 5\r\n'
+                    b'Expect: 100-continue\r\n\r\nhello'):
+            with self.subTest(req=req), self.conn() as c:
+                c.send(req)
+                self.assert_file(c.read_response(), '/a.txt')
+
     def test_bad_chunked_body_400(self):
         bad = [b'zz\r\nhello\r\n0\r\n\r\n',
                b'5\r\nhelloXX0\r\n\r\n',
@@ -331,6 +462,61 @@ class ParsingTest(ServerTestCase):
                 else:
                     self.assert_error(resp, 400)
                     self.assert_closed(c)
+
+    def test_chunked_body_bare_lf_or_bad_extension_closes(self):
+        # RFC 9112 7.1: every framing line ends in CRLF, and extensions are
+        # ;name[=token/quoted-string].  A lenient reader would see the
+        # smuggled request.
+        smuggled = b'GET /b.txt HTTP/1.1\r\nHost: t\r\n\r\n'
+        bad = [b'5\nhello\r\n0\r\n\r\n',
+               b'5\r\nhello\n0\r\n\r\n',
+               b'5\nhello\n0\n\n',
+               b'0\r\n\n',
+               b'5;a b\r\nhello\r\n0\r\n\r\n',
+               b'5;\r\nhello\r\n0\r\n\r\n',
+               b'5;a="b"c\r\nhello\r\n0\r\n\r\n',
+               b'5 \r\nhello\r\n0\r\n\r\n']
+        for body in bad:
+            with self.subTest(body=body), self.conn() as c:
+                c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                       b'Transfer-Encoding: chunked\r\n\r\n' + body +
+                       smuggled)
+                resp = c.read_response()
+                if resp.status == 200:
+                    self.assert_file(resp, '/a.txt')
+                    self.assert_closed(c, what=' after bad chunking')
+                else:
+                    self.assert_error(resp, 400)
+                    self.assert_closed(c)
+
+    def test_chunked_body_bad_trailer_closes(self):
+        # Trailer fields are field lines: name ":" value, no obs-fold.
+        smuggled = b'GET /b.txt HTTP/1.1\r\nHost: t\r\n\r\n'
+        for trailer in (b' X: 1\r\n', b'X: 1\r\n more\r\n', b'no colon\r\n',
+                        b'X: a\x01b\r\n'):
+            with self.subTest(trailer=trailer), self.conn() as c:
+                c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                       b'Transfer-Encoding: chunked\r\n\r\n'
+                       b'5\r\nhello\r\n0\r\n' + trailer + b'\r\n' +
+                       smuggled)
+                resp = c.read_response()
+                if resp.status == 200:
+                    self.assert_file(resp, '/a.txt')
+                    self.assert_closed(c, what=' after a bad trailer')
+                else:
+                    self.assert_error(resp, 400)
+                    self.assert_closed(c)
+
+    def test_chunk_size_leading_zeros(self):
+        # Only significant digits count against the 64-bit size.
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n'
+                   b'Transfer-Encoding: chunked\r\n\r\n'
+                   b'000000000000000000000005\r\nhello\r\n'
+                   b'00000000000000000000\r\n\r\n' + GET_A)
+            self.assert_file(c.read_response(), '/a.txt')
+            self.assert_file(c.read_response(), '/a.txt',
+                             ' after a chunk size with leading zeros')
 
     # --- limits ---------------------------------------------------------
 

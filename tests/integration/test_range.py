@@ -116,6 +116,41 @@ class RangeTest(ServerTestCase):
                     self.assert_file(resp, url, ' (Range: %s)' % rng)
                     self.assertIsNone(resp.header('Content-Range'))
 
+    def test_numbers_past_64_bits(self):
+        # RFC 9110 14.1.2: a last position past the end is clamped however
+        # large; a first position past it is unsatisfiable.
+        for url in (BIG, SMALL):
+            size = len(self.tree.files[url])
+            with self.subTest(url=url):
+                self.assert_206(self.fetch(url, 'bytes=0-18446744073709551616'),
+                                url, 0, size - 1)
+                self.assert_206(self.fetch(url, 'bytes=7-%s' % ('9' * 40)),
+                                url, 7, size - 1)
+                self.assert_206(self.fetch(url, 'bytes=-99999999999999999999'),
+                                url, 0, size - 1)
+                self.assert_416(self.fetch(url, 'bytes=99999999999999999999-'),
+                                url)
+
+    def test_two_range_fields_ignored(self):
+        # Range is not a list field: two lines are not last-wins.
+        for url in (BIG, SMALL):
+            with self.subTest(url=url):
+                resp = self.get(url, headers=[('Range', 'bytes=0-9'),
+                                              ('Range', 'bytes=5-')])
+                self.assert_file(resp, url, ' (two Range fields)')
+                self.assertIsNone(resp.header('Content-Range'))
+
+    def test_two_if_range_fields_send_all(self):
+        # If-Range is not a list: two lines cannot be judged, so the
+        # condition fails and the whole file is sent (RFC 9110 13.1.5).
+        for url in (BIG, SMALL):
+            tag = self.fetch(url, method='HEAD').header('ETag')
+            with self.subTest(url=url):
+                resp = self.get(url, headers=[('Range', 'bytes=0-9'),
+                                              ('If-Range', '"other"'),
+                                              ('If-Range', tag)])
+                self.assert_file(resp, url, ' (two If-Range fields)')
+
     def test_range_with_gzip_accepted(self):
         """The range is of the identity bytes."""
         for ae in ('gzip', 'deflate', 'gzip, deflate'):

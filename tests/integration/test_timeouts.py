@@ -174,3 +174,37 @@ class FractionalTimeoutTest(ServerTestCase):
             self.assertTrue(closed, 'not closed within 3 s')
             self.assertGreaterEqual(elapsed, LOW * 0.5)
             self.assertLessEqual(elapsed, HIGH * 0.5)
+
+
+
+@needs_process('starts sehttpd with --timeout 0.5')
+class SteadyReaderTest(ServerTestCase):
+    server_args = ('--timeout', '0.5')
+
+    def test_steady_slow_reader_not_cut(self):
+        """A client with a small receive buffer reading a steady 1 MB/s
+        makes progress all the time, but the server's send buffer (which
+        grows to 4 MiB) frees a third of itself, when epoll reports it
+        writable, only every 1.3 s: the deadline must move with every
+        byte the client takes, not only when the socket is writable
+        (before the fix: cut after about 3.6 MB)."""
+        url = '/big/10m.bin'
+        size = len(self.tree.files[url])
+        rate = 1e6
+        with self.conn(rcvbuf=16384) as c:
+            c.send(build_request('GET', url))
+            resp = c.read_response(body=False)
+            self.assertEqual(resp.status, 200)
+            got = len(c.buf)
+            c.buf.clear()
+            start = time.monotonic()
+            while got < size and time.monotonic() - start < 6:
+                chunk = c.sock.recv(16384)
+                self.assertTrue(chunk, 'a steady reader (%d bytes in %.1f '
+                                's) was cut off (--timeout 0.5)'
+                                % (got, time.monotonic() - start))
+                got += len(chunk)
+                ahead = got / rate - (time.monotonic() - start)
+                if ahead > 0:
+                    time.sleep(ahead)
+            self.assertGreater(got, 5e6)

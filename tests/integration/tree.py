@@ -23,6 +23,8 @@ import zlib
 FIXED_MTIME = 1700000000
 # 2021-03-04 05:06:07 UTC: the file whose time the listing test looks for.
 LISTING_MTIME = 1614834367
+# 2100-01-01 00:00:00 UTC: a file dated after every response's Date.
+FUTURE_MTIME = 4102444800
 SECRET_MARKER = 'SECRET-MARKER-7f3a9c21-must-never-be-served'
 ROOT_INDEX_MARKER = 'ROOT-INDEX-MARKER-4be1'
 
@@ -218,6 +220,8 @@ def _content_spec(f, d):
     f('www/content/big.txt', english_like(CONTENT_BIG_SIZE, 1))
     f('www/content/large.txt', english_like(CONTENT_LARGE_SIZE, 2))
     f('www/content/small.txt', english_like(CONTENT_SMALL_SIZE, 3))
+    f('www/content/future.txt', english_like(CONTENT_SMALL_SIZE, 7),
+      FUTURE_MTIME)
     f('www/content/page.html', b'<!DOCTYPE html>\n<html><head><title>'
       b'content page</title></head>\n<body>\n<p>' +
       english_like(6000, 4).replace(b'\n', b'</p>\n<p>') +

@@ -513,6 +513,13 @@ class Lifecycle:
                 resp = conn.getresponse()
                 self.c.check('%s: the connection goes on after it' % name,
                              resp.read() == self.tree.files['/a.txt'])
+                conn.request('GET', '/bigdir/',
+                             headers={'If-None-Match': '*'})
+                resp = conn.getresponse()
+                body = resp.read()
+                self.c.check('%s: If-None-Match: * on it gives 304' % name,
+                             resp.status == 304 and body == b'',
+                             '%s, %d bytes' % (resp.status, len(body)))
             finally:
                 conn.close()
             s = socket.create_connection(('127.0.0.1', port), timeout=60)

@@ -121,3 +121,38 @@ TEST(statuses_that_close)
 	for (size_t i = 0; i < ARRAY_SIZE(keeps); i++)
 		CHECK(!http_status_closes(keeps[i]));
 }
+
+/* Parses head (which must be complete) and asks about 100-continue. */
+static bool expects_continue(const char *head)
+{
+	struct http_parser p;
+	struct http_request req;
+
+	http_parser_init(&p);
+	CHECK(http_parse_request(&p, &req, head, strlen(head)) > 0);
+	return http_body_expects_continue(head, &req);
+}
+
+TEST(expect_100_continue)
+{
+	CHECK(expects_continue("PUT / HTTP/1.1\r\nHost: a\r\n"
+			       "Content-Length: 3\r\n"
+			       "Expect: 100-continue\r\n\r\n"));
+	CHECK(expects_continue("PUT / HTTP/1.1\r\nHost: a\r\n"
+			       "EXPECT:  100-Continue \r\n"
+			       "Transfer-Encoding: chunked\r\n\r\n"));
+	CHECK(expects_continue("PUT / HTTP/1.1\nHost: a\nexpect: x, "
+			       "100-continue\nContent-Length: 1\n\n"));
+	/* No body, HTTP/1.0, other expectations or look-alike names. */
+	CHECK(!expects_continue("GET / HTTP/1.1\r\nHost: a\r\n"
+				"Expect: 100-continue\r\n\r\n"));
+	CHECK(!expects_continue("PUT / HTTP/1.0\r\nContent-Length: 3\r\n"
+				"Expect: 100-continue\r\n\r\n"));
+	CHECK(!expects_continue("PUT / HTTP/1.1\r\nHost: a\r\n"
+				"Content-Length: 3\r\n"
+				"Expect: 100-continues\r\n\r\n"));
+	CHECK(!expects_continue("PUT / HTTP/1.1\r\nHost: a\r\n"
+				"Content-Length: 3\r\n"
+				"Expected: 100-continue\r\n"
+				"X-Expect: 100-continue\r\n\r\n"));
+}

@@ -89,9 +89,6 @@ TEST(simple_bodies)
 	CHECK_EQ_INT(decode(S("a\r\n0123456789\r\n0\r\n\r\n"), &used),
 		     HTTP_CHUNKED_DONE);
 	CHECK_EQ_INT(decode(S("000\r\n\r\n"), &used), HTTP_CHUNKED_DONE);
-	/* Bare LF line endings, like the head parser allows. */
-	CHECK_EQ_INT(decode(S("5\nhello\n0\n\n"), &used), HTTP_CHUNKED_DONE);
-	CHECK_EQ_INT(used, 11);
 	/* Data bytes may be anything, CR LF and NUL included. */
 	CHECK_EQ_INT(decode(S("4\r\n\r\n\0\r\r\n0\r\n\r\n"), &used),
 		     HTTP_CHUNKED_DONE);
@@ -146,7 +143,68 @@ TEST(extensions)
 	CHECK_EQ_INT(used, 30);
 	CHECK_EQ_INT(decode(S("5 ;a=b\r\nhello\r\n0\t;z\r\n\r\n"), &used),
 		     HTTP_CHUNKED_DONE);
-	CHECK_EQ_INT(decode(S("5;\nhello\n0;\n\n"), &used), HTTP_CHUNKED_DONE);
+	/* Whitespace around ';' and '=', quoted pairs, obs-text. */
+	CHECK_EQ_INT(decode(S("5 ; a = b ;c\t=\t\"x\\\"y\" ; d\r\nhello\r\n"
+			      "0;e=\"\xe9\\\xff\"\r\n\r\n"),
+			    &used),
+		     HTTP_CHUNKED_DONE);
+	CHECK_EQ_INT(decode(S("5;!#$%&'*+-.^_`|~09aZ=!#$%&'*+-.^_`|~09aZ\r\n"
+			      "hello\r\n0\r\n\r\n"),
+			    &used),
+		     HTTP_CHUNKED_DONE);
+}
+
+TEST(extension_syntax_errors)
+{
+	static const char *const bad[] = {
+		"5;\r\n", /* no name */
+		"5;;a\r\n", /* empty element */
+		"5;=b\r\n", /* a value without a name */
+		"5;a=\r\n", /* '=' without a value */
+		"5;a b\r\n", /* two names */
+		"5;a=b c\r\n", /* junk after a token value */
+		"5;a=\"b\"c\r\n", /* junk after a quoted value */
+		"5;a=\"b\x01\"\r\n", /* a control in a quoted value */
+		"5;a=\"b\x7f\"\r\n", /* DEL in a quoted value */
+		"5;a=\"b\\\x01\"\r\n", /* a control after a backslash */
+		"5;a@b\r\n", /* not a tchar in a name */
+		"5;a=b@c\r\n", /* not a tchar in a token value */
+		"5 \r\n", /* whitespace without an extension */
+		"5;a \r\n", /* whitespace at the end of the line */
+		"5;a=b\t\r\n", /* whitespace at the end of the line */
+		"5;a=\"b\"\r\r\n", /* bare CR */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		size_t used;
+
+		if (decode(bad[i], strlen(bad[i]), &used) != HTTP_CHUNKED_ERROR)
+			fprintf(stderr, "  accepted: %s\n", bad[i]);
+		CHECK_EQ_INT(decode(bad[i], strlen(bad[i]), &used),
+			     HTTP_CHUNKED_ERROR);
+	}
+}
+
+TEST(bare_lf_refused)
+{
+	static const char *const bad[] = {
+		"5\nhello\r\n0\r\n\r\n", /* ending a size line */
+		"5;a=b\nhello\r\n0\r\n\r\n", /* after an extension */
+		"5\r\nhello\n0\r\n\r\n", /* after the data */
+		"0\n\r\n", /* ending the last chunk's line */
+		"0\r\n\n", /* ending the body */
+		"0\r\nX: 1\n\r\n", /* ending a trailer line */
+		"5\nhello\n0\n\n", /* everywhere */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		size_t used;
+
+		if (decode(bad[i], strlen(bad[i]), &used) != HTTP_CHUNKED_ERROR)
+			fprintf(stderr, "  accepted case %zu\n", i);
+		CHECK_EQ_INT(decode(bad[i], strlen(bad[i]), &used),
+			     HTTP_CHUNKED_ERROR);
+	}
 }
 
 TEST(trailers)
@@ -156,9 +214,35 @@ TEST(trailers)
 	CHECK_EQ_INT(decode(S("0\r\nX-T: 1\r\nY: 2\r\n\r\n"), &used),
 		     HTTP_CHUNKED_DONE);
 	CHECK_EQ_INT(used, 19);
-	CHECK_EQ_INT(decode(S("1\r\na\r\n0\r\nChecksum: abc\n\nrest"), &used),
+	CHECK_EQ_INT(decode(S("1\r\na\r\n0\r\nChecksum: abc\r\n\r\nrest"),
+			    &used),
 		     HTTP_CHUNKED_DONE);
-	CHECK_EQ_INT(used, 24);
+	CHECK_EQ_INT(used, 26);
+}
+
+TEST(trailer_field_syntax)
+{
+	static const char *const bad[] = {
+		"0\r\n X: 1\r\n\r\n", /* obs-fold */
+		"0\r\nX: 1\r\n\tmore\r\n\r\n", /* obs-fold */
+		"0\r\nno colon\r\n\r\n",       "0\r\n: empty name\r\n\r\n",
+		"0\r\nX : 1\r\n\r\n", /* whitespace before the colon */
+		"0\r\nX: a\x01b\r\n\r\n", /* a control in the value */
+		"0\r\nX: a\x7f\r\n\r\n", /* DEL */
+		"0\r\nX: a\rb\r\n\r\n", /* bare CR */
+	};
+	size_t used;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (decode(bad[i], strlen(bad[i]), &used) != HTTP_CHUNKED_ERROR)
+			fprintf(stderr, "  accepted case %zu\n", i);
+		CHECK_EQ_INT(decode(bad[i], strlen(bad[i]), &used),
+			     HTTP_CHUNKED_ERROR);
+	}
+	CHECK_EQ_INT(decode(S("0\r\nX-E:\r\nX:\t a \xff\t\r\n"
+			      "!#$%&'*+-.^_`|~09aZ: \"q\"\r\n\r\n"),
+			    &used),
+		     HTTP_CHUNKED_DONE);
 }
 
 TEST(framing_errors)
@@ -177,8 +261,8 @@ TEST(framing_errors)
 		"5\r\nhello\rX", /* data followed by a bare CR */
 		"5\r\nhello\r\r\n", /* two CRs */
 		"5\r\nhelloo\r\n", /* a chunk longer than it says */
-		"00000000000000001\r\n", /* 17 hex digits */
 		"10000000000000000\r\n", /* more than 64 bits */
+		"000010000000000000000\r\n", /* the same after zeros */
 		"0\r\n\rX", /* bad end of the trailer section */
 		"0\r\nX: 1\rY", /* bare CR in a trailer */
 		"0\r\nX: a\0b\r\n\r\n", /* NUL in a trailer */
@@ -206,6 +290,20 @@ TEST(sixteen_hex_digits_accepted)
 	CHECK_EQ_INT(decode(S("FFFFFFFFFFFFFFFF\r\nabc"), &used),
 		     HTTP_CHUNKED_AGAIN);
 	CHECK_EQ_INT(used, 21);
+}
+
+TEST(leading_zeros_are_not_significant)
+{
+	size_t used;
+
+	CHECK_EQ_INT(decode(S("00000000000000000005\r\nhello\r\n"
+			      "000000000000000000000000\r\n\r\n"),
+			    &used),
+		     HTTP_CHUNKED_DONE);
+	CHECK_EQ_INT(used, 57);
+	CHECK_EQ_INT(decode(S("0000FFFFFFFFFFFFFFFF\r\nabc"), &used),
+		     HTTP_CHUNKED_AGAIN);
+	CHECK_EQ_INT(used, 25);
 }
 
 TEST(oversized_lines)
@@ -333,7 +431,9 @@ TEST(errors_found_at_any_split)
 {
 	static const char *const bad[] = {
 		"5\r\nhelloX\r\n0\r\n\r\n",
-		"3\r\nabc\r\n00000000000000001\r\nx\r\n0\r\n\r\n",
+		"3\r\nabc\r\n00010000000000000000\r\nx\r\n0\r\n\r\n",
+		"3\r\nabc\n0\r\n\r\n",
+		"3;a=\"b\"c\r\nabc\r\n0\r\n\r\n",
 		"3\r\nabc\r\nzz\r\n",
 		"0\r\nT: 1\r\n\rQ",
 	};

@@ -2,9 +2,12 @@
 /* Unit tests of htstress's command line (tools/htstress/options.c). */
 #include "harness.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 
 #include "../../tools/htstress/options.h"
+#include "../../tools/htstress/resolve.h"
 
 #define MAX_ARGS 16
 
@@ -136,4 +139,48 @@ TEST(unknown_options)
 	CHECK_EQ_INT(parse("--json=yes", "http://h/", NULL), HTS_OPTIONS_ERROR);
 	CHECK_EQ_INT(parse("-H", "bad header", "http://h/", NULL),
 		     HTS_OPTIONS_ERROR);
+}
+
+TEST(source_address)
+{
+	CHECK_EQ_INT(parse("http://h/", NULL), HTS_OPTIONS_RUN);
+	CHECK(opt.source == NULL);
+	CHECK_EQ_INT(parse("--source", "127.0.0.2", "http://h/", NULL),
+		     HTS_OPTIONS_RUN);
+	CHECK_EQ_STR(opt.source, "127.0.0.2");
+	CHECK_EQ_INT(parse("--source", "::1", "http://h/", NULL),
+		     HTS_OPTIONS_RUN);
+	CHECK_EQ_STR(opt.source, "::1");
+	CHECK_EQ_INT(parse("--source", "[2001:db8::2]", "http://h/", NULL),
+		     HTS_OPTIONS_RUN);
+	/* Numeric only: a name would be resolved per connection. */
+	CHECK_EQ_INT(parse("--source", "localhost", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+	CHECK(strstr(err, "--source") != NULL);
+	CHECK_EQ_INT(parse("--source", "127.0.0.256", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("--source", "[127.0.0.1]", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("--source", "", "http://h/", NULL),
+		     HTS_OPTIONS_ERROR);
+	CHECK_EQ_INT(parse("http://h/", "--source", NULL), HTS_OPTIONS_ERROR);
+}
+
+TEST(source_parse)
+{
+	struct hts_target t;
+	const struct sockaddr_in *in4 = (const struct sockaddr_in *)&t.addr;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&t.addr;
+
+	CHECK_EQ_INT(hts_source_parse("127.0.0.2", &t, err, sizeof(err)), 0);
+	CHECK_EQ_INT(t.addr.ss_family, AF_INET);
+	CHECK_EQ_INT(t.addrlen, sizeof(*in4));
+	CHECK_EQ_INT(ntohl(in4->sin_addr.s_addr), 0x7f000002);
+	CHECK_EQ_INT(in4->sin_port, 0);
+	CHECK_EQ_INT(hts_source_parse("[::1]", &t, err, sizeof(err)), 0);
+	CHECK_EQ_INT(t.addr.ss_family, AF_INET6);
+	CHECK_EQ_INT(t.addrlen, sizeof(*in6));
+	CHECK_EQ_INT(in6->sin6_addr.s6_addr[15], 1);
+	CHECK_EQ_INT(in6->sin6_port, 0);
+	CHECK_EQ_INT(hts_source_parse("1.2.3", &t, err, sizeof(err)), -1);
 }

@@ -80,3 +80,10 @@ TEST(hostile_values)
 	/* Not NUL-terminated: only len bytes are read (ASan checks it). */
 	CHECK_EQ_INT(http_choose_coding("gzipx", 4, BOTH), HTTP_CODING_GZIP);
 }
+
+TEST(coding_names)
+{
+	CHECK_EQ_STR(http_coding_name(HTTP_CODING_GZIP), "gzip");
+	CHECK_EQ_STR(http_coding_name(HTTP_CODING_DEFLATE), "deflate");
+	CHECK(http_coding_name(HTTP_CODING_IDENTITY) == NULL);
+}

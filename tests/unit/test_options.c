@@ -191,3 +191,28 @@ TEST(bad_flags_named)
 	p = parse("a", "b", NULL);
 	check_usage_error(&p, "unexpected argument 'b'");
 }
+
+TEST(balancer_options)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK(!p.opt.proxy_protocol);
+	CHECK(p.opt.health == NULL);
+	CHECK_EQ_INT(p.opt.health_grace_ms, 3000);
+	p = parse("--proxy-protocol", "--health", "/healthz", "--health-grace",
+		  "0.5", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK(p.opt.proxy_protocol);
+	CHECK_EQ_STR(p.opt.health, "/healthz");
+	CHECK_EQ_INT(p.opt.health_grace_ms, 500);
+	p = parse("--health", "healthz", NULL);
+	check_usage_error(&p, "invalid health path 'healthz'");
+	p = parse("--health", "/a b", NULL);
+	check_usage_error(&p, "invalid health path '/a b'");
+	p = parse("--health-grace", "-1", NULL);
+	check_usage_error(&p, "invalid health grace '-1'");
+	p = parse("--proxy-protocol=yes", NULL);
+	check_usage_error(&p, "--proxy-protocol=yes");
+	p = parse("--help", NULL);
+	CHECK(strstr(p.out, "--proxy-protocol") && strstr(p.out, "--health "));
+}

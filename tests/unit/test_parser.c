@@ -368,6 +368,13 @@ TEST(absolute_form)
 		CHECK_EQ_INT(req.path.len, 0);
 	}
 	{
+		static const char t[] = "GET http://[::1]:8/x HTTP/1.0\r\n\r\n";
+
+		CHECK(parse(S(t), &req) > 0);
+		CHECK(req.target_ok);
+		CHECK_SPAN(t, req.path, "/x");
+	}
+	{
 		static const char t[] = "GET http://h?k HTTP/1.0\r\n\r\n";
 
 		CHECK(parse(S(t), &req) > 0);
@@ -385,8 +392,13 @@ TEST(absolute_form)
 			"GET http:/x HTTP/1.1\r\nHost: h\r\n\r\n",
 			"GET http:// HTTP/1.1\r\nHost: h\r\n\r\n",
 			"GET a/b HTTP/1.1\r\nHost: h\r\n\r\n",
-			"GET /a#frag HTTP/1.1\r\nHost: h\r\n\r\n",
-			"GET http://h/a#f HTTP/1.1\r\nHost: h\r\n\r\n",
+			/* An authority that is no uri-host [:port]. */
+			"GET http:///a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://u@h/a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://h:x/a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://[::1/a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://h\xff/a HTTP/1.1\r\nHost: h\r\n\r\n",
+			"GET http://\"h\"/a HTTP/1.1\r\nHost: h\r\n\r\n",
 		};
 
 		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -396,6 +408,31 @@ TEST(absolute_form)
 			CHECK(!req.target_ok);
 		}
 	}
+}
+
+TEST(fragment_in_target_400)
+{
+	static const char *const bad[] = {
+		"GET /a#frag HTTP/1.1\r\nHost: h\r\n\r\n",
+		"GET http://h/a#f HTTP/1.1\r\nHost: h\r\n\r\n",
+		"GET /a?q#f HTTP/1.1\r\nHost: h\r\n\r\n",
+		"GET /a?# HTTP/1.1\r\nHost: h\r\n\r\n",
+		"GET # HTTP/1.1\r\nHost: h\r\n\r\n",
+		"GET http://h#/a HTTP/1.1\r\nHost: h\r\n\r\n",
+		"POST /a?x=#1 HTTP/1.1\r\nHost: h\r\n\r\n",
+	};
+	struct http_request req;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (status_of(bad[i]) != -400)
+			fprintf(stderr, "  not refused: %s", bad[i]);
+		CHECK_EQ_INT(status_of(bad[i]), -400);
+	}
+	/* '#' stays a token character, and may be percent-encoded. */
+	CHECK(parse_str("GET /a%23b?q=%23 HTTP/1.1\r\nHost: h\r\n"
+			"X#: #\r\n\r\n",
+			&req) > 0);
+	CHECK(req.target_ok);
 }
 
 TEST(bare_lf_and_leading_empty_lines)
@@ -607,8 +644,22 @@ TEST(content_length)
 			"Content-Length: 9999999999999999999\r\n\r\n",
 			&req) > 0);
 	CHECK(req.content_length == 9999999999999999999ull);
+	/* Only significant digits count (1*DIGIT allows leading zeros). */
+	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 000000000000000000000000005\r\n\r\n",
+			&req) > 0);
+	CHECK_EQ_INT(req.content_length, 5);
+	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 00000000000000000000000000\r\n\r\n",
+			&req) > 0);
+	CHECK_EQ_INT(req.content_length, 0);
+	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 09999999999999999999\r\n\r\n",
+			&req) > 0);
+	CHECK(req.content_length == 9999999999999999999ull);
 
 	static const char *const bad[] = {
+		"010000000000000000000",
 		"abc",
 		"-1",
 		"+1",
@@ -652,7 +703,7 @@ TEST(transfer_encoding)
 	CHECK(req.chunked_body);
 	CHECK(http_has_header(&req, HTTP_H_TRANSFER_ENCODING));
 	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
-			"Transfer-Encoding: gzip ,\tChunked \r\n\r\n",
+			"Transfer-Encoding: , Chunked \r\n\r\n",
 			&req) > 0);
 	CHECK(req.chunked_body);
 
@@ -679,6 +730,101 @@ TEST(transfer_encoding)
 		     -400);
 }
 
+TEST(transfer_codings_other_than_chunked_501)
+{
+	/* RFC 9112 6.1: a coding the server does not implement. */
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: gzip, chunked\r\n\r\n"),
+		     -501);
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: gzip ,\tChunked \r\n\r\n"),
+		     -501);
+	/* Lines with the same name are one list. */
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: gzip\r\n"
+			       "Transfer-Encoding: chunked\r\n\r\n"),
+		     -501);
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: chunked\r\n"
+			       "Transfer-Encoding: gzip\r\n\r\n"),
+		     -400);
+}
+
+TEST(chunked_applied_twice_400)
+{
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: chunked, chunked\r\n\r\n"),
+		     -400);
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: chunked\r\n"
+			       "Transfer-Encoding: chunked\r\n\r\n"),
+		     -400);
+	CHECK_EQ_INT(status_of("POST / HTTP/1.1\r\nHost: h\r\n"
+			       "Transfer-Encoding: chunked\r\n"
+			       "Transfer-Encoding: ,\r\n\r\n"),
+		     -400);
+}
+
+TEST(http10_transfer_encoding_closes)
+{
+	struct http_request req;
+
+	CHECK(parse_str("POST / HTTP/1.0\r\nConnection: keep-alive\r\n"
+			"Transfer-Encoding: chunked\r\n\r\n",
+			&req) > 0);
+	CHECK(req.chunked_body);
+	CHECK(!req.keep_alive);
+	CHECK(parse_str("POST / HTTP/1.1\r\nHost: h\r\n"
+			"Transfer-Encoding: chunked\r\n\r\n",
+			&req) > 0);
+	CHECK(req.keep_alive);
+}
+
+TEST(two_range_fields_ignored)
+{
+	struct http_request req;
+
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"Range: bytes=2-3\r\n\r\n",
+			&req) > 0);
+	CHECK(!http_has_header(&req, HTTP_H_RANGE));
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"X: y\r\nrange: bytes=0-1\r\nRange: bytes=0-1\r\n\r\n",
+			&req) > 0);
+	CHECK(!http_has_header(&req, HTTP_H_RANGE));
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"\r\n",
+			&req) > 0);
+	CHECK(http_has_header(&req, HTTP_H_RANGE));
+}
+
+TEST(repeated_singleton_conditions_ignored)
+{
+	struct http_request req;
+
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\n"
+			"If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			"If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			"\r\n",
+			&req) > 0);
+	CHECK(!http_has_header(&req, HTTP_H_IF_MODIFIED_SINCE));
+	/* Two If-Range: the condition fails, so no Range either. */
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"If-Range: \"a\"\r\nIf-Range: \"a\"\r\n\r\n",
+			&req) > 0);
+	CHECK(!http_has_header(&req, HTTP_H_IF_RANGE));
+	CHECK(!http_has_header(&req, HTTP_H_RANGE));
+	/* One of each stays. */
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: h\r\nRange: bytes=0-1\r\n"
+			"If-Range: \"a\"\r\n"
+			"If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			"\r\n",
+			&req) > 0);
+	CHECK(http_has_header(&req, HTTP_H_IF_RANGE));
+	CHECK(http_has_header(&req, HTTP_H_RANGE));
+	CHECK(http_has_header(&req, HTTP_H_IF_MODIFIED_SINCE));
+}
+
 TEST(host_rules)
 {
 	struct http_request req;
@@ -695,6 +841,28 @@ TEST(host_rules)
 	CHECK(!http_has_header(&req, HTTP_H_HOST));
 	CHECK(parse_str("GET / HTTP/1.1\r\nHost:\r\n\r\n", &req) > 0);
 	CHECK(http_has_header(&req, HTTP_H_HOST));
+}
+
+TEST(invalid_host_values_400)
+{
+	static const char *const bad[] = {
+		"a b", "x/y?z", "\"bad\"", "x\xff", "[::1", "x:notaport",
+	};
+	char buf[128];
+	struct http_request req;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: %s\r\n\r\n",
+			 bad[i]);
+		CHECK_EQ_INT(status_of(buf), -400);
+		snprintf(buf, sizeof(buf), "GET / HTTP/1.0\r\nHost: %s\r\n\r\n",
+			 bad[i]);
+		CHECK_EQ_INT(status_of(buf), -400);
+	}
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", &req) >
+	      0);
+	CHECK(parse_str("GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n", &req) >
+	      0);
 }
 
 TEST(bad_request_lines)

@@ -39,6 +39,32 @@ TEST(clamping)
 	CHECK(a == 4294967396ULL && b == 4295032831ULL);
 }
 
+TEST(numbers_past_64_bits)
+{
+	uint64_t a, b;
+
+	CHECK_EQ_INT(parse("bytes=0-18446744073709551616", 100, &a, &b),
+		     HTTP_RANGE_OK);
+	CHECK(a == 0 && b == 99);
+	CHECK_EQ_INT(parse("bytes=5-99999999999999999999999999999", 100, &a,
+			   &b),
+		     HTTP_RANGE_OK);
+	CHECK(a == 5 && b == 99);
+	CHECK_EQ_INT(parse("bytes=-99999999999999999999", 100, &a, &b),
+		     HTTP_RANGE_OK);
+	CHECK(a == 0 && b == 99);
+	CHECK_EQ_INT(parse("bytes=99999999999999999999-", 100, &a, &b),
+		     HTTP_RANGE_UNSATISFIABLE);
+	CHECK_EQ_INT(parse("bytes=18446744073709551615-", 100, &a, &b),
+		     HTTP_RANGE_UNSATISFIABLE);
+	/* Leading zeros are only digits. */
+	CHECK_EQ_INT(parse("bytes=000000000000000000000000005-"
+			   "0000000000000000000000000000009",
+			   100, &a, &b),
+		     HTTP_RANGE_OK);
+	CHECK(a == 5 && b == 9);
+}
+
 TEST(unsatisfiable)
 {
 	uint64_t a, b;
@@ -55,10 +81,10 @@ TEST(unsatisfiable)
 TEST(ignored)
 {
 	static const char *const bad[] = {
-		"bytes=abc",  "bytes=5-1",  "items=0-1",
-		"bytes=",     "bytes=-",    "bytes=0-1,5-6",
-		"bytes=1-2x", "bytes 0-1",  "bytes=99999999999999999999-",
-		"bytes=--1",  "bytes=1--2", "",
+		"bytes=abc",  "bytes=5-1", "items=0-1",
+		"bytes=",     "bytes=-",   "bytes=0-1,5-6",
+		"bytes=1-2x", "bytes 0-1", "bytes=--1",
+		"bytes=1--2", "",	   "bytes=99999999999999999999-1",
 	};
 	uint64_t a, b;
 

@@ -268,6 +268,8 @@ TEST(status_for_errno)
 	CHECK_EQ_INT(http_status_for_errno(EPERM), 403);
 	CHECK_EQ_INT(http_status_for_errno(EXDEV), 403);
 	CHECK_EQ_INT(http_status_for_errno(ELOOP), 403);
+	CHECK_EQ_INT(http_status_for_errno(ENXIO), 403); /* a Unix socket */
+	CHECK_EQ_INT(http_status_for_errno(ENODEV), 403);
 	CHECK_EQ_INT(http_status_for_errno(EMFILE), 503);
 	CHECK_EQ_INT(http_status_for_errno(ENFILE), 503);
 	CHECK_EQ_INT(http_status_for_errno(ENOMEM), 503);

@@ -55,6 +55,16 @@ int main(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (opt.source &&
+	    (hts_source_parse(opt.source, &run.source, err, sizeof(err)) ||
+	     run.source.addr.ss_family != run.target.addr.ss_family)) {
+		fprintf(stderr,
+			"htstress: --source %s is not of the URL's "
+			"address family\n",
+			opt.source);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	run.request = req.data;
 	run.request_len = req.len;
 	run.keep_alive = opt.keep_alive;

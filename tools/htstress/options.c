@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "request.h"
+#include "resolve.h"
 
-enum { OPT_JSON = 256, OPT_TIMEOUT };
+enum { OPT_JSON = 256, OPT_TIMEOUT, OPT_SOURCE };
 
 static const struct option long_options[] = {
 	{ "requests", required_argument, NULL, 'n' },
@@ -21,6 +22,7 @@ static const struct option long_options[] = {
 	{ "header", required_argument, NULL, 'H' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -29,7 +31,8 @@ void hts_options_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: htstress [-n REQUESTS | -d SECONDS] [-c CONNECTIONS] [-t THREADS]\n"
-		"                [-k] [-H 'Name: value']... [--timeout SECONDS] [--json] URL\n"
+		"                [-k] [-H 'Name: value']... [--timeout SECONDS]\n"
+		"                [--source ADDR] [--json] URL\n"
 		"\n"
 		"Sends GET requests to URL (http://host[:port][/path], host a name, an\n"
 		"IPv4 address or a bracketed IPv6 address) and checks every response.\n"
@@ -43,6 +46,7 @@ void hts_options_usage(FILE *out)
 		"                        a Host header replaces the default one)\n"
 		"      --timeout S       a response slower than S seconds is an error\n"
 		"                        (default %g)\n"
+		"      --source ADDR     connect from this local IPv4 or IPv6 address\n"
 		"      --json            print one JSON object instead of the report\n"
 		"  -h, --help            print this help\n"
 		"\n"
@@ -185,6 +189,14 @@ enum hts_options_result hts_options_parse(struct hts_options *o, int argc,
 					"bad --timeout '%s': need seconds > 0",
 					optarg);
 			break;
+		case OPT_SOURCE: {
+			struct hts_target src;
+
+			if (hts_source_parse(optarg, &src, err, errlen))
+				return HTS_OPTIONS_ERROR;
+			o->source = optarg;
+			break;
+		}
 		case 'h':
 			return HTS_OPTIONS_HELP;
 		case ':':

@@ -26,6 +26,7 @@ struct hts_options {
 	const char **headers; /* -H arguments, pointers into argv */
 	size_t nheaders;
 	const char *url;
+	const char *source; /* --source: local address to connect from */
 };
 
 enum hts_options_result {

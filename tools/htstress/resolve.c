@@ -2,8 +2,10 @@
 /* Resolving the target; see resolve.h. */
 #include "resolve.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -66,5 +68,36 @@ int hts_resolve(const struct hts_url *url, struct hts_target *target, char *err,
 	memcpy(&target->addr, pick->ai_addr, pick->ai_addrlen);
 	target->addrlen = pick->ai_addrlen;
 	freeaddrinfo(res);
+	return 0;
+}
+
+int hts_source_parse(const char *s, struct hts_target *source, char *err,
+		     size_t errlen)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&source->addr;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&source->addr;
+	char text[INET6_ADDRSTRLEN + 2];
+	size_t n = strlen(s);
+
+	memset(source, 0, sizeof(*source));
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']' && n - 2 < sizeof(text)) {
+		memcpy(text, s + 1, n - 2);
+		text[n - 2] = '\0';
+		if (inet_pton(AF_INET6, text, &in6->sin6_addr) == 1)
+			goto v6;
+	} else if (inet_pton(AF_INET, s, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		source->addrlen = sizeof(*in4);
+		return 0;
+	} else if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
+		goto v6;
+	}
+	snprintf(err, errlen,
+		 "bad --source '%.64s': need a numeric IPv4 or IPv6 address",
+		 s);
+	return -1;
+v6:
+	in6->sin6_family = AF_INET6;
+	source->addrlen = sizeof(*in6);
 	return 0;
 }

@@ -22,4 +22,11 @@ struct hts_target {
 int hts_resolve(const struct hts_url *url, struct hts_target *target, char *err,
 		size_t errlen);
 
+/*
+ * Parses the numeric IPv4 or IPv6 address (brackets optional) that --source
+ * binds the sockets to, with port 0.  Returns 0, or -1 with a reason in err.
+ */
+int hts_source_parse(const char *s, struct hts_target *source, char *err,
+		     size_t errlen);
+
 #endif /* HTSTRESS_RESOLVE_H */

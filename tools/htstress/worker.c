@@ -124,6 +124,19 @@ static int conn_open(struct hts_worker *w, struct hts_conn *c)
 	/* A new connection sends one segment: Nagle cannot delay it. */
 	if (w->run->keep_alive)
 		setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (w->run->source.addrlen) {
+		/* The port is chosen at connect, per destination: bind()
+		 * alone would take one from a single range for every socket. */
+		setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one,
+			   sizeof(one));
+		if (bind(c->fd, (const struct sockaddr *)&w->run->source.addr,
+			 w->run->source.addrlen)) {
+			int err = errno;
+
+			conn_close(c);
+			return -err;
+		}
+	}
 	if (connect(c->fd, (const struct sockaddr *)&t->addr, t->addrlen) &&
 	    errno != EINPROGRESS) {
 		int err = errno;

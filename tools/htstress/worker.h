@@ -18,6 +18,7 @@
 /* What every worker of a run shares. */
 struct hts_run {
 	struct hts_target target;
+	struct hts_target source; /* addrlen 0: the kernel chooses */
 	const char *request;
 	size_t request_len;
 	bool keep_alive;

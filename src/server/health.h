@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --health PATH: a URL for load balancers' checks.  It answers 200 while
+ * the server runs and 503 once a stop signal has come, for a grace period
+ * before the server stops accepting, so a balancer takes it out of
+ * rotation before any connection to it could be refused.
+ */
+#ifndef SERVER_HEALTH_H
+#define SERVER_HEALTH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "http_conn.h"
+#include "server.h"
+
+/*
+ * True when the request is for the health path.  The length comes first:
+ * with --health off it is 0 and no target is empty, so the normal request
+ * path pays one comparison.
+ */
+static inline bool health_is_target(const struct server *s, const char *buf,
+				    const struct http_request *req)
+{
+	return unlikely(req->target.len == s->health_len) &&
+	       (req->method == HTTP_GET || req->method == HTTP_HEAD) &&
+	       !memcmp(buf + req->target.off, s->health_path, s->health_len);
+}
+
+/* Answers the check: 200 "ok", or 503 "draining" (and close) once the
+ * server is stopping.  Returns 0, or -1 when the connection broke. */
+int health_respond(struct exchange *rc);
+
+/*
+ * Called on the first stop signal: with --health, health checks answer 503
+ * for the grace period while everything else is still served.  signals is
+ * the set the main thread takes; another SIGINT or SIGTERM cuts the grace
+ * short and returns true (stop at once), others are ignored meanwhile.
+ */
+bool health_drain(struct server *s, const sigset_t *signals);
+
+#endif /* SERVER_HEALTH_H */

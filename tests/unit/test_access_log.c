@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Access-log lines: the Combined Log Format, escaping of what the client
+ * sent, and the cutting of long fields, which must never cut the line's
+ * structure.
+ */
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+
+#include "server/access_log.h"
+
+#define CLF_TIME "[10/Oct/2000:13:55:36 +0000]"
+
+static struct access_log_buffer log_buf;
+
+static struct client_addr ipv4(const char *text)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct client_addr peer;
+
+	inet_pton(AF_INET, text, &sa.sin_addr);
+	client_addr_set(&peer, (struct sockaddr *)&sa);
+	return peer;
+}
+
+/*
+ * Logs one request (head, which must be complete; NULL for none) and
+ * returns its line, NUL-terminated in place of the newline.
+ */
+static const char *line_for(const struct client_addr *peer, const char *head,
+			    int status, uint64_t bytes)
+{
+	struct http_parser p;
+	struct http_request req;
+	char *line;
+
+	if (head) {
+		http_parser_init(&p);
+		CHECK(http_parse_request(&p, &req, head, strlen(head)) > 0);
+	}
+	log_buf.len = 0;
+	log_buf.lines = 0;
+	/* An empty buffer is never flushed: no writer is needed. */
+	access_log_append(&log_buf, NULL, peer, CLF_TIME, head,
+			  head ? &req : NULL, status, bytes);
+	CHECK_EQ_INT(log_buf.lines, 1);
+	CHECK(log_buf.len > 0 && log_buf.buf[log_buf.len - 1] == '\n');
+	CHECK(memchr(log_buf.buf, '\n', log_buf.len) ==
+	      log_buf.buf + log_buf.len - 1);
+	line = log_buf.buf;
+	line[log_buf.len - 1] = '\0';
+	return line;
+}
+
+TEST(combined_log_format)
+{
+	struct client_addr peer = ipv4("192.0.2.7");
+
+	CHECK_EQ_STR(line_for(&peer,
+			      "GET /a.txt?q=1 HTTP/1.1\r\nHost: h\r\n"
+			      "User-Agent: curl/8.0\r\n"
+			      "Referer: http://r.test/\r\n\r\n",
+			      200, 12),
+		     "192.0.2.7 - - " CLF_TIME " \"GET /a.txt?q=1 HTTP/1.1\" "
+		     "200 12 \"http://r.test/\" \"curl/8.0\"");
+	CHECK_EQ_STR(line_for(&peer, "HEAD / HTTP/1.0\r\n\r\n", 304, 0),
+		     "192.0.2.7 - - " CLF_TIME " \"HEAD / HTTP/1.0\" 304 0 "
+		     "\"-\" \"-\"");
+}
+
+TEST(no_request_and_other_addresses)
+{
+	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6 };
+	struct client_addr peer;
+
+	inet_pton(AF_INET6, "2001:db8::1", &sa6.sin6_addr);
+	client_addr_set(&peer, (struct sockaddr *)&sa6);
+	CHECK_EQ_STR(line_for(&peer, NULL, 408, 0),
+		     "2001:db8::1 - - " CLF_TIME " \"-\" 408 0 \"-\" \"-\"");
+	peer = (struct client_addr){ .family = AF_UNIX };
+	CHECK_EQ_STR(line_for(&peer, NULL, 400, 0),
+		     "- - - " CLF_TIME " \"-\" 400 0 \"-\" \"-\"");
+}
+
+TEST(escaping)
+{
+	struct client_addr peer = ipv4("10.0.0.1");
+
+	/* Quotes, backslashes, tabs and bytes above 0x7f. */
+	CHECK_EQ_STR(line_for(&peer,
+			      "GET /\xc3\xa9 HTTP/1.1\r\nHost: h\r\n"
+			      "User-Agent: a\"b\\c\td\xff\r\n"
+			      "Referer: \"\r\n\r\n",
+			      404, 5),
+		     "10.0.0.1 - - " CLF_TIME " \"GET /\\xC3\\xA9 HTTP/1.1\" "
+		     "404 5 \"\\x22\" \"a\\x22b\\x5Cc\\x09d\\xFF\"");
+}
+
+/* The quoted field that starts after the n-th '"' of line. */
+static const char *quoted_field(const char *line, int n, size_t *len)
+{
+	const char *p = line, *end;
+
+	while (n-- > 0)
+		p = strchr(p, '"') + 1;
+	end = strchr(p, '"');
+	*len = (size_t)(end - p);
+	return p;
+}
+
+TEST(long_fields_are_cut_not_the_line)
+{
+	struct client_addr peer = ipv4("10.0.0.1");
+	size_t target_len = 6000, ua_len = 3000, len;
+	char *head = malloc(target_len + ua_len + 1500 + 100);
+	const char *line, *f;
+	char *p = head;
+
+	p += sprintf(p, "GET /");
+	for (size_t i = 0; i < target_len; i += 3)
+		p += sprintf(p, "%%22");
+	p += sprintf(p, " HTTP/1.1\r\nHost: h\r\nReferer: ");
+	for (size_t i = 0; i < 1500; i++)
+		*p++ = '"'; /* each becomes 4 bytes */
+	p += sprintf(p, "\r\nUser-Agent: ");
+	memset(p, 'u', ua_len);
+	p += ua_len;
+	sprintf(p, "\r\n\r\n");
+
+	line = line_for(&peer, head, 200, 123456);
+	CHECK(strlen(line) < 4096);
+	/* The request: cut, marked, and its version kept. */
+	f = quoted_field(line, 1, &len);
+	CHECK(len > 1000 && len < 2100);
+	CHECK(!memcmp(f, "GET /%22%22", 11));
+	CHECK(!memcmp(f + len - 12, "... HTTP/1.1", 12));
+	/* Status and size. */
+	CHECK(!strncmp(f + len, "\" 200 123456 \"", 14));
+	/* The Referer is cut between two escapes, never inside one. */
+	f = quoted_field(line, 3, &len);
+	CHECK(len > 500 && len <= 1024);
+	CHECK(!memcmp(f + len - 7, "\\x22...", 7));
+	CHECK_EQ_INT((len - 3) % 4, 0);
+	/* The User-Agent. */
+	f = quoted_field(line, 5, &len);
+	CHECK(len > 500 && len <= 1024);
+	CHECK(!memcmp(f + len - 4, "u...", 4));
+	CHECK(!strcmp(f + len, "\""));
+	free(head);
+}
+
+TEST(field_that_just_fits_is_whole)
+{
+	struct client_addr peer = ipv4("10.0.0.1");
+	static const char version[] = " HTTP/1.1";
+	char head[4096];
+	size_t len;
+	const char *f;
+
+	/* A target of 2048 bytes, the limit, is whole; one more is cut. */
+	for (size_t n = 2048; n <= 2049; n++) {
+		memcpy(head, "GET /", 5);
+		memset(head + 5, 'a', n - 1);
+		sprintf(head + 4 + n, " HTTP/1.1\r\nHost: h\r\n\r\n");
+		f = quoted_field(line_for(&peer, head, 404, 0), 1, &len);
+		len -= strlen("GET ") + strlen(version);
+		f += strlen("GET ");
+		if (n == 2048) {
+			CHECK_EQ_INT(len, n);
+			CHECK(!memchr(f, '.', len));
+		} else {
+			CHECK_EQ_INT(len, 2048);
+			CHECK(!memcmp(f + len - 4, "a...", 4));
+		}
+	}
+}
