@@ -9,7 +9,8 @@
  * them (over loopback, the client's); and the unbound cpumask
  * (/sys/devices/virtual/workqueue/cpumask) confines it like a thread.  No
  * work item sleeps waiting for a client, so max_active bounds only the
- * work in progress.  Every live connection is on srv->conns, so that
+ * work in progress; the default, as max_active 4 measured worse (1.5
+ * context switches per keep-alive request, 0.5x sehttpd against 0.7x).  Every live connection is on srv->conns, so that
  * unloading can queue each one to close at once and then wait for all of
  * them to be freed.
  */
