@@ -54,8 +54,8 @@ static int open_root(struct server *s, const char *root)
  * Readable and searchable, checked the way requests will open it: after
  * the switch to the serving user, with that user's rights.
  */
-static int probe_root(struct server *s, const char *root, char *real,
-		      size_t real_len)
+static int probe_root(struct server *s, const char *root, bool dropped,
+		      const char *user, char *real, size_t real_len)
 {
 	int probe = open_beneath(s->root_fd, "", O_RDONLY | O_DIRECTORY);
 
@@ -63,6 +63,11 @@ static int probe_root(struct server *s, const char *root, char *real,
 		if (errno == ENOSYS)
 			fprintf(stderr, "sehttpd: this kernel lacks openat2 "
 					"(Linux 5.6 or later is needed)\n");
+		else if (errno == EACCES && dropped)
+			fprintf(stderr,
+				"sehttpd: cannot serve '%s' as user %s: %s "
+				"(see --user)\n",
+				root, user, strerror(errno));
 		else
 			fprintf(stderr, "sehttpd: cannot serve '%s': %s\n",
 				root, strerror(errno));
@@ -240,6 +245,7 @@ int main(int argc, char **argv)
 	struct metrics_server *metrics = NULL;
 	char metrics_where[LISTEN_ADDR_STRLEN];
 	bool stop_now = false; /* a second stop signal came during the grace */
+	bool was_root;
 	int passed, ret = 1;
 
 	switch (options_parse(&opt, argc, argv)) {
@@ -326,12 +332,14 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Bound: root is no longer needed for anything. */
+	was_root = geteuid() == 0;
 	if (privileges_drop(opt.user, opt.user_given, err, sizeof(err))) {
 		fprintf(stderr, "sehttpd: %s\n", err);
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (probe_root(&s, opt.root, real_root, sizeof(real_root))) {
+	if (probe_root(&s, opt.root, was_root && strcmp(opt.user, "root"),
+		       opt.user, real_root, sizeof(real_root))) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
