@@ -18,6 +18,20 @@
 size_t http_format_etag(char *out, uint64_t ino, uint64_t size,
 			int64_t mtime_ns, const char *variant);
 
+/*
+ * The modification time an ETag carries, in nanoseconds modulo 2^64:
+ * computed unsigned, so a file dated after 2262 (tar keeps such dates)
+ * neither overflows nor collapses onto one value.  Exact for 1970-2554 and
+ * different for any two times less than 584 years apart, which is all a
+ * validator needs; earlier files keep the tags they had.
+ */
+static inline int64_t http_etag_time(int64_t sec, long nsec)
+{
+	uint64_t ns = (uint64_t)sec * 1000000000u + (uint64_t)nsec;
+
+	return (int64_t)ns; /* http_format_etag prints it unsigned */
+}
+
 /* If-None-Match: "*" or a list containing etag (weak comparison). */
 bool http_etag_list_matches(const char *list, size_t len, const char *etag,
 			    size_t etag_len);

@@ -192,7 +192,9 @@ size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
 	const struct khttpd_validator *v = &e->valid;
 
 	return http_format_etag(out, v->ino, v->size,
-				timespec64_to_ns(&v->mtime), gzip ? "gz" : "");
+				http_etag_time(v->mtime.tv_sec,
+					       v->mtime.tv_nsec),
+				gzip ? "gz" : "");
 }
 
 /* Second chance for recently used entries, within a bounded sweep. */

@@ -83,8 +83,9 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 	loff_t pos, end;
 	int ret;
 
-	r.etag_len = http_format_etag(etag, st->ino, st->size,
-				      timespec64_to_ns(&st->mtime), "");
+	r.etag_len = http_format_etag(
+		etag, st->ino, st->size,
+		http_etag_time(st->mtime.tv_sec, st->mtime.tv_nsec), "");
 	http_select(x->buf, x->req, &r, &sel);
 	khttpd_respond_head_init(x, &h, sel.status);
 	h.content_type = type;

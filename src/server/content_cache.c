@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "compress.h"
-#include "file_etag.h"
+#include "http/conditional.h"
 #include "http/format.h"
 
 #define INITIAL_BUCKETS 256
@@ -181,10 +181,10 @@ static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
 	r->etag_len = 0;
 	if (e->kind != CACHE_FILE)
 		return;
-	r->etag_len = http_format_etag(r->etag, (uint64_t)f->st_ino,
-				       (uint64_t)f->st_size,
-				       file_etag_time(&f->st_mtim),
-				       suffix[coding]);
+	r->etag_len = http_format_etag(
+		r->etag, (uint64_t)f->st_ino, (uint64_t)f->st_size,
+		http_etag_time(f->st_mtim.tv_sec, f->st_mtim.tv_nsec),
+		suffix[coding]);
 }
 
 static void grow_table(struct content_cache *c)

@@ -6,7 +6,6 @@
 
 #include "conn_io.h"
 #include "coro.h"
-#include "file_etag.h"
 #include "http/select.h"
 #include "respond.h"
 #include "server.h"
@@ -97,8 +96,9 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 	struct http_selection sel;
 	size_t hlen;
 
-	r.etag_len = http_format_etag(etag, (uint64_t)st->st_ino, r.size,
-				      file_etag_time(&st->st_mtim), "");
+	r.etag_len = http_format_etag(
+		etag, (uint64_t)st->st_ino, r.size,
+		http_etag_time(st->st_mtim.tv_sec, st->st_mtim.tv_nsec), "");
 	http_select(rc->buf, rc->req, &r, &sel);
 	respond_head_init(rc, &h, sel.status);
 	h.content_type = content_type;
