@@ -245,7 +245,8 @@ class Bench:
                     'rps': n / load.seconds,
                     'user_us': user * 1e6 / n,
                     'sys_us': system * 1e6 / n,
-                    'total_us': (user + system) * 1e6 / n})
+                    'total_us': (user + system) * 1e6 / n,
+                    'client_us': load.client_cpu_s * 1e6 / n})
                 if load.bytes_read:
                     r['samples'][-1]['wire_bytes'] = round(
                         load.bytes_read / n)

@@ -2,12 +2,16 @@
 (without -k) for a new connection per request.
 
 Each run returns a Load: completed requests and seconds (and for wrk the
-bytes it read, headers included, to within its rounding), or an error
-string when any response was not 2xx or any socket error happened.
+bytes it read, headers included, to within its rounding), the CPU time
+the load generator itself spent (its rusage: on loopback the receiver's
+work can land in either process, so a server's saving that moves cost
+to the client shows here), or an error string when any response was not
+2xx or any socket error happened.
 """
 
 import json
 import re
+import resource
 import subprocess
 from dataclasses import dataclass
 from typing import Optional
@@ -21,15 +25,26 @@ class Load:
     seconds: float = 0.0
     error: Optional[str] = None
     bytes_read: Optional[float] = None
+    client_cpu_s: float = 0.0  # user + system of the load generator
+
+
+def _children_cpu_s():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def _run(cmd, seconds):
+    """The finished process (None if it overran), with .client_cpu_s: the
+    CPU it used (taskset execs the load generator, so it is that)."""
     cmd = ['taskset', '-c', CLIENT_CPU] + cmd
+    before = _children_cpu_s()
     try:
-        return subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=seconds + 30)
+        out = subprocess.run(cmd, capture_output=True, text=True,
+                             timeout=seconds + 30)
     except subprocess.TimeoutExpired:
         return None
+    out.client_cpu_s = _children_cpu_s() - before
+    return out
 
 
 _WRK_DONE = re.compile(r'^\s*(\d+) requests in ([\d.]+)(us|ms|s|m)'
@@ -61,7 +76,7 @@ def wrk(url, seconds, conns, headers=()):
     load = Load(requests=int(done.group(1)),
                 seconds=float(done.group(2)) * _UNIT_S[done.group(3)],
                 bytes_read=float(done.group(4)) * _UNIT_B[done.group(5)]
-                if done.group(4) else None)
+                if done.group(4) else None, client_cpu_s=out.client_cpu_s)
     errs = []
     sock = _WRK_SOCKET.search(text)
     if sock and any(int(n) for n in sock.groups()):
@@ -93,7 +108,8 @@ def htstress(binary, url, seconds, conns, headers=()):
         tail = (out.stderr or out.stdout).strip().splitlines()[-1:]
         return Load(error='htstress gave no report (exit %d%s)' % (
             out.returncode, ': ' + tail[0] if tail else ''))
-    load = Load(requests=good, seconds=seconds_run)
+    load = Load(requests=good, seconds=seconds_run,
+                client_cpu_s=out.client_cpu_s)
     errs = ['%d %s' % (n, k.replace('_', ' '))
             for k, n in bad.items() if n]
     if good == 0:

@@ -8,7 +8,8 @@ import time
 from scenarios import TARGETS
 
 TIMED_METRICS = [('rps', 'req/s', 0), ('user_us', 'user us/req', 2),
-                 ('sys_us', 'sys us/req', 2), ('total_us', 'total us/req', 2)]
+                 ('sys_us', 'sys us/req', 2), ('total_us', 'total us/req', 2),
+                 ('client_us', 'client us/req', 2)]
 IDLE_METRICS = [('kib_per_conn', 'KiB/conn', 2),
                 ('rss_before_kib', 'RSS before KiB', 0),
                 ('rss_after_kib', 'RSS after KiB', 0)]
