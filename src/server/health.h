@@ -8,7 +8,6 @@
 #ifndef SERVER_HEALTH_H
 #define SERVER_HEALTH_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -33,11 +32,10 @@ static inline bool health_is_target(const struct server *s, const char *buf,
 int health_respond(struct exchange *rc);
 
 /*
- * Called on the first stop signal: with --health, health checks answer 503
- * for the grace period while everything else is still served.  signals is
- * the set the main thread takes; another SIGINT or SIGTERM cuts the grace
- * short and returns true (stop at once), others are ignored meanwhile.
+ * Called on the first stop signal, with --health: from now on health checks
+ * answer 503, while everything else is still served for the grace period
+ * (the main thread waits it out).
  */
-bool health_drain(struct server *s, const sigset_t *signals);
+void health_begin_drain(struct server *s);
 
 #endif /* SERVER_HEALTH_H */

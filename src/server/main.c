@@ -187,6 +187,29 @@ static int wait_for_signal(const sigset_t *set)
 	return sig;
 }
 
+/*
+ * Waits up to ms for SIGINT or SIGTERM among set (other signals of the set
+ * are taken and ignored meanwhile); true when one came.
+ */
+static bool wait_stop_signal(const sigset_t *set, uint64_t ms)
+{
+	uint64_t end = clock_ms() + ms, now;
+
+	while ((now = clock_ms()) < end) {
+		uint64_t left = end - now;
+		struct timespec ts = { .tv_sec = (time_t)(left / 1000),
+				       .tv_nsec =
+					       (long)(left % 1000) * 1000000 };
+		int sig = sigtimedwait(set, NULL, &ts);
+
+		if (sig == SIGINT || sig == SIGTERM)
+			return true;
+		if (sig < 0 && errno != EINTR && errno != EAGAIN)
+			return false;
+	}
+	return false;
+}
+
 static bool workers_finished(struct server *s, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -209,9 +232,7 @@ static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
 	for (unsigned i = 0; i < n; i++)
 		worker_request_stop(&s->workers[i]);
 	while (!workers_finished(s, n)) {
-		uint64_t now = clock_ms(), wait;
-		struct timespec ts;
-		int sig;
+		uint64_t now = clock_ms();
 
 		if (now >= deadline) {
 			fprintf(stderr,
@@ -219,10 +240,9 @@ static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
 				"after the drain timeout are cut off\n");
 			break;
 		}
-		wait = deadline - now < 50 ? deadline - now : 50;
-		ts = (struct timespec){ 0, (long)wait * 1000000 };
-		sig = sigtimedwait(stop, NULL, &ts);
-		if (sig == SIGINT || sig == SIGTERM) {
+		/* Short waits: the workers finishing is not a signal. */
+		if (wait_stop_signal(
+			    stop, deadline - now < 50 ? deadline - now : 50)) {
 			fprintf(stderr,
 				"sehttpd: second signal: stopping now\n");
 			break;
@@ -367,7 +387,11 @@ int main(int argc, char **argv)
 				break;
 			reopen_access_log(&s, opt.access_log);
 		}
-		stop_now = health_drain(&s, &signals);
+		if (s.health_len) {
+			health_begin_drain(&s);
+			stop_now =
+				wait_stop_signal(&signals, s.health_grace_ms);
+		}
 		ret = 0;
 	}
 	drain_workers(&s, started, &signals, stop_now ? 0 : opt.drain_ms);
