@@ -11,17 +11,7 @@ server=$BUILD/user-echo-server
 bench=$BUILD/echo-bench
 work=$(mktemp -d /tmp/echo-test.XXXXXX)
 pids=()
-pass=0
-fail=0
-check() { # NAME STATUS [DETAIL]
-	if [ "$2" -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "ok   $1"
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1${3:+: $3}"
-	fi
-}
+. tests/checks.sh
 finish() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	rm -rf "$work"

@@ -9,17 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 MAKE=${MAKE:-make}
 work=$(mktemp -d /tmp/install-test.XXXXXX)
-pass=0
-fail=0
-check() { # NAME STATUS [DETAIL]
-	if [ "$2" -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "ok   $1"
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1${3:+: $3}"
-	fi
-}
+. tests/checks.sh
 finish() {
 	rm -rf "$work"
 	echo "install: $pass passed, $fail failed"

@@ -26,17 +26,7 @@ timeout_s=${KHTTPD_TIMEOUT_S:-3}
 boot_timeout=120
 start_time=$(date +%s)
 
-pass=0
-fail=0
-check() { # NAME STATUS [DETAIL]
-	if [ "$2" -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "ok   $1"
-	else
-		fail=$((fail + 1))
-		echo "FAIL $1${3:+: $3}"
-	fi
-}
+. tests/checks.sh
 
 kecho_pass= # set once kecho.py has run
 kecho_fail=0
