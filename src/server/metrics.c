@@ -16,15 +16,21 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "http/format.h"
 #include "http/parser.h"
+#include "http/response.h"
 #include "listener.h"
 #include "server.h"
+#include "version.h"
 
 #define METRICS_REQUEST_MAX 8192
 #define METRICS_BODY_MAX 8192
 #define METRICS_IO_TIMEOUT_S 2
+#define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define ERROR_TYPE "text/html; charset=utf-8"
 
 struct metrics_server {
 	const struct server *server;
@@ -161,23 +167,26 @@ static void send_all(int fd, const char *p, size_t n)
 	}
 }
 
-static void answer(int fd, int status, const char *reason, const char *extra,
+/* One answer and the end of the connection; the head is the core's. */
+static void answer(int fd, int status, const char *content_type,
 		   const char *body, size_t body_len, bool head_only)
 {
-	char hdr[256];
-	int n = snprintf(hdr, sizeof(hdr),
-			 "HTTP/1.1 %d %s\r\n"
-			 "Content-Type: %s\r\n"
-			 "Content-Length: %zu\r\n"
-			 "%s"
-			 "Connection: close\r\n\r\n",
-			 status, reason,
-			 status == 200 ?
-				 "text/plain; version=0.0.4; charset=utf-8" :
-				 "text/plain; charset=utf-8",
-			 body_len, extra);
+	char hdr[512], date[HTTP_DATE_LEN];
+	struct http_response_head h = {
+		.status = status,
+		.version_minor = 1,
+		.allow_get_head = status == 405,
+		.server = SEHTTPD_SERVER_TOKEN,
+		.date = date,
+		.content_type = content_type,
+		.content_length = (int64_t)body_len,
+		.last_modified = HTTP_NO_TIME,
+	};
+	size_t n;
 
-	send_all(fd, hdr, (size_t)n);
+	http_format_date(date, (int64_t)time(NULL));
+	n = http_response_head_build(hdr, sizeof(hdr), &h);
+	send_all(fd, hdr, n);
 	if (!head_only)
 		send_all(fd, body, body_len);
 }
@@ -206,30 +215,21 @@ static void serve_one(struct metrics_server *m, int fd)
 	}
 	if (ret == HTTP_PARSE_AGAIN)
 		ret = -431;
+	if (ret >= 0 && req.method != HTTP_GET && req.method != HTTP_HEAD)
+		ret = -405;
+	else if (ret >= 0 && (req.path.len != 8 ||
+			      memcmp(m->request + req.path.off, "/metrics", 8)))
+		ret = -404;
 	if (ret < 0) {
-		static const char msg[] = "Bad request\n";
+		/* The server's own error pages, as for any other request. */
+		const char *page = http_error_body(-ret, &len);
 
-		answer(fd, -ret, "Bad Request", "", msg, sizeof(msg) - 1,
-		       false);
-		return;
-	}
-	if (req.method != HTTP_GET && req.method != HTTP_HEAD) {
-		static const char msg[] = "Method not allowed\n";
-
-		answer(fd, 405, "Method Not Allowed", "Allow: GET, HEAD\r\n",
-		       msg, sizeof(msg) - 1, false);
-		return;
-	}
-	if (req.path.len != 8 ||
-	    memcmp(m->request + req.path.off, "/metrics", 8)) {
-		static const char msg[] = "Not found: try /metrics\n";
-
-		answer(fd, 404, "Not Found", "", msg, sizeof(msg) - 1,
-		       req.method == HTTP_HEAD);
+		answer(fd, -ret, ERROR_TYPE, page, len,
+		       ret == -404 && req.method == HTTP_HEAD);
 		return;
 	}
 	len = metrics_format(m->server, m->body, sizeof(m->body));
-	answer(fd, 200, "OK", "", m->body, len, req.method == HTTP_HEAD);
+	answer(fd, 200, METRICS_TYPE, m->body, len, req.method == HTTP_HEAD);
 }
 
 static void *metrics_run(void *arg)
