@@ -152,6 +152,13 @@ class MetricsTest(unittest.TestCase):
         with Conn(self.mhost, int(self.mport)) as c:
             c.send(b'GET /metrics HTTP/1.1\r\nHost: x\r\nBad header\r\n\r\n')
             self.assertEqual(c.read_response().status, 400)
+        # Any refused head gets its own status line, with Date and Server.
+        with Conn(self.mhost, int(self.mport)) as c:
+            c.send(b'GET /' + b'm' * 9000 + b' HTTP/1.1\r\nHost: x\r\n\r\n')
+            r = c.read_response()
+            self.assertEqual((r.status, r.reason), (414, 'URI Too Long'))
+            self.assertIsNotNone(r.header('Date'))
+            self.assertEqual(r.header('Server'), 'sehttpd')
 
     def test_the_parser_refuses_what_it_should(self):
         for bad in ('x 1\n', '# TYPE x counter\nx 1\n',
