@@ -172,10 +172,16 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
  * entry's, or for a precompressed FILE.gz that file's own identity, so
  * different bytes never share a strong tag.
  */
+const char *content_cache_etag_suffix(enum http_coding coding)
+{
+	static const char *const suffix[] = { "", "gz", "df" };
+
+	return suffix[coding];
+}
+
 static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
 			   enum http_coding coding, const struct stat *from)
 {
-	static const char *const suffix[] = { "", "gz", "df" };
 	const struct stat *f = from ? from : &e->file;
 
 	r->etag_len = 0;
@@ -184,7 +190,7 @@ static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
 	r->etag_len = http_format_etag(
 		r->etag, (uint64_t)f->st_ino, (uint64_t)f->st_size,
 		http_etag_time(f->st_mtim.tv_sec, f->st_mtim.tv_nsec),
-		suffix[coding]);
+		content_cache_etag_suffix(coding));
 }
 
 static void grow_table(struct content_cache *c)
@@ -310,6 +316,24 @@ void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 		attach_rep(c, e, HTTP_CODING_GZIP, gz, len, &e->sibling);
 }
 
+void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
+			       size_t len)
+{
+	struct cache_rep *r = &e->rep[coding];
+
+	r->tried = true;
+	r->in_file = true;
+	r->len = len;
+	build_rep_etag(e, r, coding,
+		       coding == HTTP_CODING_IDENTITY ? NULL : &e->sibling);
+}
+
+const char *content_cache_rep_path(const struct cache_entry *e,
+				   enum http_coding coding)
+{
+	return coding == HTTP_CODING_IDENTITY ? e->file_path : e->sibling_path;
+}
+
 const struct cache_rep *content_cache_rep(struct content_cache *c,
 					  struct cache_entry *e,
 					  enum http_coding coding,
@@ -326,5 +350,5 @@ const struct cache_rep *content_cache_rep(struct content_cache *c,
 
 		attach_rep(c, e, coding, out, n, NULL);
 	}
-	return r->data ? r : id;
+	return r->data || r->in_file ? r : id;
 }

@@ -32,6 +32,9 @@ struct cache_rep {
 	char *data; /* NULL: not made yet, or not worth it */
 	size_t len;
 	bool tried; /* made or found not worth making */
+	/* Sent from its file (content_cache_rep_path()) by sendfile; data,
+	 * when set, is only what compression reads. */
+	bool in_file;
 	size_t etag_len; /* 0 for a listing, which has none */
 	char etag[HTTP_ETAG_MAX];
 };
@@ -120,6 +123,20 @@ void content_cache_link(struct content_cache *c, struct cache_entry *e);
  */
 void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 			       const struct stat *st, char *gz, size_t len);
+
+/*
+ * Marks e's representation in coding as sent from its file, len bytes: for
+ * identity the entry's own (whose body, if e holds one, only feeds
+ * compression), else the sibling recorded by content_cache_set_sibling().
+ */
+void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
+			       size_t len);
+/* The file (relative to ROOT) an in_file representation is sent from. */
+const char *content_cache_rep_path(const struct cache_entry *e,
+				   enum http_coding coding);
+/* What a representation's ETag carries after the file's identity: "" for
+ * identity, "gz" for gzip, so different bytes never share a strong tag. */
+const char *content_cache_etag_suffix(enum http_coding coding);
 
 /*
  * The representation for coding, compressing on first use; falls back to

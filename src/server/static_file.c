@@ -52,8 +52,12 @@ static void close_fd(void *arg)
 	close((int)(intptr_t)arg);
 }
 
-/* Opens and registers the descriptor to be closed after the request. */
-static int open_for_request(struct exchange *rc, const char *path)
+static bool range_requested(const struct exchange *rc)
+{
+	return http_has_header(rc->req, HTTP_H_RANGE);
+}
+
+int open_for_request(struct exchange *rc, const char *path)
 {
 	/* O_NONBLOCK: opening a FIFO someone left under ROOT must not hang. */
 	int fd = open_beneath(rc->worker->server->root_fd, path,
@@ -116,40 +120,150 @@ static struct cache_entry *cache_lookup(struct exchange *rc)
 	return e;
 }
 
-/* A "FILE.gz" beside the file, not older than it, as its gzip body. */
+/*
+ * Precompressed siblings: "FILE" + suffix, made by the site's build, stand
+ * for FILE in their coding.  Another coding is one more row.
+ */
+struct sibling_coding {
+	enum http_coding coding;
+	const char *suffix;
+};
+
+static const struct sibling_coding sibling_codings[] = {
+	{ HTTP_CODING_GZIP, GZIP_SUFFIX },
+};
+
+#define SIBLING_SUFFIX_MAX 8
+
+/* The codings siblings can be in, as HTTP_CODING_BIT()s. */
+static unsigned sibling_coding_bits(void)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sibling_codings); i++)
+		bits |= HTTP_CODING_BIT(sibling_codings[i].coding);
+	return bits;
+}
+
+static const char *sibling_suffix(enum http_coding coding)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sibling_codings); i++) {
+		if (sibling_codings[i].coding == coding)
+			return sibling_codings[i].suffix;
+	}
+	return NULL;
+}
+
+/* Whether a sibling found as sib may stand for the file st: a regular file
+ * not older than it (an older one predates the file's last change). */
+static bool sibling_usable(const struct stat *sib, const struct stat *st)
+{
+	return S_ISREG(sib->st_mode) &&
+	       (sib->st_mtim.tv_sec > st->st_mtim.tv_sec ||
+		(sib->st_mtim.tv_sec == st->st_mtim.tv_sec &&
+		 sib->st_mtim.tv_nsec >= st->st_mtim.tv_nsec));
+}
+
+/*
+ * Opens file's sibling in coding (file is len bytes, relative to ROOT) and
+ * fills sib with what it is.  Returns its descriptor, -1 when there is
+ * none or it cannot be opened; usable tells whether it may stand for st.
+ */
+static int open_sibling(struct exchange *rc, const char *file, size_t len,
+			enum http_coding coding, const struct stat *st,
+			struct stat *sib, bool *usable)
+{
+	char path[HTTP_PATH_MAX + SIBLING_SUFFIX_MAX];
+	const char *suffix = sibling_suffix(coding);
+	int fd;
+
+	*usable = false;
+	if (!suffix ||
+	    http_path_join(path, sizeof(path), file, len, suffix) < 0)
+		return -1;
+	fd = open_beneath(rc->worker->server->root_fd, path,
+			  O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, sib)) {
+		close(fd);
+		return -1;
+	}
+	*usable = sibling_usable(sib, st);
+	return fd;
+}
+
+/*
+ * A "FILE.gz" beside the file, not older than it, as its gzip body: held
+ * when small, else sent from its file.
+ */
 static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 				 const char *file, size_t len,
 				 const struct stat *st)
 {
-	char gz_path[HTTP_PATH_MAX + sizeof(GZIP_SUFFIX)];
+	struct content_cache *c = rc->worker->cache;
 	struct stat gz_st;
 	char *gz = NULL;
-	int fd;
+	bool usable;
+	int fd = open_sibling(rc, file, len, HTTP_CODING_GZIP, st, &gz_st,
+			      &usable);
 
-	if (http_path_join(gz_path, sizeof(gz_path), file, len, GZIP_SUFFIX) <
-	    0)
-		return;
-	fd = open_beneath(rc->worker->server->root_fd, gz_path,
-			  O_RDONLY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &gz_st)) {
-		if (fd >= 0)
-			close(fd);
-		content_cache_set_sibling(rc->worker->cache, e, NULL, NULL, 0);
+	if (fd < 0) {
+		content_cache_set_sibling(c, e, NULL, NULL, 0);
 		return;
 	}
-	if (S_ISREG(gz_st.st_mode) && gz_st.st_size <= CACHE_FILE_MAX &&
-	    (gz_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
-	     (gz_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
-	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec)))
+	if (usable && gz_st.st_size <= FILE_SENDFILE_MIN)
 		gz = read_all(fd, (size_t)gz_st.st_size);
-	content_cache_set_sibling(rc->worker->cache, e, &gz_st, gz,
+	content_cache_set_sibling(c, e, &gz_st, gz,
 				  gz ? (size_t)gz_st.st_size : 0);
+	if (usable && !gz)
+		content_cache_rep_in_file(e, HTTP_CODING_GZIP,
+					  (size_t)gz_st.st_size);
 	close(fd);
 }
 
 /*
+ * Answers with a file the content cache does not hold, from the file
+ * itself or, when the client accepts one, a precompressed sibling.
+ */
+static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
+			     const char *file, const char *type,
+			     bool compressible)
+{
+	unsigned left = sibling_coding_bits();
+	size_t len = strlen(file);
+
+	if (!compressible || range_requested(rc))
+		left = 0;
+	while (left) {
+		enum http_coding coding = request_coding(rc, left);
+		struct stat sib;
+		bool usable;
+		int sfd;
+
+		if (coding == HTTP_CODING_IDENTITY)
+			break;
+		left &= ~HTTP_CODING_BIT(coding);
+		sfd = open_sibling(rc, file, len, coding, st, &sib, &usable);
+		if (sfd < 0)
+			continue;
+		if (coro_defer(rc->conn->coro, close_fd,
+			       (void *)(intptr_t)sfd)) {
+			close(sfd);
+			return respond_status(rc, 503, NULL, 0);
+		}
+		if (usable)
+			return respond_file(rc, sfd, &sib, type, compressible,
+					    coding);
+	}
+	return respond_file(rc, fd, st, type, compressible,
+			    HTTP_CODING_IDENTITY);
+}
+
+/*
  * Answers with an open regular file: small ones through the cache (read
- * once, compressed on demand), larger ones straight from the file.
+ * once, compressed on demand), larger ones from the page cache by sendfile;
+ * the content cache holds those only to keep their compressed variants.
  * file is its path relative to ROOT.
  */
 static int serve_file(struct exchange *rc, int fd, const struct stat *st,
@@ -159,19 +273,24 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 	size_t file_len = strlen(file);
 	const char *type = http_mime_type(file, file_len);
 	bool compressible = w->server->compress && http_mime_compressible(type);
+	bool in_file = st->st_size > FILE_SENDFILE_MIN;
 	struct cache_entry *e;
 	char *body;
 
-	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX)
-		return respond_file(rc, fd, st, type, compressible);
+	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX ||
+	    (in_file && !compressible))
+		return serve_file_direct(rc, fd, st, file, type, compressible);
 	body = read_all(fd, (size_t)st->st_size);
 	if (!body)
-		return respond_file(rc, fd, st, type, compressible);
+		return serve_file_direct(rc, fd, st, file, type, compressible);
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
 			    (size_t)st->st_size, st, file, type, compressible,
 			    w->now_ms);
 	if (!e)
 		return respond_status(rc, 503, NULL, 0);
+	if (in_file)
+		content_cache_rep_in_file(e, HTTP_CODING_IDENTITY,
+					  (size_t)st->st_size);
 	if (e->compressible)
 		attach_precompressed(rc, e, file, file_len, st);
 	content_cache_link(w->cache, e);
