@@ -32,9 +32,10 @@ struct cache_rep {
 	char *data; /* NULL: not made yet, or not worth it */
 	size_t len;
 	bool tried; /* made or found not worth making */
-	/* Sent from its file (content_cache_rep_path()) by sendfile; data,
-	 * when set, is only what compression reads. */
+	/* Sent from the open file fd by sendfile; data, when set, is only
+	 * what compression reads. */
 	bool in_file;
+	int fd; /* when in_file; closed with the entry */
 	size_t etag_len; /* 0 for a listing, which has none */
 	char etag[HTTP_ETAG_MAX];
 };
@@ -42,6 +43,9 @@ struct cache_rep {
 struct cache_entry {
 	struct hlist_node hash_node; /* in its bucket */
 	struct list_head lru; /* in the cache's LRU order */
+	/* Entries holding descriptors, in LRU order too (when fds > 0). */
+	struct list_head fd_lru;
+	unsigned fds; /* in_file representations */
 	uint64_t hash;
 	char *key; /* the normalised request path */
 	size_t key_len;
@@ -124,23 +128,26 @@ void content_cache_link(struct content_cache *c, struct cache_entry *e);
 void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 			       const struct stat *st, char *gz, size_t len);
 
+/* How many descriptors the entries may hold at most (default 0): beyond
+ * that, the least recently used entries holding some leave the cache. */
+void content_cache_set_fd_limit(struct content_cache *c, size_t limit);
+
 /*
- * Marks e's representation in coding as sent from its file, len bytes: for
- * identity the entry's own (whose body, if e holds one, only feeds
- * compression), else the sibling recorded by content_cache_set_sibling().
+ * Makes e's representation in coding be sent from the open file fd (taken;
+ * closed when e is freed), len bytes: for identity the entry's own file
+ * (whose body, if e holds one, only feeds compression), else the sibling
+ * recorded by content_cache_set_sibling().  Before e is linked.
  */
 void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
-			       size_t len);
-/* The file (relative to ROOT) an in_file representation is sent from. */
-const char *content_cache_rep_path(const struct cache_entry *e,
-				   enum http_coding coding);
+			       int fd, size_t len);
 /* What a representation's ETag carries after the file's identity: "" for
  * identity, "gz" for gzip, so different bytes never share a strong tag. */
 const char *content_cache_etag_suffix(enum http_coding coding);
 
 /*
- * The representation for coding, compressing on first use; falls back to
- * identity when the coding does not make the body smaller.
+ * The representation for coding, compressing on first use (when e holds
+ * its body); falls back to identity when the coding does not make the body
+ * smaller.
  */
 const struct cache_rep *content_cache_rep(struct content_cache *c,
 					  struct cache_entry *e,

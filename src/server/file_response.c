@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "file_response.h"
 
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "conn_io.h"
 #include "coro.h"
-#include "http/response.h"
 #include "http/select.h"
 #include "respond.h"
 #include "server.h"
-#include "static_file.h"
 
 static bool range_requested(const struct exchange *rc)
 {
@@ -38,22 +35,19 @@ enum http_coding request_coding(const struct exchange *rc, unsigned available)
 
 /*
  * Answers with a representation of e whose body stays in its file (the
- * entry's own, or a precompressed sibling): opened again, so the head
- * describes what is sent even if the file changed since e was made.
+ * entry's own, or a precompressed sibling), held open by e: its head is
+ * built from what the file is now, so that a file truncated in place since
+ * e was checked is announced at the length that can be sent.
  */
 static int respond_rep_file(struct exchange *rc, struct cache_entry *e,
-			    enum http_coding coding)
+			    const struct cache_rep *rep)
 {
-	int fd = open_for_request(rc, content_cache_rep_path(e, coding));
 	struct stat st;
 
-	if (fd < 0)
-		return respond_status(rc, http_status_for_errno(errno), NULL,
-				      0);
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return respond_status(rc, 403, NULL, 0);
-	return respond_file(rc, fd, &st, e->content_type, e->compressible,
-			    coding);
+	if (fstat(rep->fd, &st))
+		return respond_status(rc, 500, NULL, 0);
+	return respond_file(rc, rep->fd, &st, e->content_type, e->compressible,
+			    (enum http_coding)(rep - e->rep));
 }
 
 int respond_entry(struct exchange *rc, struct cache_entry *e)
@@ -79,8 +73,7 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 	if (rep != &e->rep[HTTP_CODING_IDENTITY])
 		stats_add(&w->stats.cache_compressed_hits, 1);
 	if (rep->in_file)
-		return respond_rep_file(rc, e,
-					(enum http_coding)(rep - e->rep));
+		return respond_rep_file(rc, e, rep);
 	r = (struct http_representation){
 		.etag = rep->etag_len ? rep->etag : NULL,
 		.etag_len = rep->etag_len,

@@ -57,7 +57,8 @@ static bool range_requested(const struct exchange *rc)
 	return http_has_header(rc->req, HTTP_H_RANGE);
 }
 
-int open_for_request(struct exchange *rc, const char *path)
+/* Opens and registers the descriptor to be closed after the request. */
+static int open_for_request(struct exchange *rc, const char *path)
 {
 	/* O_NONBLOCK: opening a FIFO someone left under ROOT must not hang. */
 	int fd = open_beneath(rc->worker->server->root_fd, path,
@@ -217,9 +218,10 @@ static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 	content_cache_set_sibling(c, e, &gz_st, gz,
 				  gz ? (size_t)gz_st.st_size : 0);
 	if (usable && !gz)
-		content_cache_rep_in_file(e, HTTP_CODING_GZIP,
+		content_cache_rep_in_file(e, HTTP_CODING_GZIP, fd,
 					  (size_t)gz_st.st_size);
-	close(fd);
+	else
+		close(fd);
 }
 
 /*
@@ -261,10 +263,10 @@ static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
 }
 
 /*
- * Answers with an open regular file: small ones through the cache (read
- * once, compressed on demand), larger ones from the page cache by sendfile;
- * the content cache holds those only to keep their compressed variants.
- * file is its path relative to ROOT.
+ * Answers with an open regular file through the cache: small ones read
+ * once (and compressed on demand), larger ones sent from the page cache by
+ * sendfile from a descriptor the entry keeps open; their body is read only
+ * as the source of compressed variants.  file is its path relative to ROOT.
  */
 static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 		      const char *file)
@@ -275,21 +277,35 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 	bool compressible = w->server->compress && http_mime_compressible(type);
 	bool in_file = st->st_size > FILE_SENDFILE_MIN;
 	struct cache_entry *e;
-	char *body;
+	char *body = NULL;
+	int keep = -1;
 
-	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX ||
-	    (in_file && !compressible))
+	if (!content_cache_enabled(w->cache))
 		return serve_file_direct(rc, fd, st, file, type, compressible);
-	body = read_all(fd, (size_t)st->st_size);
-	if (!body)
-		return serve_file_direct(rc, fd, st, file, type, compressible);
+	if (!in_file || (compressible && st->st_size <= CACHE_FILE_MAX)) {
+		body = read_all(fd, (size_t)st->st_size);
+		if (!body)
+			return serve_file_direct(rc, fd, st, file, type,
+						 compressible);
+	}
+	if (in_file) {
+		keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (keep < 0) {
+			free(body);
+			return serve_file_direct(rc, fd, st, file, type,
+						 compressible);
+		}
+	}
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
-			    (size_t)st->st_size, st, file, type, compressible,
-			    w->now_ms);
-	if (!e)
+			    body ? (size_t)st->st_size : 0, st, file, type,
+			    compressible, w->now_ms);
+	if (!e) {
+		if (keep >= 0)
+			close(keep);
 		return respond_status(rc, 503, NULL, 0);
+	}
 	if (in_file)
-		content_cache_rep_in_file(e, HTTP_CODING_IDENTITY,
+		content_cache_rep_in_file(e, HTTP_CODING_IDENTITY, keep,
 					  (size_t)st->st_size);
 	if (e->compressible)
 		attach_precompressed(rc, e, file, file_len, st);

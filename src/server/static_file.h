@@ -16,8 +16,4 @@ int serve_request(struct exchange *rc);
  */
 int open_beneath(int root_fd, const char *path, int flags);
 
-/* open_beneath() for reading, the descriptor closed when the request is
- * over.  Returns it or -1 with errno. */
-int open_for_request(struct exchange *rc, const char *path);
-
 #endif /* SERVER_STATIC_FILE_H */

@@ -31,6 +31,9 @@
 #define CORO_STACK_SIZE (128 * 1024)
 #define CORO_POOL_KEEP 64
 #define ACCEPT_PAUSE_MS 100
+/* The descriptors cached files may keep open, as a part of all: half of
+ * what connection_limit() leaves for files. */
+#define CACHE_FDS_PART 16
 
 int worker_init(struct worker *w, struct server *s, int listen_fd)
 {
@@ -51,6 +54,9 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 	w->pool =
 		coro_pool_new(CORO_STACK_SIZE, HTTP_CONN_EXTRA, CORO_POOL_KEEP);
 	w->cache = content_cache_new(s->cache_bytes);
+	if (w->cache)
+		content_cache_set_fd_limit(
+			w->cache, s->max_fds / CACHE_FDS_PART / s->nworkers);
 	w->compressor = s->compress ? compressor_new() : NULL;
 	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool || !w->cache ||
 	    (s->compress && !w->compressor))
