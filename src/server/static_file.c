@@ -280,9 +280,10 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 	char *body = NULL;
 	int keep = -1;
 
-	if (!content_cache_enabled(w->cache))
+	if (!content_cache_enabled(w->cache) ||
+	    (!in_file && st->st_size > CACHE_FILE_MAX))
 		return serve_file_direct(rc, fd, st, file, type, compressible);
-	if (!in_file || (compressible && st->st_size <= CACHE_FILE_MAX)) {
+	if (st->st_size <= CACHE_FILE_MAX && (!in_file || compressible)) {
 		body = read_all(fd, (size_t)st->st_size);
 		if (!body)
 			return serve_file_direct(rc, fd, st, file, type,
