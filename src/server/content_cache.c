@@ -179,8 +179,10 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
 		e->checked_ms = now_ms;
 	}
 	list_move(&e->lru, &c->lru);
-	if (e->fds)
+	if (e->fds) {
 		list_move(&e->fd_lru, &c->fd_lru);
+		e->used_ms = now_ms;
+	}
 	e->refs++;
 	*found = e;
 	return CACHE_FRESH;
@@ -279,6 +281,7 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 	e->compressible = compressible;
 	e->file = *st;
 	e->checked_ms = now_ms;
+	e->used_ms = now_ms;
 	e->bytes = sizeof(*e) + strings + len;
 	e->refs = 1;
 	e->rep[HTTP_CODING_IDENTITY].data = body;
@@ -341,6 +344,19 @@ void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 		e->sibling = *st;
 	if (gz)
 		attach_rep(c, e, HTTP_CODING_GZIP, gz, len, &e->sibling);
+}
+
+bool content_cache_expire_fds(struct content_cache *c, uint64_t now_ms)
+{
+	struct cache_entry *e;
+
+	while (!list_empty(&c->fd_lru)) {
+		e = list_last_entry(&c->fd_lru, struct cache_entry, fd_lru);
+		if (now_ms - e->used_ms < CACHE_FD_IDLE_MS)
+			return true;
+		content_cache_remove(c, e);
+	}
+	return false;
 }
 
 void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,

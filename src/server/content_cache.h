@@ -46,6 +46,7 @@ struct cache_entry {
 	/* Entries holding descriptors, in LRU order too (when fds > 0). */
 	struct list_head fd_lru;
 	unsigned fds; /* in_file representations */
+	uint64_t used_ms; /* last looked up, for entries holding fds */
 	uint64_t hash;
 	char *key; /* the normalised request path */
 	size_t key_len;
@@ -131,6 +132,16 @@ void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 /* How many descriptors the entries may hold at most (default 0): beyond
  * that, the least recently used entries holding some leave the cache. */
 void content_cache_set_fd_limit(struct content_cache *c, size_t limit);
+
+#define CACHE_FD_IDLE_MS 10000 /* how long an unused descriptor stays */
+
+/*
+ * Drops the entries holding descriptors that no lookup asked for within
+ * CACHE_FD_IDLE_MS, so that a deleted file's space is not kept from the
+ * file system by a cache nobody asks; returns whether any are left (the
+ * caller looks again within CACHE_FD_IDLE_MS while there are).
+ */
+bool content_cache_expire_fds(struct content_cache *c, uint64_t now_ms);
 
 /*
  * Makes e's representation in coding be sent from the open file fd (taken;

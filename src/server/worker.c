@@ -393,6 +393,11 @@ void *worker_run(void *arg)
 		int timeout = timer_wheel_next_timeout(&w->wheel, w->now_ms);
 		int n;
 
+		/* Descriptors the cache holds are looked at while idle too. */
+		if (content_cache_expire_fds(w->cache, w->now_ms) &&
+		    (timeout < 0 || timeout > CACHE_FD_IDLE_MS))
+			timeout = CACHE_FD_IDLE_MS;
+
 		if (w->stopping && w->active == 0)
 			break;
 		n = epoll_wait(w->epoll_fd, events, MAX_EVENTS, timeout);

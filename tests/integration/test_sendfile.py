@@ -13,6 +13,7 @@ from codings import DEFLATE, ae_headers, coding_of, decode
 
 MIB = 1 << 20
 FRESH_WITHIN_S = 2.5  # the cache's promise (test_cache.py), and slack
+FD_IDLE_S = 10  # how long the cache keeps a descriptor nobody asks for
 
 
 def text(size, seed):
@@ -260,3 +261,48 @@ class ChangedWhileSentTest(ServerTestCase):
             self.assertEqual(len(body), len(old))
             self.assertTrue(body == old, 'not the file that was opened')
         self.assert_serving(url, new, FRESH_WITHIN_S)
+
+
+@needs_process('looks at the descriptors of its own sehttpd')
+class DeletedFileReleasedTest(ServerTestCase):
+    """The descriptor the cache keeps for a large file does not keep a
+    deleted file's space from the file system for long, even when no
+    request comes to notice the deletion."""
+
+    URL = '/del/gone.bin'
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tree = treemod.make_tree(temp_dir())
+        os.makedirs(os.path.join(cls.tree.www, 'del'), exist_ok=True)
+        cls.target = start_server(('-t', '1'), tree=cls.tree)
+        cls.addClassCleanup(cls._stop_target)
+
+    def open_paths(self):
+        pid = self.target.server.proc.pid
+        out = []
+        for fd in os.listdir('/proc/%d/fd' % pid):
+            try:
+                out.append(os.readlink('/proc/%d/fd/%s' % (pid, fd)))
+            except OSError:
+                pass  # closed meanwhile
+        return out
+
+    def test_deleted_file_released_when_idle(self):
+        path = os.path.join(self.tree.www, self.URL.lstrip('/'))
+        data = noise(MIB, 95)
+        with open(path, 'wb') as fh:
+            fh.write(data)
+        resp = self.get(self.URL)
+        self.assertTrue(resp.body == data)
+        os.unlink(path)
+        held = [p for p in self.open_paths() if p.startswith(path)]
+        self.assertTrue(held, 'the cache holds no descriptor for %s: '
+                        'nothing to test' % path)
+        deadline = time.monotonic() + FD_IDLE_S + 3
+        while time.monotonic() < deadline:
+            if not any(p.startswith(path) for p in self.open_paths()):
+                return
+            time.sleep(0.25)
+        self.fail('%s, deleted, still open after %d s: %r'
+                  % (path, FD_IDLE_S + 3, self.open_paths()))

@@ -467,3 +467,24 @@ TEST(descriptors_bounded_and_closed_with_the_entry)
 	content_cache_put(held);
 	CHECK(!fd_open(fd[0]));
 }
+
+TEST(unused_descriptors_expire)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct cache_entry *e;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	content_cache_set_fd_limit(c, 8);
+	CHECK(!content_cache_expire_fds(c, NOW));
+	add_in_file(c, "/old", fd);
+	CHECK(content_cache_expire_fds(c, NOW + CACHE_FD_IDLE_MS - 1));
+	/* A lookup counts as use. */
+	CHECK_EQ_INT(lookup(c, "/old", NOW + 500, NULL, &e), CACHE_FRESH);
+	content_cache_put(e);
+	CHECK(content_cache_expire_fds(c, NOW + 500 + CACHE_FD_IDLE_MS - 1));
+	CHECK(fd_open(fd));
+	CHECK(!content_cache_expire_fds(c, NOW + 500 + CACHE_FD_IDLE_MS));
+	CHECK(!fd_open(fd));
+	CHECK(!present(c, "/old"));
+	content_cache_free(c);
+}
