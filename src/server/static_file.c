@@ -24,11 +24,11 @@
 #include "http/path.h"
 #include "http/response.h"
 #include "http/route.h"
+#include "precompressed.h"
 #include "respond.h"
 #include "server.h"
 
 #define INDEX_FILE "index.html"
-#define GZIP_SUFFIX ".gz"
 
 int open_beneath(int root_fd, const char *path, int flags)
 {
@@ -116,35 +116,48 @@ static struct cache_entry *cache_lookup(struct exchange *rc)
 	return e;
 }
 
-/* A "FILE.gz" beside the file, not older than it, as its gzip body. */
+/*
+ * The sibling in precompressed[slot] ("FILE.gz", ...) beside the file, not
+ * older than it, as its body in that coding.
+ */
+static void attach_sibling(struct exchange *rc, struct cache_entry *e,
+			   unsigned slot, const char *file, size_t len,
+			   const struct stat *st)
+{
+	char sib_path[HTTP_PATH_MAX + PRECOMPRESSED_SUFFIX_MAX];
+	struct stat sib_st;
+	char *data = NULL;
+	int fd;
+
+	if (http_path_join(sib_path, sizeof(sib_path), file, len,
+			   precompressed[slot].suffix) < 0)
+		return;
+	fd = open_beneath(rc->worker->server->root_fd, sib_path,
+			  O_RDONLY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &sib_st)) {
+		if (fd >= 0)
+			close(fd);
+		content_cache_set_sibling(rc->worker->cache, e, slot, NULL,
+					  NULL, 0);
+		return;
+	}
+	if (S_ISREG(sib_st.st_mode) && sib_st.st_size <= CACHE_FILE_MAX &&
+	    (sib_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
+	     (sib_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
+	      sib_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec)))
+		data = read_all(fd, (size_t)sib_st.st_size);
+	content_cache_set_sibling(rc->worker->cache, e, slot, &sib_st, data,
+				  data ? (size_t)sib_st.st_size : 0);
+	close(fd);
+}
+
+/* Each precompressed sibling beside the file. */
 static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 				 const char *file, size_t len,
 				 const struct stat *st)
 {
-	char gz_path[HTTP_PATH_MAX + sizeof(GZIP_SUFFIX)];
-	struct stat gz_st;
-	char *gz = NULL;
-	int fd;
-
-	if (http_path_join(gz_path, sizeof(gz_path), file, len, GZIP_SUFFIX) <
-	    0)
-		return;
-	fd = open_beneath(rc->worker->server->root_fd, gz_path,
-			  O_RDONLY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &gz_st)) {
-		if (fd >= 0)
-			close(fd);
-		content_cache_set_sibling(rc->worker->cache, e, NULL, NULL, 0);
-		return;
-	}
-	if (S_ISREG(gz_st.st_mode) && gz_st.st_size <= CACHE_FILE_MAX &&
-	    (gz_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
-	     (gz_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
-	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec)))
-		gz = read_all(fd, (size_t)gz_st.st_size);
-	content_cache_set_sibling(rc->worker->cache, e, &gz_st, gz,
-				  gz ? (size_t)gz_st.st_size : 0);
-	close(fd);
+	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
+		attach_sibling(rc, e, slot, file, len, st);
 }
 
 /*
