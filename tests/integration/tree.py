@@ -13,7 +13,9 @@ import gzip
 import io
 import os
 import posixpath
+import shutil
 import struct
+import subprocess
 import sys
 import urllib.parse
 import zipfile
@@ -194,6 +196,54 @@ def _gzip_bytes(data, level, mtime, name=None):
     return out.getvalue()
 
 
+def _cli_bytes(argv, data):
+    """data through a compressor's command-line tool (Debian's brotli and
+    zstd), or None when the tool is missing."""
+    if not shutil.which(argv[0]):
+        return None
+    return subprocess.run(argv, input=data, stdout=subprocess.PIPE,
+                          check=True).stdout
+
+
+def _brotli_bytes(data):
+    # Quality 1 and a small window: not what the server makes itself.
+    return _cli_bytes(['brotli', '-c', '-q', '1', '-w', '16'], data)
+
+
+def _zstd_bytes(data):
+    # Level 1 with a checksum: not what the server makes itself.
+    return _cli_bytes(['zstd', '-c', '-q', '-1', '--check'], data)
+
+
+# www/precomp/: precompressed siblings in each coding (see
+# _precompressed_spec); missing when the brotli or zstd tool is.
+PRECOMP_CODINGS = {'br': '.br', 'zstd': '.zst', 'gzip': '.gz'}
+
+
+def _precompressed_spec(f, d):
+    """all.txt has a sibling in every coding, br.txt and zst.txt one each,
+    stale.txt older ones holding other text, which must be ignored."""
+    make = {'br': _brotli_bytes, 'zstd': _zstd_bytes,
+            'gzip': lambda data: _gzip_bytes(data, 1, PRE_GZ_MTIME)}
+    d('www/precomp')
+    plan = [('all.txt', 8, ('br', 'zstd', 'gzip')), ('br.txt', 9, ('br',)),
+            ('zst.txt', 10, ('zstd',))]
+    for name, seed, codings in plan:
+        text = english_like(12000, seed)
+        f('www/precomp/' + name, text)
+        for coding in codings:
+            data = make[coding](text)
+            if data is not None:
+                f('www/precomp/' + name + PRECOMP_CODINGS[coding], data,
+                  FIXED_MTIME + 3600)
+    f('www/precomp/stale.txt', english_like(12000, 11))
+    for coding in ('br', 'zstd', 'gzip'):
+        data = make[coding](STALE_GZ_TEXT * 100)
+        if data is not None:
+            f('www/precomp/stale.txt' + PRECOMP_CODINGS[coding], data,
+              FIXED_MTIME - 86400)
+
+
 def _leb128(n):
     out = bytearray()
     while True:
@@ -335,6 +385,7 @@ def _spec():
     ln('www/links/to_file.txt', '../dir_noindex/size777.txt')
     ln('www/links/to_dir', '../dir_noindex/adir')
     _content_spec(f, d)
+    _precompressed_spec(f, d)
     return e
 
 
