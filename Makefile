@@ -12,7 +12,8 @@ OPTFLAGS  ?= -O2 -g
 SANFLAGS  := -O1 -g -fno-omit-frame-pointer \
 	     -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS    := -pthread
-SEHTTPD_LIBS := -ldeflate -lbrotlienc -lzstd
+# brotlicommon and libm for a static link (make bench-kernel)
+SEHTTPD_LIBS := -ldeflate -lbrotlienc -lbrotlicommon -lzstd -lm
 
 HTTP_SRCS    := $(wildcard src/http/*.c)
 SERVER_SRCS  := $(filter-out src/server/main.c,$(wildcard src/server/*.c)) \
