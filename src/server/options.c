@@ -128,7 +128,15 @@ static int bad_site(const char *flag, const char *value,
 
 	if (!check(value, why, sizeof(why)))
 		return 0;
-	fprintf(stderr, "sehttpd: invalid %s '%s': %s\n", flag, value, why);
+	fprintf(stderr, "sehttpd: invalid %s '", flag);
+	/* A CR or LF in the value must not break the line. */
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		if (*p < ' ' || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+	fprintf(stderr, "': %s\n", why);
 	return -1;
 }
 
