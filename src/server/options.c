@@ -71,7 +71,7 @@ static void usage(FILE *out)
 		"  -b, --bind ADDR        address to bind, IPv4 or IPv6 (default 0.0.0.0)\n"
 		"  -t, --threads N        event-loop threads (default: online CPUs)\n"
 		"      --timeout SECONDS  idle and request-head timeout (default 15)\n"
-		"      --no-listing       answer 403 for directories without index.html\n"
+		"      --no-listing       answer 403 for directories without an index\n"
 		"      --access-log FILE  write a Combined Log Format line per request\n"
 		"                         to FILE ('-' for standard output)\n"
 		"      --no-compress      never compress responses\n"
