@@ -218,6 +218,13 @@ int site_build(struct site *s, const struct options *opt,
 		need += strlen(opt->headers[i]) + 4;
 	if (opt->cors)
 		need += strlen(opt->cors) + 64;
+	if (need > SITE_HEADERS_TOTAL_MAX) {
+		snprintf(err, cap,
+			 "--header and --cors add more than %d bytes to "
+			 "every response",
+			 SITE_HEADERS_TOTAL_MAX);
+		return -1;
+	}
 	s->lines = malloc(need);
 	if (!s->lines) {
 		snprintf(err, cap, "out of memory");

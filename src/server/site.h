@@ -19,6 +19,8 @@
 #define SITE_MAX_ERROR_PAGES 16
 /* Bytes of one --header argument; all of them fit in a response head. */
 #define SITE_HEADER_MAX 1024
+/* Bytes of all of them, so that every response head still fits. */
+#define SITE_HEADERS_TOTAL_MAX 8192
 
 struct options;
 

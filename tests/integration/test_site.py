@@ -181,6 +181,11 @@ class HeaderFlagTest(FlagTest):
         for arg, why in cases:
             with self.subTest(arg=arg):
                 self.usage_error(['--header', arg], '--header', why)
+        # All of them must leave room in a response head.
+        many = []
+        for i in range(10):
+            many += ['--header', 'X-Big-%d: %s' % (i, 'v' * 1000)]
+        self.usage_error(many, '--header', 'more than')
 
 
 @needs_process('starts sehttpd with --cors')

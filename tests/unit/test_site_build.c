@@ -113,6 +113,27 @@ TEST(missing_page_named)
 	site_free(&s);
 }
 
+TEST(total_bounded)
+{
+	static char big[SITE_HEADER_MAX + 1];
+	struct options opt = { .nheaders = 9 };
+	struct site s;
+	char err[256];
+
+	memset(big, 'v', SITE_HEADER_MAX);
+	memcpy(big, "X-Big: ", 7);
+	for (unsigned int i = 0; i < opt.nheaders; i++)
+		opt.headers[i] = big;
+	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
+		     -1);
+	CHECK(strstr(err, "more than 8192 bytes") != NULL);
+	site_free(&s);
+	opt.nheaders = 7;
+	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
+		     0);
+	site_free(&s);
+}
+
 TEST(checks)
 {
 	char err[256];
