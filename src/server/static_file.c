@@ -364,7 +364,7 @@ int serve_request(struct exchange *rc)
 		return serve_searchable_dir(rc);
 	if (fd < 0) {
 		int status = http_status_for_errno(errno);
-
+		/* A missing route of a single-page app: its page. */
 		int spa = status == 404 ? serve_spa(rc) : 1;
 
 		return spa <= 0 ? spa : respond_error(rc, status);
