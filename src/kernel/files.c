@@ -26,9 +26,8 @@
 #include "http/mime.h"
 #include "http/response.h"
 #include "http/select.h"
+#include "http/site.h"
 #include "net.h"
-
-#define INDEX_FILE "index.html"
 
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 				 const char *path, int flags)
@@ -184,15 +183,19 @@ static int serve_dir(struct khttpd_exchange *x, const struct file *dir,
 		     const struct kstat *st, char *path, size_t len)
 {
 	struct khttpd_server *srv = x->conn->srv;
-	size_t ilen = len + sizeof(INDEX_FILE) - 1;
 	struct file *index;
 	struct kstat ist;
+	size_t i, ilen;
 	int ret;
 
 	if (path[len - 1] != '/')
 		return khttpd_respond_redirect(x, path, len);
-	if (ilen < KHTTPD_PATH_BUF) {
-		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
+	/* index.html, then index.htm, as sehttpd by default. */
+	for (i = 0; i < HTTP_DEFAULT_INDEX_COUNT; i++) {
+		ilen = len + strlen(http_default_index[i]);
+		if (ilen >= KHTTPD_PATH_BUF)
+			continue;
+		memcpy(path + len, http_default_index[i], ilen - len + 1);
 		index = khttpd_open_beneath(srv, path, O_PATH);
 		if (!IS_ERR(index)) {
 			if (!getattr(index, &ist) && S_ISREG(ist.mode)) {
@@ -218,9 +221,13 @@ int khttpd_serve(struct khttpd_exchange *x)
 	struct file *f;
 	int len, ret;
 
+	if (x->req->method == HTTP_OPTIONS)
+		return khttpd_respond_options(x);
 	len = http_route(x->buf, x->req, path);
 	if (len < 0)
 		return khttpd_respond_status(x, -len);
+	if (!c->srv->dotfiles && http_path_hidden(path, len))
+		return khttpd_respond_status(x, 404);
 	f = khttpd_open_beneath(c->srv, path, O_PATH);
 	if (IS_ERR(f))
 		return khttpd_respond_status(

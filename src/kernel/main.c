@@ -38,7 +38,13 @@ MODULE_PARM_DESC(max_conns,
 
 static bool listing = true;
 module_param(listing, bool, 0444);
-MODULE_PARM_DESC(listing, "List directories without index.html (on)");
+MODULE_PARM_DESC(listing, "List directories without an index (on)");
+
+static bool dotfiles;
+module_param(dotfiles, bool, 0444);
+MODULE_PARM_DESC(dotfiles,
+		 "Serve and list names starting with '.' (off: 404 and hidden, "
+		 "but /.well-known/ is served)");
 
 static uint cache_kb = 65536;
 module_param(cache_kb, uint, 0444);
@@ -55,6 +61,7 @@ static int __init khttpd_init(void)
 		.timeout_ms = timeout_ms,
 		.max_conns = max_conns,
 		.listing = listing,
+		.dotfiles = dotfiles,
 	};
 	int err;
 

@@ -81,7 +81,18 @@ int khttpd_respond_status(struct khttpd_exchange *x, int status)
 		x->keep_alive = false;
 	khttpd_respond_head_init(x, &h, status);
 	h.allow_get_head = status == 405;
+	h.allow_options = true;
 	return reply_html(x, &h, x->conn->head, sizeof(x->conn->head));
+}
+
+int khttpd_respond_options(struct khttpd_exchange *x)
+{
+	struct http_response_head h;
+
+	khttpd_respond_head_init(x, &h, 204);
+	h.allow_get_head = true;
+	h.allow_options = true;
+	return khttpd_respond_bodyless(x, &h);
 }
 
 int khttpd_respond_bodyless(struct khttpd_exchange *x,

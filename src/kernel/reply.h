@@ -50,5 +50,7 @@ int khttpd_respond_layout(struct khttpd_exchange *x,
 /* A 304 (head only), or a 412 or 416 (with its status page) for h. */
 int khttpd_respond_bodyless(struct khttpd_exchange *x,
 			    struct http_response_head *h);
+/* OPTIONS, for any target: 204 with the methods allowed. */
+int khttpd_respond_options(struct khttpd_exchange *x);
 
 #endif /* KHTTPD_REPLY_H */

@@ -384,6 +384,24 @@ def _spec():
     d('www/links')
     ln('www/links/to_file.txt', '../dir_noindex/size777.txt')
     ln('www/links/to_dir', '../dir_noindex/adir')
+    # Index names: index.html first, then index.htm.
+    d('www/dir_htm')
+    f('www/dir_htm/index.htm', '<p>dir_htm index.htm page</p>\n')
+    d('www/dir_both')
+    f('www/dir_both/index.html', '<p>dir_both index.html page</p>\n')
+    f('www/dir_both/index.htm', '<p>dir_both index.htm page</p>\n')
+    # Dotfiles: 404 and not listed by default, but /.well-known/ is public.
+    f('www/.env', 'DOTFILE-ENV-MARKER\n')
+    d('www/.git')
+    f('www/.git/config', '[core]\n')
+    d('www/.well-known')
+    f('www/.well-known/security.txt', 'Contact: mailto:t@example.org\n')
+    f('www/.well-known/.hidden', 'hidden beneath .well-known\n')
+    d('www/dots')
+    f('www/dots/visible.txt', 'visible beside dotfiles\n')
+    f('www/dots/.hidden.txt', 'DOTFILE-HIDDEN-MARKER\n')
+    d('www/dots/.dir')
+    f('www/dots/.dir/x.txt', 'inside a hidden directory\n')
     _content_spec(f, d)
     _precompressed_spec(f, d)
     return e
@@ -431,9 +449,9 @@ class Tree:
         return target.rstrip('/') + '/' in self.dirs
 
     def entries(self, dir_url):
-        """(name, is_dir) of each entry of a directory, links included
-        (as what they lead to within the tree, else as files), in no
-        particular order."""
+        """(name, is_dir) of each listed entry of a directory, links
+        included (as what they lead to within the tree, else as files), in
+        no particular order; dotfiles are not listed."""
         dir_url = dir_url.rstrip('/') + '/'
         out = []
         for url in list(self.files) + list(self.links):
@@ -445,7 +463,8 @@ class Tree:
             rest = url[len(dir_url):].rstrip('/')
             if url.startswith(dir_url) and rest and '/' not in rest:
                 out.append((rest, True))
-        return out
+        # Names starting with '.' are not listed (without --dotfiles).
+        return [e for e in out if not e[0].startswith('.')]
 
     @staticmethod
     def url(path):
