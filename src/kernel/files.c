@@ -27,6 +27,7 @@
 #include "http/response.h"
 #include "http/select.h"
 #include "net.h"
+#include "stats.h"
 
 #define INDEX_FILE "index.html"
 
@@ -106,8 +107,10 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
 	ret = hlen ? khttpd_out_copy(&c->out, c->head, hlen) : -EOVERFLOW;
 	/* The body is read as the socket drains (net.c). */
-	if (file && !ret)
+	if (file && !ret) {
+		khttpd_count(&khttpd_stats.streams);
 		return khttpd_out_file(&c->out, file, pos, end);
+	}
 	if (file)
 		fput(file);
 	return ret;
@@ -131,6 +134,7 @@ static struct khttpd_cache_entry *load_file(const struct file *opath,
 		fput(file);
 		return ERR_PTR(-ENOMEM);
 	}
+	khttpd_count(&khttpd_stats.fills);
 	while (pos < st->size) {
 		ssize_t n =
 			kernel_read(file, e->body + pos, st->size - pos, &pos);

@@ -20,6 +20,8 @@
 #include <linux/slab.h>
 #include <asm/unaligned.h>
 
+#include "stats.h"
+
 /*
  * Magic, deflate, no flags (no name or comment), no modification time, no
  * extra flags, operating system unknown.
@@ -65,6 +67,7 @@ int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len)
 		return -ENOMEM;
 	memcpy(buf, GZIP_HEADER, GZIP_HEADER_LEN);
 	dlen = cap - GZIP_HEADER_LEN - GZIP_TRAILER_LEN;
+	khttpd_count(&khttpd_stats.compressions);
 	mutex_lock(&deflate_lock);
 	err = crypto_comp_compress(deflate_tfm, src, len, buf + GZIP_HEADER_LEN,
 				   &dlen);
