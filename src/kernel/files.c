@@ -100,11 +100,17 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 	};
 	struct http_response_head h;
 	struct http_selection sel;
-	struct file *file = NULL;
+	struct file *file;
 	size_t hlen;
 	loff_t pos, end;
 	int ret;
 
+	/* Opened first, as sehttpd does: what may not be read is refused,
+	 * for HEAD and conditional requests too. */
+	file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
+	if (IS_ERR(file))
+		return khttpd_respond_status(
+			x, http_status_for_errno(-PTR_ERR(file)));
 	r.etag_len = http_format_etag(
 		etag, st->ino, st->size,
 		http_etag_time(st->mtime.tv_sec, st->mtime.tv_nsec), "");
@@ -114,26 +120,21 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 	h.extra = extra;
 	h.extra_len =
 		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
-	if (http_selection_bodyless(&sel))
+	if (http_selection_bodyless(&sel)) {
+		fput(file);
 		return khttpd_respond_bodyless(x, &h);
+	}
 	pos = sel.first;
 	end = sel.first + sel.len;
 	h.content_length = sel.len;
-	if (!x->head_only && end > pos) {
-		file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
-		if (IS_ERR(file))
-			return khttpd_respond_status(
-				x, http_status_for_errno(-PTR_ERR(file)));
-	}
 	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
 	ret = hlen ? khttpd_out_copy(&c->out, c->head, hlen) : -EOVERFLOW;
 	/* The body is read as the socket drains (net.c). */
-	if (file && !ret) {
+	if (!x->head_only && end > pos && !ret) {
 		khttpd_count(&khttpd_stats.streams);
 		return khttpd_out_file(&c->out, file, pos, end);
 	}
-	if (file)
-		fput(file);
+	fput(file);
 	return ret;
 }
 

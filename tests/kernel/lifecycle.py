@@ -439,6 +439,13 @@ class Lifecycle:
                              b'secret' not in body and
                              b'inside' not in body,
                              '%d %r' % (status, body[:80]))
+            # Also where no byte would be read: HEAD, or a 304.
+            for method, headers in (('HEAD', {}),
+                                    ('GET', {'If-None-Match': '*'})):
+                status, _, _ = self.request(method, '/private.txt', headers)
+                self.c.check('%s: %s /private.txt %s is refused' % (
+                    name, method, headers or ''), status == 403,
+                    str(status))
             status, _, body = http_get(port, '/public.txt')
             self.c.check('%s: a world-readable file is served' % name,
                          status == 200 and body == b'public',
