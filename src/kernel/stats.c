@@ -16,6 +16,10 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "compressions %ld\n",
 		   atomic_long_read(&khttpd_stats.compressions));
 	seq_printf(m, "streams %ld\n", atomic_long_read(&khttpd_stats.streams));
+	seq_printf(m, "page_bytes %ld\n",
+		   atomic_long_read(&khttpd_stats.page_bytes));
+	seq_printf(m, "read_bytes %ld\n",
+		   atomic_long_read(&khttpd_stats.read_bytes));
 	return 0;
 }
 

@@ -13,7 +13,9 @@ struct khttpd_stats {
 	atomic_long_t fills; /* files read whole into a new cache entry */
 	atomic_long_t fill_waits; /* misses that waited for another's fill */
 	atomic_long_t compressions; /* bodies deflated */
-	atomic_long_t streams; /* file responses read as the socket drains */
+	atomic_long_t streams; /* file responses sent as the socket drains */
+	atomic_long_t page_bytes; /* of them: sent as page-cache pages */
+	atomic_long_t read_bytes; /* of them: read (copied) into a buffer */
 };
 
 extern struct khttpd_stats khttpd_stats;
@@ -21,6 +23,11 @@ extern struct khttpd_stats khttpd_stats;
 static inline void khttpd_count(atomic_long_t *counter)
 {
 	atomic_long_inc(counter);
+}
+
+static inline void khttpd_count_add(atomic_long_t *counter, long n)
+{
+	atomic_long_add(n, counter);
 }
 
 /* Creates and removes /proc/khttpd. */

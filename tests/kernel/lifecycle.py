@@ -602,6 +602,33 @@ class Lifecycle:
         finally:
             self.g.run('rm -f %s' % path)
 
+    def page_checks(self, name):
+        """A file too large to cache goes out as its page-cache pages,
+        not copied through a buffer (the guest's tree is all in memory),
+        a range from the middle of a page as well."""
+        url = '/big/10m.bin'
+        data = self.tree.files[url]
+        try:
+            for rng in (None, (5000, 300000)):
+                before = self.stats()
+                headers = {'Range': 'bytes=%d-%d' % rng} if rng else {}
+                status, _, body = self.request('GET', url, headers)
+                after = self.stats()
+                want = data[rng[0]:rng[1] + 1] if rng else data
+                pages = after['page_bytes'] - before['page_bytes']
+                read = after['read_bytes'] - before['read_bytes']
+                self.c.check('%s: %s of %s sent as page-cache pages '
+                             '(%d bytes, %d copied)' % (
+                                 name, headers.get('Range', 'all'), url,
+                                 pages, read),
+                             status in (200, 206) and body == want and
+                             pages == len(want) and read == 0,
+                             '%s, %d bytes: %r -> %r' % (
+                                 status, len(body), before, after))
+        except (OSError, http.client.HTTPException, RuntimeError,
+                KeyError, ValueError) as e:
+            self.c.check('%s: page checks ran' % name, False, repr(e))
+
     def big_listing_checks(self, name):
         """A listing larger than a cache entry (1 MiB) streams: chunked
         to HTTP/1.1, close-delimited to HTTP/1.0, whole and sorted."""
@@ -794,6 +821,7 @@ class Lifecycle:
             self.cache_checks(name)
             self.compression_checks(name, 'cache_kb=0' not in params)
             self.fill_checks(name, 'cache_kb=0' not in params)
+            self.page_checks(name)
         self.permission_checks(name)
         if not params:
             self.huge_file_checks(name)
