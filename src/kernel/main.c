@@ -13,6 +13,7 @@
 #include "cache.h"
 #include "gzip.h"
 #include "khttpd.h"
+#include "stats.h"
 
 static ushort port = 8081;
 module_param(port, ushort, 0444);
@@ -76,12 +77,17 @@ static int __init khttpd_init(void)
 	err = khttpd_cache_init((size_t)cache_kb * 1024);
 	if (err)
 		goto err_gzip;
-	err = khttpd_server_start(&server, &cfg);
+	err = khttpd_stats_init();
 	if (err)
 		goto err_cache;
+	err = khttpd_server_start(&server, &cfg);
+	if (err)
+		goto err_stats;
 	pr_info("serving %s on port %u\n", root, port);
 	return 0;
 
+err_stats:
+	khttpd_stats_exit();
 err_cache:
 	khttpd_cache_exit();
 err_gzip:
@@ -92,6 +98,7 @@ err_gzip:
 static void __exit khttpd_exit(void)
 {
 	khttpd_server_stop(&server);
+	khttpd_stats_exit();
 	khttpd_cache_exit();
 	khttpd_gzip_exit();
 	pr_info("stopped\n");

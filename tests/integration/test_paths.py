@@ -145,6 +145,24 @@ class PathsTest(ServerTestCase):
                     if method == 'GET':
                         self.assert_error(resp, resp.status)
 
+    def test_symlinks_leaving_root_refused_with_403(self):
+        """A symlink whose target leaves ROOT is refused as openat2's
+        RESOLVE_BENEATH refuses it: relative ones climbing out, and every
+        absolute one, even where ROOT holds the path it names (no chroot)."""
+        for target in ('/link_secret.txt', '/link_outside/secret.txt',
+                       '/link_outside/', '/link_outside', '/link_etc/',
+                       '/link_etc/passwd', '/abslinks/to_file.txt',
+                       '/abslinks/to_dir', '/abslinks/to_dir/',
+                       '/abslinks/to_dir/a.txt'):
+            for method in ('GET', 'HEAD'):
+                with self.subTest(target=target, method=method):
+                    resp = self.send(build_request(method, target), method)
+                    self.assert_no_leak(resp)
+                    self.assertEqual(resp.status, 403, '%s %s\n%s' % (
+                        method, target, resp.describe()))
+                    if method == 'GET':
+                        self.assert_error(resp, 403)
+
     def test_repeated_slashes(self):
         cases = [('//index.html', '/index.html'), ('//a.txt', '/a.txt'),
                  ('/a//c', '/a/c'), ('///a///c', '/a/c'),

@@ -380,6 +380,10 @@ def _spec():
     ln('www/link_secret.txt', '../outside/secret.txt')
     ln('www/link_outside', '../outside')
     ln('www/link_etc', '/etc')
+    # Absolute links leave ROOT too, though ROOT has what they name.
+    d('www/abslinks')
+    ln('www/abslinks/to_file.txt', '/a.txt')
+    ln('www/abslinks/to_dir', '/dir_noindex')
     # A listing shows what a symlink inside ROOT leads to.
     d('www/links')
     ln('www/links/to_file.txt', '../dir_noindex/size777.txt')
