@@ -29,6 +29,7 @@
 #include "http/out.h"
 #include "http/response.h"
 #include "http/select.h"
+#include "http/site.h"
 #include "net.h"
 
 /* Bounds on what one listing may hold in memory. */
@@ -46,6 +47,7 @@ struct dir_collector {
 	struct dir_context ctx;
 	struct http_dirents d; /* of struct dir_item */
 	int error;
+	bool dotfiles;
 };
 
 static void *resize(void *p, size_t old_size, size_t new_size)
@@ -61,6 +63,8 @@ static bool collect(struct dir_context *ctx, const char *name, int len,
 
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return true;
+	if (!dc->dotfiles && http_name_hidden(name, len))
 		return true;
 	it = http_dirents_add(&dc->d, name, len);
 	if (!it) {
@@ -306,6 +310,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	http_dirents_init(&dc.d, sizeof(struct dir_item), resize);
 	dc.d.max_count = LISTING_MAX_ENTRIES;
 	dc.d.max_names = LISTING_MAX_NAMES;
+	dc.dotfiles = x->conn->srv->dotfiles;
 	khttpd_validator_from_stat(&v, st);
 	e = khttpd_cache_get(path, len, &v);
 	if (e) {

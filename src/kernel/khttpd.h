@@ -24,6 +24,7 @@ struct khttpd_config {
 	unsigned int timeout_ms;
 	unsigned int max_conns;
 	bool listing;
+	bool dotfiles;
 };
 
 struct khttpd_server {
@@ -48,6 +49,7 @@ struct khttpd_server {
 	 */
 	const struct cred *cred;
 	bool listing;
+	bool dotfiles; /* serve and list ".name" (else 404, hidden) */
 };
 
 int khttpd_server_start(struct khttpd_server *srv,

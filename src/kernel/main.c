@@ -13,6 +13,7 @@
 #include "cache.h"
 #include "gzip.h"
 #include "khttpd.h"
+#include "stats.h"
 
 static ushort port = 8081;
 module_param(port, ushort, 0444);
@@ -38,7 +39,13 @@ MODULE_PARM_DESC(max_conns,
 
 static bool listing = true;
 module_param(listing, bool, 0444);
-MODULE_PARM_DESC(listing, "List directories without index.html (on)");
+MODULE_PARM_DESC(listing, "List directories without an index (on)");
+
+static bool dotfiles;
+module_param(dotfiles, bool, 0444);
+MODULE_PARM_DESC(dotfiles,
+		 "Serve and list names starting with '.' (off: 404 and hidden, "
+		 "but /.well-known/ is served)");
 
 static uint cache_kb = 65536;
 module_param(cache_kb, uint, 0444);
@@ -55,6 +62,7 @@ static int __init khttpd_init(void)
 		.timeout_ms = timeout_ms,
 		.max_conns = max_conns,
 		.listing = listing,
+		.dotfiles = dotfiles,
 	};
 	int err;
 
@@ -69,12 +77,17 @@ static int __init khttpd_init(void)
 	err = khttpd_cache_init((size_t)cache_kb * 1024);
 	if (err)
 		goto err_gzip;
-	err = khttpd_server_start(&server, &cfg);
+	err = khttpd_stats_init();
 	if (err)
 		goto err_cache;
+	err = khttpd_server_start(&server, &cfg);
+	if (err)
+		goto err_stats;
 	pr_info("serving %s on port %u\n", root, port);
 	return 0;
 
+err_stats:
+	khttpd_stats_exit();
 err_cache:
 	khttpd_cache_exit();
 err_gzip:
@@ -85,6 +98,7 @@ err_gzip:
 static void __exit khttpd_exit(void)
 {
 	khttpd_server_stop(&server);
+	khttpd_stats_exit();
 	khttpd_cache_exit();
 	khttpd_gzip_exit();
 	pr_info("stopped\n");

@@ -138,6 +138,7 @@ int khttpd_server_start(struct khttpd_server *srv,
 	atomic_long_set(&srv->refused, 0);
 	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
 	srv->listing = cfg->listing;
+	srv->dotfiles = cfg->dotfiles;
 
 	err = kern_path(cfg->root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
 			&srv->root);

@@ -20,7 +20,9 @@
 #include "conn_io.h"
 #include "http/dirents.h"
 #include "http/listing.h"
+#include "http/site.h"
 #include "server.h"
+#include "site.h"
 #include "static_file.h"
 
 /*
@@ -127,6 +129,7 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 {
 	int fd = dup(dir_fd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	bool dotfiles = rc->worker->server->site->dotfiles;
 	struct dirent *de;
 
 	if (!dir) {
@@ -139,6 +142,8 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 		struct http_listing_entry *e;
 
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (!dotfiles && http_name_hidden(name, strlen(name)))
 			continue;
 		e = http_dirents_add(d, name, strlen(name));
 		if (!e) {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compress.h"
 #include "conn_io.h"
 #include "coro.h"
 #include "http/select.h"
@@ -20,7 +21,8 @@ static void put_entry(void *arg)
 	content_cache_put(arg);
 }
 
-enum http_coding request_coding(const struct exchange *rc, unsigned available)
+enum http_coding request_coding(const struct exchange *rc, unsigned available,
+				unsigned favoured)
 {
 	char tmp[HTTP_LIST_JOIN_MAX];
 	const char *accept;
@@ -30,7 +32,8 @@ enum http_coding request_coding(const struct exchange *rc, unsigned available)
 		return HTTP_CODING_IDENTITY;
 	accept_len = http_header_list(rc->buf, rc->req, HTTP_H_ACCEPT_ENCODING,
 				      tmp, sizeof(tmp), &accept);
-	return http_choose_coding(accept, accept_len, available);
+	return http_choose_coding_favouring(accept, accept_len, available,
+					    favoured);
 }
 
 /*
@@ -65,10 +68,10 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 		content_cache_put(e);
 		return respond_status(rc, 503, NULL, 0);
 	}
+	/* On a tie, what a sibling holds beats what we would make. */
 	if (e->compressible && !(e->kind == CACHE_FILE && range_requested(rc)))
-		coding = request_coding(
-			rc, HTTP_CODING_BIT(HTTP_CODING_GZIP) |
-				    HTTP_CODING_BIT(HTTP_CODING_DEFLATE));
+		coding = request_coding(rc, COMPRESS_CODINGS,
+					content_cache_precompressed(e));
 	rep = content_cache_rep(w->cache, e, coding, w->compressor);
 	if (rep != &e->rep[HTTP_CODING_IDENTITY])
 		stats_add(&w->stats.cache_compressed_hits, 1);

@@ -50,6 +50,37 @@ static int open_root(struct server *s, const char *root)
 	return 0;
 }
 
+/* A site page (--error-page, --spa) as requests will open it. */
+static int open_page(void *ctx, const char *path)
+{
+	int fd = open_beneath(*(int *)ctx, path, O_RDONLY | O_NONBLOCK);
+	struct stat st;
+	int ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0) {
+		ret = S_ISREG(st.st_mode) ? 0 : -1;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	}
+	close(fd);
+	return ret;
+}
+
+static int open_site(struct server *s, struct site *site,
+		     const struct options *opt)
+{
+	char err[512];
+
+	static_file_follow_symlinks(opt->follow_symlinks);
+	if (site_build(site, opt, open_page, &s->root_fd, err, sizeof(err))) {
+		fprintf(stderr, "sehttpd: %s\n", err);
+		return -1;
+	}
+	s->site = site;
+	return 0;
+}
+
 /*
  * Readable and searchable, checked the way requests will open it: after
  * the switch to the serving user, with that user's rights.
@@ -257,6 +288,7 @@ int main(int argc, char **argv)
 {
 	struct options opt;
 	struct server s = { .root_fd = -1, .access_log_fd = -1 };
+	struct site site = { 0 };
 	struct listen_addr addr;
 	char real_root[PATH_MAX], where[LISTEN_ADDR_STRLEN], err[256];
 	int *listen_fds = NULL;
@@ -282,9 +314,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sehttpd: %s\n", err);
 		return EXIT_USAGE;
 	}
-	if (open_root(&s, opt.root) || open_access_log(&s, opt.access_log)) {
+	if (open_root(&s, opt.root) || open_site(&s, &site, &opt) ||
+	    open_access_log(&s, opt.access_log)) {
 		if (s.root_fd >= 0)
 			close(s.root_fd);
+		site_free(&site);
 		return EXIT_USAGE;
 	}
 	/*
@@ -413,6 +447,7 @@ out:
 	free(s.workers);
 	free(s.conns);
 	close(s.root_fd);
+	site_free(&site);
 	if (s.log_writer) {
 		uint64_t dropped = log_writer_stop(s.log_writer, LOG_DRAIN_MS);
 

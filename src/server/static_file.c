@@ -24,11 +24,21 @@
 #include "http/path.h"
 #include "http/response.h"
 #include "http/route.h"
+#include "http/site.h"
+#include "precompressed.h"
 #include "respond.h"
 #include "server.h"
+#include "site.h"
 
-#define INDEX_FILE "index.html"
-#define GZIP_SUFFIX ".gz"
+/* The largest --error-page file sent; a larger one gets the built-in. */
+#define ERROR_PAGE_MAX (1u << 20)
+
+static uint64_t beneath = RESOLVE_BENEATH;
+
+void static_file_follow_symlinks(bool on)
+{
+	beneath = on ? 0 : RESOLVE_BENEATH;
+}
 
 int open_beneath(int root_fd, const char *path, int flags)
 {
@@ -36,7 +46,7 @@ int open_beneath(int root_fd, const char *path, int flags)
 	int extra = flags & O_PATH ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
 	struct open_how how = {
 		.flags = (uint64_t)(flags | extra),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		.resolve = beneath | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd;
 
@@ -90,6 +100,47 @@ static int stat_readable(void *ctx, const char *path, struct stat *st)
 	return ret;
 }
 
+static void free_arg(void *arg)
+{
+	free(arg);
+}
+
+/*
+ * An error status, with the operator's page for it (--error-page) when
+ * there is one and it can be read, else the built-in page.
+ */
+static int respond_error(struct exchange *rc, int status)
+{
+	const char *page = site_error_page(rc->worker->server->site, status);
+	struct http_response_head h;
+	struct stat st;
+	char *body = NULL;
+	ssize_t got = -1;
+	int fd;
+
+	if (!page)
+		return respond_status(rc, status, NULL, 0);
+	fd = open_for_request(rc, page + 1);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= ERROR_PAGE_MAX)
+		body = malloc((size_t)st.st_size + 1);
+	if (body && coro_defer(rc->conn->coro, free_arg, body)) {
+		free(body);
+		body = NULL;
+	}
+	if (body)
+		got = pread(fd, body, (size_t)st.st_size, 0);
+	if (got < 0)
+		return respond_status(rc, status, NULL, 0);
+	if (http_status_closes(status))
+		rc->keep_alive = false;
+	respond_head_init(rc, &h, status);
+	h.content_type = http_mime_type(page, strlen(page));
+	h.allow_get_head = status == 405;
+	h.allow_options = true;
+	return respond_with_body(rc, &h, body, (size_t)got);
+}
+
 /* Reads a whole regular file of the given size into a new buffer. */
 static char *read_all(int fd, size_t size)
 {
@@ -121,40 +172,6 @@ static struct cache_entry *cache_lookup(struct exchange *rc)
 	return e;
 }
 
-/*
- * Precompressed siblings: "FILE" + suffix, made by the site's build, stand
- * for FILE in their coding.  Another coding is one more row.
- */
-struct sibling_coding {
-	enum http_coding coding;
-	const char *suffix;
-};
-
-static const struct sibling_coding sibling_codings[] = {
-	{ HTTP_CODING_GZIP, GZIP_SUFFIX },
-};
-
-#define SIBLING_SUFFIX_MAX 8
-
-/* The codings siblings can be in, as HTTP_CODING_BIT()s. */
-static unsigned sibling_coding_bits(void)
-{
-	unsigned bits = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(sibling_codings); i++)
-		bits |= HTTP_CODING_BIT(sibling_codings[i].coding);
-	return bits;
-}
-
-static const char *sibling_suffix(enum http_coding coding)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(sibling_codings); i++) {
-		if (sibling_codings[i].coding == coding)
-			return sibling_codings[i].suffix;
-	}
-	return NULL;
-}
-
 /* Whether a sibling found as sib may stand for the file st: a regular file
  * not older than it (an older one predates the file's last change). */
 static bool sibling_usable(const struct stat *sib, const struct stat *st)
@@ -166,21 +183,21 @@ static bool sibling_usable(const struct stat *sib, const struct stat *st)
 }
 
 /*
- * Opens file's sibling in coding (file is len bytes, relative to ROOT) and
- * fills sib with what it is.  Returns its descriptor, -1 when there is
- * none or it cannot be opened; usable tells whether it may stand for st.
+ * Opens the sibling in precompressed[slot] ("FILE.gz", ...) beside file
+ * (len bytes, relative to ROOT) and fills sib with what it is.  Returns its
+ * descriptor, -1 when there is none or it cannot be opened; usable tells
+ * whether it may stand for the file st.
  */
 static int open_sibling(struct exchange *rc, const char *file, size_t len,
-			enum http_coding coding, const struct stat *st,
-			struct stat *sib, bool *usable)
+			unsigned slot, const struct stat *st, struct stat *sib,
+			bool *usable)
 {
-	char path[HTTP_PATH_MAX + SIBLING_SUFFIX_MAX];
-	const char *suffix = sibling_suffix(coding);
+	char path[HTTP_PATH_MAX + PRECOMPRESSED_SUFFIX_MAX];
 	int fd;
 
 	*usable = false;
-	if (!suffix ||
-	    http_path_join(path, sizeof(path), file, len, suffix) < 0)
+	if (http_path_join(path, sizeof(path), file, len,
+			   precompressed[slot].suffix) < 0)
 		return -1;
 	fd = open_beneath(rc->worker->server->root_fd, path,
 			  O_RDONLY | O_NONBLOCK);
@@ -195,33 +212,62 @@ static int open_sibling(struct exchange *rc, const char *file, size_t len,
 }
 
 /*
- * A "FILE.gz" beside the file, not older than it, as its gzip body: held
- * when small, else sent from its file.
+ * The sibling in precompressed[slot] beside the file, not older than it, as
+ * its body in that coding: held when small, else sent from its descriptor.
  */
+static void attach_sibling(struct exchange *rc, struct cache_entry *e,
+			   unsigned slot, const char *file, size_t len,
+			   const struct stat *st)
+{
+	struct content_cache *c = rc->worker->cache;
+	struct stat sib_st;
+	char *data = NULL;
+	bool usable;
+	int fd = open_sibling(rc, file, len, slot, st, &sib_st, &usable);
+
+	if (fd < 0) {
+		content_cache_set_sibling(c, e, slot, NULL, NULL, 0);
+		return;
+	}
+	if (usable && sib_st.st_size <= FILE_SENDFILE_MIN)
+		data = read_all(fd, (size_t)sib_st.st_size);
+	content_cache_set_sibling(c, e, slot, &sib_st, data,
+				  data ? (size_t)sib_st.st_size : 0);
+	if (usable && !data)
+		content_cache_rep_in_file(e, precompressed[slot].coding, fd,
+					  (size_t)sib_st.st_size,
+					  &e->sibling[slot].st);
+	else
+		close(fd);
+}
+
+/* Each precompressed sibling beside the file. */
 static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 				 const char *file, size_t len,
 				 const struct stat *st)
 {
-	struct content_cache *c = rc->worker->cache;
-	struct stat gz_st;
-	char *gz = NULL;
-	bool usable;
-	int fd = open_sibling(rc, file, len, HTTP_CODING_GZIP, st, &gz_st,
-			      &usable);
+	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
+		attach_sibling(rc, e, slot, file, len, st);
+}
 
-	if (fd < 0) {
-		content_cache_set_sibling(c, e, NULL, NULL, 0);
-		return;
-	}
-	if (usable && gz_st.st_size <= FILE_SENDFILE_MIN)
-		gz = read_all(fd, (size_t)gz_st.st_size);
-	content_cache_set_sibling(c, e, &gz_st, gz,
-				  gz ? (size_t)gz_st.st_size : 0);
-	if (usable && !gz)
-		content_cache_rep_in_file(e, HTTP_CODING_GZIP, fd,
-					  (size_t)gz_st.st_size);
-	else
-		close(fd);
+/* The codings precompressed siblings can be in, as HTTP_CODING_BIT()s. */
+static unsigned sibling_codings(void)
+{
+	unsigned bits = 0;
+
+	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
+		bits |= HTTP_CODING_BIT(precompressed[slot].coding);
+	return bits;
+}
+
+static unsigned sibling_slot(enum http_coding coding)
+{
+	unsigned slot = 0;
+
+	while (slot < PRECOMPRESSED_COUNT - 1 &&
+	       precompressed[slot].coding != coding)
+		slot++;
+	return slot;
 }
 
 /*
@@ -232,13 +278,13 @@ static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
 			     const char *file, const char *type,
 			     bool compressible)
 {
-	unsigned left = sibling_coding_bits();
+	unsigned left = sibling_codings();
 	size_t len = strlen(file);
 
 	if (!compressible || range_requested(rc))
 		left = 0;
 	while (left) {
-		enum http_coding coding = request_coding(rc, left);
+		enum http_coding coding = request_coding(rc, left, 0);
 		struct stat sib;
 		bool usable;
 		int sfd;
@@ -246,13 +292,14 @@ static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
 		if (coding == HTTP_CODING_IDENTITY)
 			break;
 		left &= ~HTTP_CODING_BIT(coding);
-		sfd = open_sibling(rc, file, len, coding, st, &sib, &usable);
+		sfd = open_sibling(rc, file, len, sibling_slot(coding), st,
+				   &sib, &usable);
 		if (sfd < 0)
 			continue;
 		if (coro_defer(rc->conn->coro, close_fd,
 			       (void *)(intptr_t)sfd)) {
 			close(sfd);
-			return respond_status(rc, 503, NULL, 0);
+			return respond_error(rc, 503);
 		}
 		if (usable)
 			return respond_file(rc, sfd, &sib, type, compressible,
@@ -303,11 +350,11 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 	if (!e) {
 		if (keep >= 0)
 			close(keep);
-		return respond_status(rc, 503, NULL, 0);
+		return respond_error(rc, 503);
 	}
 	if (in_file)
 		content_cache_rep_in_file(e, HTTP_CODING_IDENTITY, keep,
-					  (size_t)st->st_size);
+					  (size_t)st->st_size, NULL);
 	if (e->compressible)
 		attach_precompressed(rc, e, file, file_len, st);
 	content_cache_link(w->cache, e);
@@ -322,15 +369,37 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 	char *html = build_dir_listing(rc, dir_fd, &len);
 
 	if (!html)
-		return respond_status(rc, http_status_for_errno(errno), NULL,
-				      0);
+		return respond_error(rc, http_status_for_errno(errno));
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_LISTING, html,
 			    len, st, NULL, "text/html; charset=utf-8",
 			    w->server->compress, w->now_ms);
 	if (!e)
-		return respond_status(rc, 503, NULL, 0);
+		return respond_error(rc, 503);
 	content_cache_link(w->cache, e);
 	return respond_entry(rc, e);
+}
+
+/*
+ * Opens the first index (--index, by default index.html then index.htm)
+ * that is a regular file in the directory dir (relative to ROOT, len
+ * bytes, ending in '/'); its path goes to index.  Returns the descriptor,
+ * or -1.
+ */
+static int open_index(struct exchange *rc, const char *dir, size_t len,
+		      char *index, size_t cap, struct stat *st)
+{
+	const struct site *site = rc->worker->server->site;
+
+	for (unsigned int i = 0; i < site->nindex; i++) {
+		int fd;
+
+		if (http_path_join(index, cap, dir, len, site->index[i]) < 0)
+			continue;
+		fd = open_for_request(rc, index);
+		if (fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode))
+			return fd;
+	}
+	return -1;
 }
 
 static int serve_directory(struct exchange *rc, int dir_fd,
@@ -338,27 +407,24 @@ static int serve_directory(struct exchange *rc, int dir_fd,
 {
 	char *path = rc->path;
 	size_t len = (size_t)rc->path_len;
-	char index[HTTP_PATH_MAX + sizeof(INDEX_FILE)];
+	char index[HTTP_PATH_MAX + 256];
 	struct stat st;
 	int fd;
 
 	if (path[len - 1] != '/')
 		return respond_redirect(rc, path, len);
 	/* The index's path, relative to ROOT. */
-	if (http_path_join(index, sizeof(index), path + 1, len - 1,
-			   INDEX_FILE) >= 0) {
-		fd = open_for_request(rc, index);
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			return serve_file(rc, fd, &st, index);
-	}
+	fd = open_index(rc, path + 1, len - 1, index, sizeof(index), &st);
+	if (fd >= 0)
+		return serve_file(rc, fd, &st, index);
 	if (!rc->worker->server->listing || dir_fd < 0)
-		return respond_status(rc, 403, NULL, 0);
+		return respond_error(rc, 403);
 	return serve_listing(rc, dir_fd, dir_st);
 }
 
 /*
  * A directory that may be searched but not read (mode 711, as ~/public_html
- * often is) cannot be opened, but its index.html can: serve that, as nginx
+ * often is) cannot be opened, but its index can: serve that, as nginx
  * does.  Finding the index also shows that the path is a directory, before
  * a missing trailing slash is redirected; without one the answer stays 403.
  */
@@ -366,18 +432,41 @@ static int serve_searchable_dir(struct exchange *rc)
 {
 	const char *path = rc->path;
 	size_t len = (size_t)rc->path_len;
-	char index[HTTP_PATH_MAX + sizeof(INDEX_FILE) + 1];
+	char dir[HTTP_PATH_MAX + 1], index[HTTP_PATH_MAX + 257];
 	struct stat st;
-	int fd = -1;
 
-	/* The index's path, relative to ROOT. */
-	if (http_path_join(index, sizeof(index), path + 1, len - 1,
-			   path[len - 1] == '/' ? INDEX_FILE :
-						  "/" INDEX_FILE) >= 0)
-		fd = open_for_request(rc, index);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return respond_status(rc, 403, NULL, 0);
+	/* The directory's path relative to ROOT, with its '/'. */
+	if (http_path_join(dir, sizeof(dir), path + 1, len - 1,
+			   path[len - 1] == '/' ? "" : "/") < 0 ||
+	    open_index(rc, dir, strlen(dir), index, sizeof(index), &st) < 0)
+		return respond_error(rc, 403);
 	return serve_directory(rc, -1, NULL);
+}
+
+/*
+ * --spa: a GET or HEAD of a missing path that names no file (no extension)
+ * is a route of a single-page app, answered with its page and 200.
+ * Returns 1 when it does not apply.
+ */
+static int serve_spa(struct exchange *rc)
+{
+	const char *page = rc->worker->server->site->spa;
+	struct stat st;
+	const char *type;
+	int fd;
+
+	if (!page ||
+	    (rc->req->method != HTTP_GET && rc->req->method != HTTP_HEAD) ||
+	    http_path_has_extension(rc->path, (size_t)rc->path_len))
+		return 1;
+	fd = open_for_request(rc, page + 1);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return 1;
+	type = http_mime_type(page, strlen(page));
+	return respond_file(rc, fd, &st, type,
+			    rc->worker->server->compress &&
+				    http_mime_compressible(type),
+			    HTTP_CODING_IDENTITY);
 }
 
 int serve_request(struct exchange *rc)
@@ -386,9 +475,15 @@ int serve_request(struct exchange *rc)
 	struct stat st;
 	int fd;
 
+	if (rc->req->method == HTTP_OPTIONS)
+		return respond_options(rc);
 	rc->path_len = http_route(rc->buf, rc->req, rc->path);
 	if (rc->path_len < 0)
-		return respond_status(rc, -rc->path_len, NULL, 0);
+		return respond_error(rc, -rc->path_len);
+	/* .git/, .env: not served unless --dotfiles. */
+	if (!rc->worker->server->site->dotfiles &&
+	    http_path_hidden(rc->path, (size_t)rc->path_len))
+		return respond_error(rc, 404);
 	e = cache_lookup(rc);
 	if (e) {
 		stats_add(&rc->worker->stats.cache_hits, 1);
@@ -400,14 +495,18 @@ int serve_request(struct exchange *rc)
 	fd = open_for_request(rc, rc->path + 1);
 	if (fd < 0 && errno == EACCES)
 		return serve_searchable_dir(rc);
-	if (fd < 0)
-		return respond_status(rc, http_status_for_errno(errno), NULL,
-				      0);
+	if (fd < 0) {
+		int status = http_status_for_errno(errno);
+		/* A missing route of a single-page app: its page. */
+		int spa = status == 404 ? serve_spa(rc) : 1;
+
+		return spa <= 0 ? spa : respond_error(rc, status);
+	}
 	if (fstat(fd, &st))
-		return respond_status(rc, 500, NULL, 0);
+		return respond_error(rc, 500);
 	if (S_ISDIR(st.st_mode))
 		return serve_directory(rc, fd, &st);
 	if (!S_ISREG(st.st_mode))
-		return respond_status(rc, 403, NULL, 0);
+		return respond_error(rc, 403);
 	return serve_file(rc, fd, &st, rc->path + 1);
 }

@@ -47,6 +47,8 @@ class SiblingTreeTest:
     MID_SIZE = 300 * 1024
     # A sibling older than its file is ignored at any size.
     STALE = '/sib/stale.txt'
+    # Another coding's sibling goes the same way.
+    LARGE_BR = '/sib/large.css'
 
     @classmethod
     def setUpClass(cls):
@@ -61,10 +63,14 @@ class SiblingTreeTest:
                 (cls.MID, text(cls.MID_SIZE, 82),
                  noise(200 * 1024, 83), mtime + 10),
                 (cls.STALE, text(cls.LARGE_SIZE, 84),
-                 noise(MIB + 7, 85), mtime - 10)):
+                 noise(MIB + 7, 85), mtime - 10),
+                (cls.LARGE_BR, text(cls.LARGE_SIZE, 86),
+                 noise(3 * MIB // 2, 87), mtime + 10)):
             cls.data[url] = body
             cls.data[url + '.gz'] = gz
             for u, b, t in ((url, body, mtime), (url + '.gz', gz, gz_mtime)):
+                if url == cls.LARGE_BR:
+                    u = u.replace('.gz', '.br')
                 p = os.path.join(www, u.lstrip('/'))
                 with open(p, 'wb') as fh:
                     fh.write(b)
@@ -143,6 +149,24 @@ class SiblingTreeTest:
                                  str(len(resp.body)))
                 if coding_of(resp) == 'identity':
                     self.assertTrue(resp.body == self.data[self.STALE])
+
+    def test_br_sibling_of_any_size(self):
+        url = self.LARGE_BR
+        br = self.data[url + '.gz']  # stored as large.css.br
+        for ae in ('br', 'gzip, br'):
+            with self.subTest(accept_encoding=ae):
+                for i in range(2):
+                    resp = self.fetch(url, ae)
+                    self.assertEqual(resp.status, 200, resp.describe())
+                    self.assertEqual(coding_of(resp), 'br',
+                                     resp.describe())
+                    self.assertEqual(resp.header('Content-Length'),
+                                     str(len(br)))
+                    self.assertTrue(resp.body == br, 'not the .br bytes')
+                    self.assertRegex(resp.header('ETag') or '', r'-br"$')
+        resp = self.fetch(url, 'gzip')
+        self.assertEqual(resp.status, 200, resp.describe())
+        self.assertTrue(decode(resp) == self.data[url])
 
     def test_deflate_not_from_gz_sibling(self):
         resp = self.fetch(self.MID, 'deflate')
@@ -306,3 +330,4 @@ class DeletedFileReleasedTest(ServerTestCase):
             time.sleep(0.25)
         self.fail('%s, deleted, still open after %d s: %r'
                   % (path, FD_IDLE_S + 3, self.open_paths()))
+
