@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mime_map.h"
 #include "privileges.h"
 #include "version.h"
 
@@ -25,6 +26,9 @@ enum {
 	OPT_PROXY_PROTOCOL,
 	OPT_HEALTH,
 	OPT_HEALTH_GRACE,
+	OPT_MIME,
+	OPT_DEFAULT_TYPE,
+	OPT_MIME_TYPES,
 };
 
 static const struct option long_options[] = {
@@ -42,6 +46,9 @@ static const struct option long_options[] = {
 	{ "proxy-protocol", no_argument, NULL, OPT_PROXY_PROTOCOL },
 	{ "health", required_argument, NULL, OPT_HEALTH },
 	{ "health-grace", required_argument, NULL, OPT_HEALTH_GRACE },
+	{ "mime", required_argument, NULL, OPT_MIME },
+	{ "default-type", required_argument, NULL, OPT_DEFAULT_TYPE },
+	{ "mime-types", required_argument, NULL, OPT_MIME_TYPES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -79,6 +86,14 @@ static void usage(FILE *out)
 		"      --health-grace SECONDS  after SIGTERM/SIGINT, fail health checks\n"
 		"                         this long before closing the listener\n"
 		"                         (default 3; with --health only)\n"
+		"      --mime EXT=TYPE    send files ending in .EXT as TYPE\n"
+		"                         (repeatable; over mime.types and the\n"
+		"                         built-in table; text types without a\n"
+		"                         charset get charset=utf-8)\n"
+		"      --default-type TYPE  for files of no known type (default\n"
+		"                         application/octet-stream)\n"
+		"      --mime-types FILE  extensions and types to read (default\n"
+		"                         /etc/mime.types when present; '': none)\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -138,6 +153,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.cache_mib = 64,
 		.user = PRIVILEGES_DEFAULT_USER,
 		.health_grace_ms = 3000,
+		.mime_types = MIME_TYPES_DEFAULT,
 	};
 
 	opterr = 0;
@@ -200,6 +216,28 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			if (parse_seconds(optarg, &opt->health_grace_ms))
 				return bad("health grace", optarg),
 				       OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_MIME:
+			if (!mime_map_arg_valid(optarg))
+				return bad("MIME mapping (EXT=TYPE)", optarg),
+				       OPTIONS_EXIT_USAGE;
+			if (opt->mime_count == OPTIONS_MIME_MAX) {
+				fprintf(stderr,
+					"sehttpd: --mime given more than %d "
+					"times\n",
+					OPTIONS_MIME_MAX);
+				return OPTIONS_EXIT_USAGE;
+			}
+			opt->mime[opt->mime_count++] = optarg;
+			break;
+		case OPT_DEFAULT_TYPE:
+			if (!mime_map_type_valid(optarg))
+				return bad("media type", optarg),
+				       OPTIONS_EXIT_USAGE;
+			opt->default_type = optarg;
+			break;
+		case OPT_MIME_TYPES:
+			opt->mime_types = *optarg ? optarg : NULL;
 			break;
 		case OPT_USER:
 			if (!*optarg)

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* --mime may be given this many times. */
+#define OPTIONS_MIME_MAX 64
+
 struct options {
 	const char *root;
 	const char *bind_addr;
@@ -23,6 +26,10 @@ struct options {
 	bool proxy_protocol; /* connections start with a PROXY header */
 	const char *health; /* NULL: off; else the path of the health check */
 	uint32_t health_grace_ms; /* 503 to checks before the stop */
+	const char *mime[OPTIONS_MIME_MAX]; /* --mime EXT=TYPE, checked */
+	unsigned mime_count;
+	const char *default_type; /* NULL: application/octet-stream */
+	const char *mime_types; /* the mime.types file; NULL: none */
 };
 
 enum options_result {

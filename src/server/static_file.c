@@ -20,6 +20,7 @@
 #include "coro.h"
 #include "dir_listing.h"
 #include "file_response.h"
+#include "mime_map.h"
 #include "http/listing.h"
 #include "http/mime.h"
 #include "http/path.h"
@@ -182,7 +183,7 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 {
 	struct worker *w = rc->worker;
 	size_t file_len = strlen(file);
-	const char *type = http_mime_type(file, file_len);
+	const char *type = mime_map_type(w->server->mime, file, file_len);
 	bool compressible = w->server->compress && http_mime_compressible(type);
 	struct cache_entry *e;
 	char *body;
