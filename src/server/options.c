@@ -104,6 +104,20 @@ static int bad(const char *what, const char *value)
 	return -1;
 }
 
+/* As bad(), with control bytes of value shown as \xHH: one line always. */
+static int bad_text(const char *what, const char *value)
+{
+	fprintf(stderr, "sehttpd: invalid %s '", what);
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+	fputs("' (try --help)\n", stderr);
+	return -1;
+}
+
 static int parse_uint(const char *s, unsigned long min, unsigned long max,
 		      unsigned long *out)
 {
@@ -219,7 +233,8 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_MIME:
 			if (!mime_map_arg_valid(optarg))
-				return bad("MIME mapping (EXT=TYPE)", optarg),
+				return bad_text("MIME mapping (EXT=TYPE)",
+						optarg),
 				       OPTIONS_EXIT_USAGE;
 			if (opt->mime_count == OPTIONS_MIME_MAX) {
 				fprintf(stderr,
@@ -232,7 +247,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_DEFAULT_TYPE:
 			if (!mime_map_type_valid(optarg))
-				return bad("media type", optarg),
+				return bad_text("media type", optarg),
 				       OPTIONS_EXIT_USAGE;
 			opt->default_type = optarg;
 			break;

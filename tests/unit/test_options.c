@@ -270,8 +270,11 @@ TEST(bad_mime_options_named)
 	check_usage_error(&p, "invalid media type 'plain'");
 	p = parse("--default-type", "", NULL);
 	check_usage_error(&p, "invalid media type ''");
+	/* Control bytes are shown escaped: the message stays one line. */
 	p = parse("--default-type", "text/plain\r\n", NULL);
-	CHECK_EQ_INT(p.result, OPTIONS_EXIT_USAGE);
+	check_usage_error(&p, "'text/plain\\x0d\\x0a'");
+	p = parse("--mime", "py=text/plain\r\nX-Evil: 1", NULL);
+	check_usage_error(&p, "'py=text/plain\\x0d\\x0aX-Evil: 1'");
 	p = parse("--mime", NULL);
 	check_usage_error(&p, "option '--mime' needs a value");
 }
