@@ -132,7 +132,8 @@ static int respond_error(struct exchange *rc, int status)
 	if (http_status_closes(status))
 		rc->keep_alive = false;
 	respond_head_init(rc, &h, status);
-	h.content_type = http_mime_type(page, strlen(page));
+	h.content_type =
+		mime_map_type(rc->worker->server->mime, page, strlen(page));
 	h.allow_get_head = status == 405;
 	h.allow_options = true;
 	return respond_with_body(rc, &h, body, (size_t)got);
@@ -369,7 +370,7 @@ static int serve_spa(struct exchange *rc)
 	fd = open_for_request(rc, page + 1);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return 1;
-	type = http_mime_type(page, strlen(page));
+	type = mime_map_type(rc->worker->server->mime, page, strlen(page));
 	return respond_file(rc, fd, &st, type,
 			    rc->worker->server->compress &&
 				    http_mime_compressible(type));
