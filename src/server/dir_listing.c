@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * A directory's entries are read, sorted (directories first, then by name)
+ * A directory's entries are read, sorted (directories first, then by name,
+ * size or date, as the query asks)
  * and rendered by the shared core into one buffer, which the content cache
  * keeps (with its compressed variants) for a second.  A large directory
  * takes many milliseconds: the build gives the thread's other connections
@@ -190,7 +191,8 @@ static int append_flushed(struct http_out *out)
 	return 0;
 }
 
-char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
+char *build_dir_listing(struct exchange *rc, int dir_fd,
+			struct http_listing_order order, size_t *len)
 {
 	struct listing_buffer b = { 0 };
 	struct http_dirents d;
@@ -213,8 +215,9 @@ char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
 		return NULL;
 	}
 	if (d.count)
-		qsort(d.items, d.count, d.item_size, http_listing_entry_cmp);
-	http_listing_begin(&out, rc->path, (size_t)rc->path_len);
+		qsort(d.items, d.count, d.item_size,
+		      http_listing_comparator(order));
+	http_listing_begin(&out, rc->path, (size_t)rc->path_len, order);
 	for (size_t i = 0; i < d.count; i++) {
 		http_listing_entry(&out, http_dirents_entry(&d, i));
 		if (take_turns(rc, &slice)) {

@@ -23,6 +23,7 @@
 #include "listener.h"
 #include "log_writer.h"
 #include "metrics.h"
+#include "mime_map.h"
 #include "options.h"
 #include "privileges.h"
 #include "server.h"
@@ -296,6 +297,7 @@ int main(int argc, char **argv)
 	sigset_t signals;
 	bool listening = false; /* listen_fds are open and ours to close */
 	struct metrics_server *metrics = NULL;
+	struct mime_map *mime;
 	char metrics_where[LISTEN_ADDR_STRLEN];
 	bool stop_now = false; /* a second stop signal came during the grace */
 	bool was_root;
@@ -314,8 +316,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sehttpd: %s\n", err);
 		return EXIT_USAGE;
 	}
+	mime = mime_map_build(opt.mime_types, opt.mime, opt.mime_count,
+			      opt.default_type, err, sizeof(err));
+	if (!mime) {
+		fprintf(stderr, "sehttpd: %s\n", err);
+		return EXIT_USAGE;
+	}
+	s.mime = mime;
 	if (open_root(&s, opt.root) || open_site(&s, &site, &opt) ||
 	    open_access_log(&s, opt.access_log)) {
+		mime_map_free(mime);
 		if (s.root_fd >= 0)
 			close(s.root_fd);
 		site_free(&site);
@@ -340,6 +350,7 @@ int main(int argc, char **argv)
 			if (s.access_log_fd > STDOUT_FILENO)
 				close(s.access_log_fd);
 			close(s.root_fd);
+			mime_map_free(mime);
 			return 1;
 		}
 		s.log_writer = &access_log_writer;
@@ -446,6 +457,7 @@ out:
 	free(listen_fds);
 	free(s.workers);
 	free(s.conns);
+	mime_map_free(mime);
 	close(s.root_fd);
 	site_free(&site);
 	if (s.log_writer) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mime_map.h"
 #include "privileges.h"
 #include "version.h"
 
@@ -32,6 +33,9 @@ enum {
 	OPT_SPA,
 	OPT_DOTFILES,
 	OPT_FOLLOW_SYMLINKS,
+	OPT_MIME,
+	OPT_DEFAULT_TYPE,
+	OPT_MIME_TYPES,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +60,9 @@ static const struct option long_options[] = {
 	{ "spa", required_argument, NULL, OPT_SPA },
 	{ "dotfiles", no_argument, NULL, OPT_DOTFILES },
 	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS },
+	{ "mime", required_argument, NULL, OPT_MIME },
+	{ "default-type", required_argument, NULL, OPT_DEFAULT_TYPE },
+	{ "mime-types", required_argument, NULL, OPT_MIME_TYPES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -110,6 +117,14 @@ static void usage(FILE *out)
 		"                         /.well-known/ is served)\n"
 		"      --follow-symlinks  follow symlinks that lead out of ROOT\n"
 		"                         (default: 403)\n"
+		"      --mime EXT=TYPE    send files ending in .EXT as TYPE\n"
+		"                         (repeatable; over mime.types and the\n"
+		"                         built-in table; text types without a\n"
+		"                         charset get charset=utf-8)\n"
+		"      --default-type TYPE  for files of no known type (default\n"
+		"                         application/octet-stream)\n"
+		"      --mime-types FILE  extensions and types to read (default\n"
+		"                         /etc/mime.types when present; '': none)\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -117,6 +132,26 @@ static void usage(FILE *out)
 static int bad(const char *what, const char *value)
 {
 	fprintf(stderr, "sehttpd: invalid %s '%s' (try --help)\n", what, value);
+	return -1;
+}
+
+/* Writes value to stderr with control bytes as \xHH: one line always. */
+static void put_escaped(const char *value)
+{
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+}
+
+/* As bad(), for a value that may hold control bytes. */
+static int bad_text(const char *what, const char *value)
+{
+	fprintf(stderr, "sehttpd: invalid %s '", what);
+	put_escaped(value);
+	fputs("' (try --help)\n", stderr);
 	return -1;
 }
 
@@ -129,13 +164,7 @@ static int bad_site(const char *flag, const char *value,
 	if (!check(value, why, sizeof(why)))
 		return 0;
 	fprintf(stderr, "sehttpd: invalid %s '", flag);
-	/* A CR or LF in the value must not break the line. */
-	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-		if (*p < ' ' || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
-	}
+	put_escaped(value);
 	fprintf(stderr, "': %s\n", why);
 	return -1;
 }
@@ -201,6 +230,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.cache_mib = 64,
 		.user = PRIVILEGES_DEFAULT_USER,
 		.health_grace_ms = 3000,
+		.mime_types = MIME_TYPES_DEFAULT,
 	};
 
 	opterr = 0;
@@ -299,6 +329,24 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_FOLLOW_SYMLINKS:
 			opt->follow_symlinks = true;
+			break;
+		case OPT_MIME:
+			if (!mime_map_arg_valid(optarg))
+				return bad_text("MIME mapping (EXT=TYPE)",
+						optarg),
+				       OPTIONS_EXIT_USAGE;
+			if (add_value("--mime", opt->mime, &opt->mime_count,
+				      OPTIONS_MIME_MAX, optarg))
+				return OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_DEFAULT_TYPE:
+			if (!mime_map_type_valid(optarg))
+				return bad_text("media type", optarg),
+				       OPTIONS_EXIT_USAGE;
+			opt->default_type = optarg;
+			break;
+		case OPT_MIME_TYPES:
+			opt->mime_types = *optarg ? optarg : NULL;
 			break;
 		case OPT_USER:
 			if (!*optarg)

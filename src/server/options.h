@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "site.h"
+/* --mime may be given this many times. */
+#define OPTIONS_MIME_MAX 64
 
 struct options {
 	const char *root;
@@ -36,6 +38,10 @@ struct options {
 	const char *spa; /* --spa PATH; NULL: off */
 	bool dotfiles; /* --dotfiles */
 	bool follow_symlinks; /* --follow-symlinks */
+	const char *mime[OPTIONS_MIME_MAX]; /* --mime EXT=TYPE, checked */
+	unsigned int mime_count;
+	const char *default_type; /* NULL: application/octet-stream */
+	const char *mime_types; /* the mime.types file; NULL: none */
 };
 
 enum options_result {

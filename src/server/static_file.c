@@ -20,6 +20,8 @@
 #include "coro.h"
 #include "dir_listing.h"
 #include "file_response.h"
+#include "mime_map.h"
+#include "http/listing.h"
 #include "http/mime.h"
 #include "http/path.h"
 #include "http/response.h"
@@ -135,7 +137,8 @@ static int respond_error(struct exchange *rc, int status)
 	if (http_status_closes(status))
 		rc->keep_alive = false;
 	respond_head_init(rc, &h, status);
-	h.content_type = http_mime_type(page, strlen(page));
+	h.content_type =
+		mime_map_type(rc->worker->server->mime, page, strlen(page));
 	h.allow_get_head = status == 405;
 	h.allow_options = true;
 	return respond_with_body(rc, &h, body, (size_t)got);
@@ -159,15 +162,39 @@ static char *read_all(int fd, size_t size)
 	return buf;
 }
 
+/* The order a directory's listing is asked for in (by the query). */
+static struct http_listing_order listing_order(const struct exchange *rc)
+{
+	if (!rc->req->has_query)
+		return HTTP_LISTING_ORDER_DEFAULT;
+	return http_listing_order_parse(http_span_ptr(rc->buf, rc->req->query),
+					rc->req->query.len);
+}
+
+/*
+ * The cache key of rc->path: the path, and for a directory (a path ending
+ * in '/') listed in another order, that order after a NUL, so that one
+ * order's listing never answers for another.  Written in place: rc->path
+ * has room, and stays NUL-terminated at rc->path_len.
+ */
+static size_t cache_key(struct exchange *rc)
+{
+	size_t len = (size_t)rc->path_len;
+
+	if (rc->path[len - 1] != '/')
+		return len;
+	return http_listing_cache_key(rc->path, rc->path, len,
+				      listing_order(rc));
+}
+
 /* A cached entry for rc->path that is still fresh, or NULL. */
 static struct cache_entry *cache_lookup(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
 
-	if (content_cache_lookup(w->cache, rc->path, (size_t)rc->path_len,
-				 w->now_ms, stat_readable, rc,
-				 &e) != CACHE_FRESH)
+	if (content_cache_lookup(w->cache, rc->path, cache_key(rc), w->now_ms,
+				 stat_readable, rc, &e) != CACHE_FRESH)
 		return NULL;
 	return e;
 }
@@ -320,7 +347,7 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 {
 	struct worker *w = rc->worker;
 	size_t file_len = strlen(file);
-	const char *type = http_mime_type(file, file_len);
+	const char *type = mime_map_type(w->server->mime, file, file_len);
 	bool compressible = w->server->compress && http_mime_compressible(type);
 	bool in_file = st->st_size > FILE_SENDFILE_MIN;
 	struct cache_entry *e;
@@ -366,12 +393,12 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
 	size_t len;
-	char *html = build_dir_listing(rc, dir_fd, &len);
+	char *html = build_dir_listing(rc, dir_fd, listing_order(rc), &len);
 
 	if (!html)
 		return respond_error(rc, http_status_for_errno(errno));
-	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_LISTING, html,
-			    len, st, NULL, "text/html; charset=utf-8",
+	e = cache_entry_new(rc->path, cache_key(rc), CACHE_LISTING, html, len,
+			    st, NULL, "text/html; charset=utf-8",
 			    w->server->compress, w->now_ms);
 	if (!e)
 		return respond_error(rc, 503);
@@ -462,7 +489,7 @@ static int serve_spa(struct exchange *rc)
 	fd = open_for_request(rc, page + 1);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return 1;
-	type = http_mime_type(page, strlen(page));
+	type = mime_map_type(rc->worker->server->mime, page, strlen(page));
 	return respond_file(rc, fd, &st, type,
 			    rc->worker->server->compress &&
 				    http_mime_compressible(type),

@@ -317,6 +317,23 @@ class PagesFlagTest(FlagTest):
             self.assertEqual(c.read_response().body, b'<p>home</p>\n')
         t.server.stop()
 
+    def test_pages_typed_like_files(self):
+        """--mime names the type of error and SPA pages as of any file."""
+        root = self.site()
+        for rel in ('errors/404.page', 'app/shell.page'):
+            with open(os.path.join(root, rel), 'wb') as fh:
+                fh.write(b'<p>page</p>\n')
+        t = self.start('--error-page', '404=/errors/404.page',
+                       '--spa', '/app/shell.page',
+                       '--mime', 'page=text/html', root=root)
+        for path, status in (('/missing.js', 404), ('/users/42', 200)):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual(r.status, status, r.describe())
+                self.assertEqual(r.header('Content-Type'),
+                                 'text/html; charset=utf-8')
+        t.server.stop()
+
     def test_missing_or_bad_error_page_refused_at_start(self):
         root = self.site()
         for arg, why in (('404=/errors/none.html', 'No such file'),

@@ -114,6 +114,30 @@ MIME_FILES = [
      ('application/octet-stream',)),
     ('noextension', b'no extension at all\n',
      ('application/octet-stream',)),
+    # Source and text files browsers should show, not download: the
+    # built-in table's text/plain (khttpd, or sehttpd without
+    # /etc/mime.types) or Debian's media-types' own type, with a charset.
+    ('script.py', b'print("mime py")\n',
+     ('text/plain; charset=utf-8', 'text/x-python; charset=utf-8')),
+    ('notes.rst', b'Title\n=====\n',
+     ('text/plain; charset=utf-8', 'text/prs.fallenstein.rst; charset=utf-8')),
+    ('setup.ini', b'[mime]\nini = 1\n', ('text/plain; charset=utf-8',)),
+    ('readme.md', b'# mime md\n', ('text/markdown; charset=utf-8',)),
+    ('conf.toml', b'mime = "toml"\n', ('text/plain; charset=utf-8',)),
+    ('conf.yaml', b'mime: yaml\n', ('text/plain; charset=utf-8',)),
+    ('run.sh', b'#!/bin/sh\necho mime\n',
+     ('text/x-shellscript; charset=utf-8', 'text/x-sh; charset=utf-8')),
+    ('main.c', b'int main(void) { return 0; }\n',
+     ('text/plain; charset=utf-8', 'text/x-csrc; charset=utf-8')),
+    ('table.csv', b'a,b\n1,2\n', ('text/csv; charset=utf-8',)),
+    ('README', b'extensionless readme\n', ('text/plain; charset=utf-8',)),
+    ('copyright', b'Format: debian copyright\n',
+     ('text/plain; charset=utf-8',)),
+    ('LICENSE', b'MIT License\n', ('text/plain; charset=utf-8',)),
+    ('Makefile', b'all:\n\ttrue\n', ('text/plain; charset=utf-8',)),
+    ('changelog', b'pkg (1.0) unstable; urgency=low\n',
+     ('text/plain; charset=utf-8',)),
+    ('README.Debian', b'debian readme\n', ('text/plain; charset=utf-8',)),
 ]
 
 

@@ -276,3 +276,65 @@ TEST(site_values_named)
 		  "--index", "8", "--index", "9", NULL);
 	check_usage_error(&p, "at most 8 --index options");
 }
+
+TEST(mime_options)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK_EQ_INT(p.opt.mime_count, 0);
+	CHECK(p.opt.default_type == NULL);
+	CHECK_EQ_STR(p.opt.mime_types, "/etc/mime.types");
+	p = parse("--mime", "py=text/x-python", "--mime", ".MD=text/plain",
+		  "--default-type", "text/plain; charset=iso-8859-1",
+		  "--mime-types", "/srv/mime.types", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.mime_count, 2);
+	CHECK_EQ_STR(p.opt.mime[0], "py=text/x-python");
+	CHECK_EQ_STR(p.opt.mime[1], ".MD=text/plain");
+	CHECK_EQ_STR(p.opt.default_type, "text/plain; charset=iso-8859-1");
+	CHECK_EQ_STR(p.opt.mime_types, "/srv/mime.types");
+	p = parse("--mime-types", "", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK(p.opt.mime_types == NULL);
+}
+
+TEST(bad_mime_options_named)
+{
+	static const char *const bad_maps[] = {
+		"py",
+		"=text/plain",
+		"py=",
+		"py=text",
+		"a/b=text/plain",
+		"a.b=text/plain",
+		"py=text/plain\r\nX-Evil: 1",
+		".=text/plain",
+		"p y=text/plain",
+		"1234567890123456=text/plain",
+		"py=text/plain; charset",
+	};
+	struct parsed p;
+
+	for (size_t i = 0; i < sizeof(bad_maps) / sizeof(bad_maps[0]); i++) {
+		char what[128];
+
+		p = parse("--mime", bad_maps[i], NULL);
+		snprintf(what, sizeof(what),
+			 "invalid MIME mapping (EXT=TYPE) '%s'", bad_maps[i]);
+		if (!strchr(bad_maps[i], '\n'))
+			check_usage_error(&p, what);
+		else
+			CHECK_EQ_INT(p.result, OPTIONS_EXIT_USAGE);
+	}
+	p = parse("--default-type", "plain", NULL);
+	check_usage_error(&p, "invalid media type 'plain'");
+	p = parse("--default-type", "", NULL);
+	check_usage_error(&p, "invalid media type ''");
+	/* Control bytes are shown escaped: the message stays one line. */
+	p = parse("--default-type", "text/plain\r\n", NULL);
+	check_usage_error(&p, "'text/plain\\x0d\\x0a'");
+	p = parse("--mime", "py=text/plain\r\nX-Evil: 1", NULL);
+	check_usage_error(&p, "'py=text/plain\\x0d\\x0aX-Evil: 1'");
+	p = parse("--mime", NULL);
+	check_usage_error(&p, "option '--mime' needs a value");
+}
