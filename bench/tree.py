@@ -13,6 +13,7 @@ FILES = {
     '/12.txt': len(SMALL_BODY),
     '/4k.bin': 4 * 1024,
     '/100k.bin': 100 * 1024,
+    '/1m.bin': 1024 * 1024,
     '/10m.bin': 10 * 1024 * 1024,
 }
 # English-like text, for the compression scenario.

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compress.h"
 #include "http/conditional.h"
@@ -18,6 +19,9 @@ struct content_cache {
 	size_t nbuckets; /* a power of two */
 	struct hlist_head *buckets;
 	struct list_head lru; /* most recently used first */
+	size_t fd_limit;
+	size_t fds; /* held by linked entries */
+	struct list_head fd_lru; /* entries holding descriptors */
 };
 
 static uint64_t hash_key(const char *s, size_t n)
@@ -39,6 +43,7 @@ struct content_cache *content_cache_new(size_t limit)
 		return NULL;
 	c->limit = limit;
 	INIT_LIST_HEAD(&c->lru);
+	INIT_LIST_HEAD(&c->fd_lru);
 	c->nbuckets = INITIAL_BUCKETS;
 	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
 	if (!c->buckets) {
@@ -60,10 +65,18 @@ bool content_cache_enabled(const struct content_cache *c)
 	return c && c->limit > 0;
 }
 
+void content_cache_set_fd_limit(struct content_cache *c, size_t limit)
+{
+	c->fd_limit = limit;
+}
+
 static void entry_free(struct cache_entry *e)
 {
-	for (int i = 0; i < HTTP_CODING_COUNT; i++)
+	for (int i = 0; i < HTTP_CODING_COUNT; i++) {
 		free(e->rep[i].data);
+		if (e->rep[i].in_file)
+			close(e->rep[i].fd);
+	}
 	free(e->key); /* and the paths, in the same block */
 	free(e);
 }
@@ -80,6 +93,10 @@ static void content_cache_remove(struct content_cache *c, struct cache_entry *e)
 		return;
 	hlist_del_init(&e->hash_node);
 	list_del(&e->lru);
+	if (e->fds) {
+		list_del(&e->fd_lru);
+		c->fds -= e->fds;
+	}
 	e->linked = false;
 	c->bytes -= e->bytes;
 	c->count--;
@@ -169,6 +186,10 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
 		e->checked_ms = now_ms;
 	}
 	list_move(&e->lru, &c->lru);
+	if (e->fds) {
+		list_move(&e->fd_lru, &c->fd_lru);
+		e->used_ms = now_ms;
+	}
 	e->refs++;
 	*found = e;
 	return CACHE_FRESH;
@@ -179,14 +200,20 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
  * entry's, or for a precompressed sibling that file's own identity, so
  * different bytes never share a strong tag.
  */
-static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
-			   enum http_coding coding, const struct stat *from)
+const char *content_cache_etag_suffix(enum http_coding coding)
 {
 	static const char *const suffix[HTTP_CODING_COUNT] = {
 		[HTTP_CODING_IDENTITY] = "",  [HTTP_CODING_GZIP] = "gz",
 		[HTTP_CODING_DEFLATE] = "df", [HTTP_CODING_BR] = "br",
 		[HTTP_CODING_ZSTD] = "zst",
 	};
+
+	return suffix[coding];
+}
+
+static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
+			   enum http_coding coding, const struct stat *from)
+{
 	const struct stat *f = from ? from : &e->file;
 
 	r->etag_len = 0;
@@ -195,7 +222,7 @@ static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
 	r->etag_len = http_format_etag(
 		r->etag, (uint64_t)f->st_ino, (uint64_t)f->st_size,
 		http_etag_time(f->st_mtim.tv_sec, f->st_mtim.tv_nsec),
-		suffix[coding]);
+		content_cache_etag_suffix(coding));
 }
 
 static void grow_table(struct content_cache *c)
@@ -224,6 +251,10 @@ static void evict(struct content_cache *c)
 	while (c->bytes > c->limit && !list_empty(&c->lru))
 		content_cache_remove(
 			c, list_last_entry(&c->lru, struct cache_entry, lru));
+	while (c->fds > c->fd_limit && !list_empty(&c->fd_lru))
+		content_cache_remove(c, list_last_entry(&c->fd_lru,
+							struct cache_entry,
+							fd_lru));
 }
 
 struct cache_entry *cache_entry_new(const char *key, size_t key_len,
@@ -261,6 +292,7 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 	e->compressible = compressible;
 	e->file = *st;
 	e->checked_ms = now_ms;
+	e->used_ms = now_ms;
 	e->bytes = sizeof(*e) + strings + len;
 	e->refs = 1;
 	e->rep[HTTP_CODING_IDENTITY].data = body;
@@ -282,6 +314,10 @@ void content_cache_link(struct content_cache *c, struct cache_entry *e)
 		content_cache_remove(c, old);
 	hlist_add_head(&e->hash_node, &c->buckets[e->hash & (c->nbuckets - 1)]);
 	list_add(&e->lru, &c->lru);
+	if (e->fds) {
+		list_add(&e->fd_lru, &c->fd_lru);
+		c->fds += e->fds;
+	}
 	e->linked = true;
 	e->refs++; /* the table's */
 	c->bytes += e->bytes;
@@ -335,6 +371,33 @@ unsigned content_cache_precompressed(const struct cache_entry *e)
 	return codings;
 }
 
+bool content_cache_expire_fds(struct content_cache *c, uint64_t now_ms)
+{
+	struct cache_entry *e;
+
+	while (!list_empty(&c->fd_lru)) {
+		e = list_last_entry(&c->fd_lru, struct cache_entry, fd_lru);
+		if (now_ms - e->used_ms < CACHE_FD_IDLE_MS)
+			return true;
+		content_cache_remove(c, e);
+	}
+	return false;
+}
+
+void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
+			       int fd, size_t len, const struct stat *from)
+{
+	struct cache_rep *r = &e->rep[coding];
+
+	r->tried = true;
+	r->in_file = true;
+	r->fd = fd;
+	r->len = len;
+	r->precompressed = from != NULL;
+	e->fds++;
+	build_rep_etag(e, r, coding, from);
+}
+
 const struct cache_rep *content_cache_rep(struct content_cache *c,
 					  struct cache_entry *e,
 					  enum http_coding coding,
@@ -343,7 +406,7 @@ const struct cache_rep *content_cache_rep(struct content_cache *c,
 	struct cache_rep *r = &e->rep[coding];
 	const struct cache_rep *id = &e->rep[HTTP_CODING_IDENTITY];
 
-	if (coding != HTTP_CODING_IDENTITY && !r->tried) {
+	if (coding != HTTP_CODING_IDENTITY && !r->tried && id->data) {
 		size_t n = 0;
 		char *out =
 			z ? compress_buffer(z, coding, id->data, id->len, &n) :
@@ -351,5 +414,5 @@ const struct cache_rep *content_cache_rep(struct content_cache *c,
 
 		attach_rep(c, e, coding, out, n, NULL);
 	}
-	return r->data ? r : id;
+	return r->data || r->in_file ? r : id;
 }

@@ -34,6 +34,10 @@ struct cache_rep {
 	size_t len;
 	bool tried; /* made or found not worth making */
 	bool precompressed; /* read from a sibling, as it is */
+	/* Sent from the open file fd by sendfile; data, when set, is only
+	 * what compression reads. */
+	bool in_file;
+	int fd; /* when in_file; closed with the entry */
 	size_t etag_len; /* 0 for a listing, which has none */
 	char etag[HTTP_ETAG_MAX];
 };
@@ -41,6 +45,10 @@ struct cache_rep {
 struct cache_entry {
 	struct hlist_node hash_node; /* in its bucket */
 	struct list_head lru; /* in the cache's LRU order */
+	/* Entries holding descriptors, in LRU order too (when fds > 0). */
+	struct list_head fd_lru;
+	unsigned fds; /* in_file representations */
+	uint64_t used_ms; /* last looked up, for entries holding fds */
 	uint64_t hash;
 	char *key; /* the normalised request path */
 	size_t key_len;
@@ -132,9 +140,37 @@ void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 /* The codings e has from precompressed siblings (HTTP_CODING_BIT). */
 unsigned content_cache_precompressed(const struct cache_entry *e);
 
+/* How many descriptors the entries may hold at most (default 0): beyond
+ * that, the least recently used entries holding some leave the cache. */
+void content_cache_set_fd_limit(struct content_cache *c, size_t limit);
+
+#define CACHE_FD_IDLE_MS 10000 /* how long an unused descriptor stays */
+
 /*
- * The representation for coding, compressing on first use; falls back to
- * identity when the coding does not make the body smaller.
+ * Drops the entries holding descriptors that no lookup asked for within
+ * CACHE_FD_IDLE_MS, so that a deleted file's space is not kept from the
+ * file system by a cache nobody asks; returns whether any are left (the
+ * caller looks again within CACHE_FD_IDLE_MS while there are).
+ */
+bool content_cache_expire_fds(struct content_cache *c, uint64_t now_ms);
+
+/*
+ * Makes e's representation in coding be sent from the open file fd (taken;
+ * closed when e is freed), len bytes: from NULL, the entry's own file (whose
+ * body, if e holds one, only feeds compression); else a precompressed
+ * sibling as content_cache_set_sibling() recorded it (&e->sibling[slot].st),
+ * whose identity makes the ETag.  Before e is linked.
+ */
+void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
+			       int fd, size_t len, const struct stat *from);
+/* What a representation's ETag carries after the file's identity: "" for
+ * identity, "gz" for gzip..., so different bytes never share a strong tag. */
+const char *content_cache_etag_suffix(enum http_coding coding);
+
+/*
+ * The representation for coding, compressing on first use (when e holds
+ * its body); falls back to identity when the coding does not make the body
+ * smaller.
  */
 const struct cache_rep *content_cache_rep(struct content_cache *c,
 					  struct cache_entry *e,

@@ -9,16 +9,35 @@
 #include <sys/stat.h>
 
 #include "content_cache.h"
+#include "http/negotiate.h"
 #include "http_conn.h"
+
+/*
+ * Bodies larger than this leave from the page cache with sendfile(2) instead
+ * of being copied from user memory: the measured crossover, where sendfile's
+ * fixed cost (open, fstat, a separate write for the head) is repaid by the
+ * copy it saves.
+ */
+#ifndef FILE_SENDFILE_MIN
+#define FILE_SENDFILE_MIN (16 * 1024)
+#endif
 
 /* Answers from e; takes over the caller's reference to it. */
 int respond_entry(struct exchange *rc, struct cache_entry *e);
 
+/* The coding to answer with among those available (HTTP_CODING_BIT()s),
+ * by the request's Accept-Encoding; on a tie one in favoured wins. */
+enum http_coding request_coding(const struct exchange *rc, unsigned available,
+				unsigned favoured);
+
 /*
- * Answers with the identity body of an open regular file (sendfile);
- * compressible: other responses for its path may be compressed.
+ * Answers with the body of an open regular file (sendfile beyond
+ * FILE_SENDFILE_MIN): the resource itself (identity), or a precompressed
+ * sibling standing for it in coding; compressible: other responses for its
+ * path may be compressed.
  */
 int respond_file(struct exchange *rc, int fd, const struct stat *st,
-		 const char *content_type, bool compressible);
+		 const char *content_type, bool compressible,
+		 enum http_coding coding);
 
 #endif /* SERVER_FILE_RESPONSE_H */

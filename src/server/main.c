@@ -171,7 +171,8 @@ static unsigned fd_capacity(void)
 
 /*
  * Descriptors beyond those of the connections: what is open now, each
- * worker's epoll and eventfd, and room for the files requests open.
+ * worker's epoll and eventfd, and room for the files requests open and the
+ * content caches keep open (worker.c takes a half of it for those).
  */
 static unsigned connection_limit(const struct server *s)
 {

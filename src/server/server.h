@@ -88,6 +88,7 @@ struct conn {
 	bool close_after; /* the coroutine decided to close */
 	bool maybe_more; /* the last read filled the buffer: read again */
 	bool turn; /* the timer is a short "run again" wake-up, no deadline */
+	bool registered; /* in the worker's epoll set */
 	uint32_t wait_events; /* what the suspended coroutine waits for */
 	struct worker *worker;
 	struct coro *coro; /* NULL while idle between requests */

@@ -64,6 +64,11 @@ static void close_fd(void *arg)
 	close((int)(intptr_t)arg);
 }
 
+static bool range_requested(const struct exchange *rc)
+{
+	return http_has_header(rc->req, HTTP_H_RANGE);
+}
+
 /* Opens and registers the descriptor to be closed after the request. */
 static int open_for_request(struct exchange *rc, const char *path)
 {
@@ -194,39 +199,73 @@ static struct cache_entry *cache_lookup(struct exchange *rc)
 	return e;
 }
 
+/* Whether a sibling found as sib may stand for the file st: a regular file
+ * not older than it (an older one predates the file's last change). */
+static bool sibling_usable(const struct stat *sib, const struct stat *st)
+{
+	return S_ISREG(sib->st_mode) &&
+	       (sib->st_mtim.tv_sec > st->st_mtim.tv_sec ||
+		(sib->st_mtim.tv_sec == st->st_mtim.tv_sec &&
+		 sib->st_mtim.tv_nsec >= st->st_mtim.tv_nsec));
+}
+
 /*
- * The sibling in precompressed[slot] ("FILE.gz", ...) beside the file, not
- * older than it, as its body in that coding.
+ * Opens the sibling in precompressed[slot] ("FILE.gz", ...) beside file
+ * (len bytes, relative to ROOT) and fills sib with what it is.  Returns its
+ * descriptor, -1 when there is none or it cannot be opened; usable tells
+ * whether it may stand for the file st.
+ */
+static int open_sibling(struct exchange *rc, const char *file, size_t len,
+			unsigned slot, const struct stat *st, struct stat *sib,
+			bool *usable)
+{
+	char path[HTTP_PATH_MAX + PRECOMPRESSED_SUFFIX_MAX];
+	int fd;
+
+	*usable = false;
+	if (http_path_join(path, sizeof(path), file, len,
+			   precompressed[slot].suffix) < 0)
+		return -1;
+	fd = open_beneath(rc->worker->server->root_fd, path,
+			  O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, sib)) {
+		close(fd);
+		return -1;
+	}
+	*usable = sibling_usable(sib, st);
+	return fd;
+}
+
+/*
+ * The sibling in precompressed[slot] beside the file, not older than it, as
+ * its body in that coding: held when small, else sent from its descriptor.
  */
 static void attach_sibling(struct exchange *rc, struct cache_entry *e,
 			   unsigned slot, const char *file, size_t len,
 			   const struct stat *st)
 {
-	char sib_path[HTTP_PATH_MAX + PRECOMPRESSED_SUFFIX_MAX];
+	struct content_cache *c = rc->worker->cache;
 	struct stat sib_st;
 	char *data = NULL;
-	int fd;
+	bool usable;
+	int fd = open_sibling(rc, file, len, slot, st, &sib_st, &usable);
 
-	if (http_path_join(sib_path, sizeof(sib_path), file, len,
-			   precompressed[slot].suffix) < 0)
-		return;
-	fd = open_beneath(rc->worker->server->root_fd, sib_path,
-			  O_RDONLY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &sib_st)) {
-		if (fd >= 0)
-			close(fd);
-		content_cache_set_sibling(rc->worker->cache, e, slot, NULL,
-					  NULL, 0);
+	if (fd < 0) {
+		content_cache_set_sibling(c, e, slot, NULL, NULL, 0);
 		return;
 	}
-	if (S_ISREG(sib_st.st_mode) && sib_st.st_size <= CACHE_FILE_MAX &&
-	    (sib_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
-	     (sib_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
-	      sib_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec)))
+	if (usable && sib_st.st_size <= FILE_SENDFILE_MIN)
 		data = read_all(fd, (size_t)sib_st.st_size);
-	content_cache_set_sibling(rc->worker->cache, e, slot, &sib_st, data,
+	content_cache_set_sibling(c, e, slot, &sib_st, data,
 				  data ? (size_t)sib_st.st_size : 0);
-	close(fd);
+	if (usable && !data)
+		content_cache_rep_in_file(e, precompressed[slot].coding, fd,
+					  (size_t)sib_st.st_size,
+					  &e->sibling[slot].st);
+	else
+		close(fd);
 }
 
 /* Each precompressed sibling beside the file. */
@@ -238,10 +277,70 @@ static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 		attach_sibling(rc, e, slot, file, len, st);
 }
 
+/* The codings precompressed siblings can be in, as HTTP_CODING_BIT()s. */
+static unsigned sibling_codings(void)
+{
+	unsigned bits = 0;
+
+	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
+		bits |= HTTP_CODING_BIT(precompressed[slot].coding);
+	return bits;
+}
+
+static unsigned sibling_slot(enum http_coding coding)
+{
+	unsigned slot = 0;
+
+	while (slot < PRECOMPRESSED_COUNT - 1 &&
+	       precompressed[slot].coding != coding)
+		slot++;
+	return slot;
+}
+
 /*
- * Answers with an open regular file: small ones through the cache (read
- * once, compressed on demand), larger ones straight from the file.
- * file is its path relative to ROOT.
+ * Answers with a file the content cache does not hold, from the file
+ * itself or, when the client accepts one, a precompressed sibling.
+ */
+static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
+			     const char *file, const char *type,
+			     bool compressible)
+{
+	unsigned left = sibling_codings();
+	size_t len = strlen(file);
+
+	if (!compressible || range_requested(rc))
+		left = 0;
+	while (left) {
+		enum http_coding coding = request_coding(rc, left, 0);
+		struct stat sib;
+		bool usable;
+		int sfd;
+
+		if (coding == HTTP_CODING_IDENTITY)
+			break;
+		left &= ~HTTP_CODING_BIT(coding);
+		sfd = open_sibling(rc, file, len, sibling_slot(coding), st,
+				   &sib, &usable);
+		if (sfd < 0)
+			continue;
+		if (coro_defer(rc->conn->coro, close_fd,
+			       (void *)(intptr_t)sfd)) {
+			close(sfd);
+			return respond_error(rc, 503);
+		}
+		if (usable)
+			return respond_file(rc, sfd, &sib, type, compressible,
+					    coding);
+	}
+	return respond_file(rc, fd, st, type, compressible,
+			    HTTP_CODING_IDENTITY);
+}
+
+/*
+ * Answers with an open regular file through the cache: small ones read
+ * once (and compressed on demand), larger ones sent from the page cache by
+ * sendfile from a descriptor the entry keeps open; their body is read only
+ * as the source of compressed variants.  file is its path relative to ROOT.
  */
 static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 		      const char *file)
@@ -250,19 +349,39 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 	size_t file_len = strlen(file);
 	const char *type = mime_map_type(w->server->mime, file, file_len);
 	bool compressible = w->server->compress && http_mime_compressible(type);
+	bool in_file = st->st_size > FILE_SENDFILE_MIN;
 	struct cache_entry *e;
-	char *body;
+	char *body = NULL;
+	int keep = -1;
 
-	if (!content_cache_enabled(w->cache) || st->st_size > CACHE_FILE_MAX)
-		return respond_file(rc, fd, st, type, compressible);
-	body = read_all(fd, (size_t)st->st_size);
-	if (!body)
-		return respond_file(rc, fd, st, type, compressible);
+	if (!content_cache_enabled(w->cache) ||
+	    (!in_file && st->st_size > CACHE_FILE_MAX))
+		return serve_file_direct(rc, fd, st, file, type, compressible);
+	if (st->st_size <= CACHE_FILE_MAX && (!in_file || compressible)) {
+		body = read_all(fd, (size_t)st->st_size);
+		if (!body)
+			return serve_file_direct(rc, fd, st, file, type,
+						 compressible);
+	}
+	if (in_file) {
+		keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (keep < 0) {
+			free(body);
+			return serve_file_direct(rc, fd, st, file, type,
+						 compressible);
+		}
+	}
 	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
-			    (size_t)st->st_size, st, file, type, compressible,
-			    w->now_ms);
-	if (!e)
+			    body ? (size_t)st->st_size : 0, st, file, type,
+			    compressible, w->now_ms);
+	if (!e) {
+		if (keep >= 0)
+			close(keep);
 		return respond_error(rc, 503);
+	}
+	if (in_file)
+		content_cache_rep_in_file(e, HTTP_CODING_IDENTITY, keep,
+					  (size_t)st->st_size, NULL);
 	if (e->compressible)
 		attach_precompressed(rc, e, file, file_len, st);
 	content_cache_link(w->cache, e);
@@ -373,7 +492,8 @@ static int serve_spa(struct exchange *rc)
 	type = mime_map_type(rc->worker->server->mime, page, strlen(page));
 	return respond_file(rc, fd, &st, type,
 			    rc->worker->server->compress &&
-				    http_mime_compressible(type));
+				    http_mime_compressible(type),
+			    HTTP_CODING_IDENTITY);
 }
 
 int serve_request(struct exchange *rc)

@@ -4,8 +4,10 @@
  * timing wheel and coroutine pool.  Sockets are registered once, edge-
  * triggered for both directions; an event resumes a connection's coroutine
  * only when it is what the coroutine waits for, so no epoll_ctl is needed
- * per request.  An idle connection has no coroutine: one is taken from the
- * pool when a request starts arriving and returned when the reply is sent.
+ * per request.  A connection is registered only once it outlives its first
+ * turn: one answered and closed at once never costs an epoll_ctl.  An idle
+ * connection has no coroutine: one is taken from the pool when a request
+ * starts arriving and returned when the reply is sent.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,10 +31,14 @@
 #define CORO_STACK_SIZE (128 * 1024)
 #define CORO_POOL_KEEP 64
 #define ACCEPT_PAUSE_MS 100
+/* The descriptors cached files may keep open, as a part of all: half of
+ * what connection_limit() leaves for files. */
+#define CACHE_FDS_PART 16
 
 int worker_init(struct worker *w, struct server *s, int listen_fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	int one = 1;
 
 	memset(w, 0, sizeof(*w));
 	w->server = s;
@@ -48,6 +54,9 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 	w->pool =
 		coro_pool_new(CORO_STACK_SIZE, HTTP_CONN_EXTRA, CORO_POOL_KEEP);
 	w->cache = content_cache_new(s->cache_bytes);
+	if (w->cache)
+		content_cache_set_fd_limit(
+			w->cache, s->max_fds / CACHE_FDS_PART / s->nworkers);
 	w->compressor = s->compress ? compressor_new() : NULL;
 	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool || !w->cache ||
 	    (s->compress && !w->compressor))
@@ -55,6 +64,9 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 	ev.data.u32 = (uint32_t)listen_fd;
 	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev))
 		return -1;
+	/* Accepted sockets inherit it: no setsockopt per connection.  Not a
+	 * TCP socket (one passed in, say): nothing to set. */
+	setsockopt(listen_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	ev.data.u32 = (uint32_t)w->stop_fd;
 	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->stop_fd, &ev))
 		return -1;
@@ -121,6 +133,23 @@ static void conn_close(struct worker *w, struct conn *c)
 	close(fd); /* also drops it from the epoll set */
 }
 
+/*
+ * Adds c to the epoll set before it first waits.  Edge-triggered, yet
+ * nothing is missed: adding reports the readiness the socket has already.
+ */
+static int conn_register(struct worker *w, struct conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET };
+
+	if (c->registered)
+		return 0;
+	ev.data.u32 = (uint32_t)c->fd;
+	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, c->fd, &ev))
+		return -1;
+	c->registered = true;
+	return 0;
+}
+
 static void conn_resume(struct worker *w, struct conn *c)
 {
 	int r = coro_resume(c->coro);
@@ -128,7 +157,7 @@ static void conn_resume(struct worker *w, struct conn *c)
 	if (r == CORO_FINISHED) {
 		coro_release(c->coro);
 		c->coro = NULL;
-		if (c->close_after || w->stopping)
+		if (c->close_after || w->stopping || conn_register(w, c))
 			conn_close(w, c);
 		else if (!timer_pending(&c->timer)) /* idle needs a deadline */
 			timer_wheel_add(&w->wheel, &c->timer,
@@ -136,6 +165,13 @@ static void conn_resume(struct worker *w, struct conn *c)
 		return;
 	}
 	c->wait_events = (uint32_t)r;
+	if (conn_register(w, c)) {
+		/* Its pending I/O fails; it unwinds and closes. */
+		c->timed_out = true;
+		c->turn = true;
+		timer_wheel_add(&w->wheel, &c->timer, w->now_ms + 1);
+		return;
+	}
 	if (r == CONN_YIELD_TURN) {
 		/* After the next poll, not in this expiry pass. */
 		c->turn = true;
@@ -191,10 +227,7 @@ static void accept_all(struct worker *w)
 	while (!w->stopping) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT |
-						    EPOLLET };
 		struct conn *c;
-		int one = 1;
 		int fd;
 
 		if (atomic_load_explicit(&s->open_conns,
@@ -223,19 +256,12 @@ static void accept_all(struct worker *w)
 			close(fd);
 			continue;
 		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c = &s->conns[fd];
 		*c = (struct conn){ .fd = fd, .open = true, .worker = w };
 		timer_init(&c->timer);
 		if (s->access_log)
 			client_addr_set(&c->peer, (struct sockaddr *)&ss);
 		c->proxy_pending = s->proxy_protocol;
-		ev.data.u32 = (uint32_t)fd;
-		if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
-			close(fd);
-			c->open = false;
-			continue;
-		}
 		conn_list_add(w, c);
 		stats_add(&w->stats.accepted, 1);
 		atomic_fetch_add_explicit(&s->open_conns, 1,
@@ -366,6 +392,11 @@ void *worker_run(void *arg)
 	for (;;) {
 		int timeout = timer_wheel_next_timeout(&w->wheel, w->now_ms);
 		int n;
+
+		/* Descriptors the cache holds are looked at while idle too. */
+		if (content_cache_expire_fds(w->cache, w->now_ms) &&
+		    (timeout < 0 || timeout > CACHE_FD_IDLE_MS))
+			timeout = CACHE_FD_IDLE_MS;
 
 		if (w->stopping && w->active == 0)
 			break;

@@ -480,21 +480,26 @@ class CacheRevalidationTest(OwnTreeTestCase):
 
     def test_unchanged_file_not_read_again(self):
         """Requests spaced past the check interval are answered from the
-        cache: the server reads far less than the file each time."""
+        cache: the server reads far less than the file each time.  Only
+        the gzip answers count: an identity body this large goes from the
+        page cache by sendfile, which rchar counts too."""
         url = '/reval/unchanged.txt'
         data = text(self.SIZE, 60)
         self.write(url, data, self.MTIME)
         pid = self.target.server.proc.pid
         for ae in (None, 'gzip'):
             self.assertIsNone(self.check(self.fetch(url, ae), data, ae))
-        before = read_chars(pid)
+        read = 0
         for i in range(3):
             time.sleep(self.SPACING_S)
-            for ae in (None, 'gzip'):
+            # gzip first: a rebuilt entry would read the file for it.
+            for ae in ('gzip', None):
+                before = read_chars(pid)
                 resp = self.fetch(url, ae)
                 self.assertIsNone(self.check(resp, data, ae),
                                   resp.describe())
-        read = read_chars(pid) - before
+                if ae:
+                    read += read_chars(pid) - before
         self.assertLess(read, self.SIZE // 2, 'the server read %d bytes for '
                         '3 requests %.1f s apart to an unchanged %d-byte '
                         'file: the cached entry is not revalidated'

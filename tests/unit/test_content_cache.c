@@ -2,8 +2,10 @@
 /*
  * The content cache: lookups (missing, fresh, stale) against a fake file
  * system, LRU order and eviction, replacement of a key, growth of the
- * table, and entries that outlive the table while a write holds them.
+ * table, entries that outlive the table while a write holds them, and
+ * entries holding descriptors instead of bodies.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -491,4 +493,85 @@ TEST(entry_outlives_the_table_while_written)
 	CHECK_EQ_MEM(held->rep[HTTP_CODING_IDENTITY].data,
 		     held->rep[HTTP_CODING_IDENTITY].len, "hello");
 	content_cache_put(held); /* freed here: ASan checks the rest */
+}
+
+static bool fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+/* An entry for a large file: no body, its descriptor instead. */
+static struct cache_entry *add_in_file(struct content_cache *c, const char *key,
+				       int fd)
+{
+	struct stat st = file_stat(9, 1 << 20, 1700000000);
+	struct cache_entry *e = cache_entry_new(key, strlen(key), CACHE_FILE,
+						NULL, 0, &st, key + 1,
+						"text/plain", true, NOW);
+
+	content_cache_rep_in_file(e, HTTP_CODING_IDENTITY, fd, 1 << 20, NULL);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	return e;
+}
+
+TEST(descriptors_bounded_and_closed_with_the_entry)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct cache_entry *e, *held;
+	const struct cache_rep *r;
+	int fd[3];
+
+	for (int i = 0; i < 3; i++)
+		fd[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	content_cache_set_fd_limit(c, 2);
+	e = add_in_file(c, "/f0", fd[0]);
+	CHECK(e->linked);
+	/* Not counted against the memory limit: it holds no body. */
+	CHECK(e->bytes < sizeof(*e) + 64);
+	/* Sent from the file; nothing to compress without a body. */
+	r = content_cache_rep(c, e, HTTP_CODING_GZIP, NULL);
+	CHECK(r == &e->rep[HTTP_CODING_IDENTITY]);
+	CHECK(r->in_file);
+	CHECK_EQ_INT(r->fd, fd[0]);
+	CHECK_EQ_INT((int)r->len, 1 << 20);
+	CHECK(!e->rep[HTTP_CODING_GZIP].data);
+	add_in_file(c, "/f1", fd[1]);
+	/* A response holds f0 while it is the least recently used. */
+	CHECK_EQ_INT(lookup(c, "/f1", NOW, NULL, &held), CACHE_FRESH);
+	content_cache_put(held);
+	CHECK_EQ_INT(lookup(c, "/f0", NOW, NULL, &held), CACHE_FRESH);
+	add_in_file(c, "/f2", fd[2]);
+	/* Three descriptors, room for two: f1 went, and closed its. */
+	CHECK(!present(c, "/f1"));
+	CHECK(!fd_open(fd[1]));
+	CHECK(present(c, "/f2"));
+	/* f0 stays open while its response holds it, wherever it is. */
+	CHECK(present(c, "/f0"));
+	content_cache_free(c);
+	CHECK(fd_open(fd[0]));
+	CHECK(!fd_open(fd[2]));
+	content_cache_put(held);
+	CHECK(!fd_open(fd[0]));
+}
+
+TEST(unused_descriptors_expire)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct cache_entry *e;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	content_cache_set_fd_limit(c, 8);
+	CHECK(!content_cache_expire_fds(c, NOW));
+	add_in_file(c, "/old", fd);
+	CHECK(content_cache_expire_fds(c, NOW + CACHE_FD_IDLE_MS - 1));
+	/* A lookup counts as use. */
+	CHECK_EQ_INT(lookup(c, "/old", NOW + 500, NULL, &e), CACHE_FRESH);
+	content_cache_put(e);
+	CHECK(content_cache_expire_fds(c, NOW + 500 + CACHE_FD_IDLE_MS - 1));
+	CHECK(fd_open(fd));
+	CHECK(!content_cache_expire_fds(c, NOW + 500 + CACHE_FD_IDLE_MS));
+	CHECK(!fd_open(fd));
+	CHECK(!present(c, "/old"));
+	content_cache_free(c);
 }
