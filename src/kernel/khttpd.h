@@ -9,12 +9,12 @@
 #include <linux/path.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #define KHTTPD_SERVER_TOKEN "khttpd"
 
 struct socket;
-struct task_struct;
-struct workqueue_struct;
+struct sock;
 struct kmem_cache;
 
 struct khttpd_config {
@@ -29,7 +29,8 @@ struct khttpd_config {
 struct khttpd_server {
 	struct path root;
 	struct socket *listener;
-	struct task_struct *thread;
+	void (*saved_data_ready)(struct sock *sk); /* the listener's */
+	struct delayed_work accept; /* queued when connections wait */
 	struct workqueue_struct *wq;
 	struct kmem_cache *conn_cache;
 	struct kmem_cache *path_cache; /* a request's path, while answered */
