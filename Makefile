@@ -12,7 +12,8 @@ OPTFLAGS  ?= -O2 -g
 SANFLAGS  := -O1 -g -fno-omit-frame-pointer \
 	     -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS    := -pthread
-SEHTTPD_LIBS := -ldeflate
+# brotlicommon and libm for a static link (make bench-kernel)
+SEHTTPD_LIBS := -ldeflate -lbrotlienc -lbrotlicommon -lzstd -lm
 
 HTTP_SRCS    := $(wildcard src/http/*.c)
 SERVER_SRCS  := $(filter-out src/server/main.c,$(wildcard src/server/*.c)) \
@@ -82,8 +83,8 @@ $(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o \
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS) -lm
 
 # --- set-up, running and testing -----------------------------------------
-DEPS_BUILD := gcc make libc6-dev libdeflate-dev
-DEPS_CHECK := curl wget python3 haproxy
+DEPS_BUILD := gcc make libc6-dev libdeflate-dev libbrotli-dev libzstd-dev
+DEPS_CHECK := curl wget python3 haproxy brotli zstd
 CHECK_SUITES := unit unit-san integration integration-san
 
 # Fragments add their own programs, suites (CHECK_SUITES += name, with a

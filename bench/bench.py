@@ -190,17 +190,18 @@ class Bench:
     def check_gzip(self, scenario, server, r):
         """A server that cannot or does not send gzip of the file gets no
         figure; otherwise records the compressed size."""
-        why = server.gzip_unsupported()
+        why = server.gzip_unsupported(scenario.coding)
         if why:
             r['error'] = 'n/a: ' + why
             return
         err, size = verify.check_gzip(server.port, scenario.path,
-                                      self.expected[scenario.path])
+                                      self.expected[scenario.path],
+                                      coding=scenario.coding)
         if err:
             r['error'] = 'not compressed: ' + err
         else:
             r['gzip_bytes'] = size
-            r['gzip_how'] = server.gzip_how
+            r['gzip_how'] = server.how(scenario.coding)
 
     def run_timed(self, scenario):
         members = list(self.peers)

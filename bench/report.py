@@ -106,7 +106,7 @@ def build(opts, results, info, wall):
             servers[name] = entry
         scenarios[sc.key] = {
             'title': sc.title, 'short': sc.short, 'kind': sc.kind,
-            'path': sc.path, 'gzip': sc.gzip,
+            'path': sc.path, 'gzip': sc.gzip, 'coding': sc.coding,
             'load': load_text(opts, sc), 'servers': servers,
             'ratios': ratios(servers) if sc.kind != 'idle' else {}}
         if sc.gzip:
@@ -135,7 +135,7 @@ def print_scenario(key, sc):
     gz = sc.get('gzip')
     print('\n== %s (%s; %s) ==' % (sc['title'], sc['path'], sc['load']))
     rows = [['server'] + [title for _, title, _ in metrics] +
-            (['gzip body B'] if gz else [])]
+            (['%s body B' % sc.get('coding', 'gzip')] if gz else [])]
     for name, r in sc['servers'].items():
         if r.get('summary'):
             rows.append([name] + [cell(r['summary'], k, d)
@@ -166,9 +166,29 @@ def print_scenario(key, sc):
             print('  %s %s' % (name, r['gzip_how']))
 
 
+def print_codings(doc):
+    """sehttpd's compression scenarios side by side: the body's size and
+    CPU per request (server and client) in each coding."""
+    rows = []
+    for sc in doc['scenarios'].values():
+        me = sc['servers'].get(SUBJECT, {})
+        if not sc.get('gzip') or not me.get('summary'):
+            continue
+        s = me['summary']
+        rows.append('  %-5s %-10s %7d B  server %7.2f us/req  client '
+                    '%7.2f us/req' % (sc.get('coding', 'gzip'), sc['path'],
+                                      me['gzip_bytes'],
+                                      s['total_us']['median'],
+                                      s['client_us']['median']))
+    if len(rows) > 1:
+        print('\n== %s by content coding (medians) ==' % SUBJECT)
+        print('\n'.join(rows))
+
+
 def print_all(doc):
     for key, sc in doc['scenarios'].items():
         print_scenario(key, sc)
+    print_codings(doc)
     print('\n== targets ==')
     for t in doc['targets']:
         print('  %-4s %-44s %s' % (t['status'], t['goal'], t['why']))

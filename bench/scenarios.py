@@ -4,9 +4,9 @@ A scenario's kind picks how it is driven: 'keepalive' (wrk), 'newconn'
 (htstress, a new connection per request) or 'idle' (idle_clients.py
 holds that many keep-alive connections while the server's RSS is read).
 floor, when set, is the body size of a floor server measured alongside.
-gzip, when set, sends Accept-Encoding: gzip with every request; a server
-is timed only after its reply was checked to be gzip of the file, and one
-configured without compression at that level gets no figure.
+gzip, when set, sends Accept-Encoding: CODING (coding: gzip, br or zstd)
+with every request; a server is timed only after its reply was checked to
+be the file in that coding, and one configured without it gets no figure.
 balanced, when set, measures sehttpd directly and through HAProxy
 (deploy/haproxy.cfg) to 1 and to 3 instances instead of the other servers:
 the cost of the balancer, every process on the server CPU counted.
@@ -27,11 +27,12 @@ class Scenario:
     floor: Optional[int] = None
     gzip: bool = False
     balanced: bool = False
+    coding: str = 'gzip'  # what a gzip scenario asks for
 
     @property
     def headers(self):
         """Request header lines the load generator adds."""
-        return ('Accept-Encoding: gzip',) if self.gzip else ()
+        return ('Accept-Encoding: ' + self.coding,) if self.gzip else ()
 
 
 SCENARIOS = [
@@ -50,6 +51,11 @@ SCENARIOS = [
              'keepalive', '/dir/', 'listing 100'),
     Scenario('gzip_35k', 'keep-alive, 35 KiB text, Accept-Encoding: gzip',
              'keepalive', '/35k.txt', 'gzip 35 KiB', gzip=True),
+    Scenario('br_35k', 'keep-alive, 35 KiB text, Accept-Encoding: br',
+             'keepalive', '/35k.txt', 'br 35 KiB', gzip=True, coding='br'),
+    Scenario('zstd_35k', 'keep-alive, 35 KiB text, Accept-Encoding: zstd',
+             'keepalive', '/35k.txt', 'zstd 35 KiB', gzip=True,
+             coding='zstd'),
     Scenario('haproxy_12b', 'keep-alive, 12 B file, through HAProxy',
              'keepalive', '/12.txt', 'HAProxy 12 B', balanced=True),
     Scenario('idle_10k', 'idle keep-alive connections', 'idle',

@@ -10,8 +10,10 @@ of its process tree.
 
 Compression is on at gzip level GZIP_LEVEL for text/plain wherever the
 server can do it (it only acts on requests that send Accept-Encoding, which
-only the gzip scenario does); gzip_unsupported() says why not otherwise,
-gzip_how how the server goes about it.
+only the compression scenarios do), and Brotli and zstd where the server
+has them (at sehttpd's levels where it can be told);
+gzip_unsupported(coding) says why not otherwise, how(coding) how the server
+goes about it.
 """
 
 import glob
@@ -31,6 +33,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HAPROXY_CFG = os.path.join(REPO, 'deploy', 'haproxy.cfg')
 KEEPALIVE_S = 3600
 GZIP_LEVEL = 6  # sehttpd's COMPRESS_LEVEL, src/server/compress.h
+BROTLI_LEVEL = 5  # its COMPRESS_BROTLI_LEVEL
+ZSTD_LEVEL = 9  # its COMPRESS_ZSTD_LEVEL
 
 
 def raise_nofile(want=65536):
@@ -71,7 +75,8 @@ class Server:
     """One server process tree, restartable on a new port."""
 
     name = None
-    gzip_how = None
+    # {coding: how the server makes it}, for the codings it is set up for
+    codings = {}
 
     def __init__(self, run_dir, www):
         self.run_dir = run_dir
@@ -88,9 +93,15 @@ class Server:
     def version(self):
         return '?'
 
-    def gzip_unsupported(self):
-        """None, or why the server cannot gzip at GZIP_LEVEL."""
-        return 'no gzip support configured'
+    def gzip_unsupported(self, coding='gzip'):
+        """None, or why the server cannot send coding (gzip at
+        GZIP_LEVEL)."""
+        if coding in self.codings:
+            return None
+        return 'no %s support configured' % coding
+
+    def how(self, coding):
+        return self.codings.get(coding)
 
     def command(self):
         raise NotImplementedError
@@ -178,8 +189,14 @@ class Server:
 
 class Sehttpd(Server):
     name = 'sehttpd'
-    gzip_how = 'compresses once (libdeflate level %d), then serves the ' \
-        'cached result' % GZIP_LEVEL
+    codings = {
+        'gzip': 'compresses once (libdeflate level %d), then serves the '
+                'cached result' % GZIP_LEVEL,
+        'br': 'compresses once (libbrotlienc quality %d), then serves the '
+              'cached result' % BROTLI_LEVEL,
+        'zstd': 'compresses once (libzstd level %d), then serves the cached '
+                'result' % ZSTD_LEVEL,
+    }
 
     def __init__(self, run_dir, www, binary):
         super().__init__(run_dir, www)
@@ -193,9 +210,6 @@ class Sehttpd(Server):
     def version(self):
         return _version([self.binary, '--version'])
 
-    def gzip_unsupported(self):
-        return None  # on by default, at COMPRESS_LEVEL
-
     def command(self):
         return [self.binary, '-b', '127.0.0.1', '-p', str(self.port),
                 '-t', '1', '--timeout', str(KEEPALIVE_S), self.www]
@@ -203,17 +217,15 @@ class Sehttpd(Server):
 
 class Nginx(Server):
     name = 'nginx'
-    gzip_how = 'compresses every request (zlib level %d, no cache)' % \
-        GZIP_LEVEL
+    # Debian 12 packages no Brotli or zstd module for nginx.
+    codings = {'gzip': 'compresses every request (zlib level %d, no cache)'
+               % GZIP_LEVEL}
 
     def available(self):
         return None if shutil.which('nginx') else 'nginx not installed'
 
     def version(self):
         return _version(['nginx', '-v'])
-
-    def gzip_unsupported(self):
-        return None
 
     def command(self):
         conf = self.conf_path('conf')
@@ -253,17 +265,24 @@ http {{
 class Lighttpd(Server):
     name = 'lighttpd'
     # Without deflate.cache-dir mod_deflate keeps nothing between requests.
-    gzip_how = 'compresses every request (mod_deflate, zlib level %d, ' \
-        'no deflate.cache-dir)' % GZIP_LEVEL
+    # Debian's mod_deflate is built with libbrotlienc and libzstd too.
+    codings = {
+        'gzip': 'compresses every request (mod_deflate, zlib level %d, no '
+                'deflate.cache-dir)' % GZIP_LEVEL,
+        'br': 'compresses every request (mod_deflate, Brotli quality %d, no '
+              'deflate.cache-dir)' % BROTLI_LEVEL,
+        'zstd': 'compresses every request (mod_deflate, zstd level %d, no '
+                'deflate.cache-dir)' % ZSTD_LEVEL,
+    }
     MODULE_GLOB = '/usr/lib*/lighttpd/mod_deflate.so'
 
     def available(self):
         return None if shutil.which('lighttpd') else 'lighttpd not installed'
 
-    def gzip_unsupported(self):
+    def gzip_unsupported(self, coding='gzip'):
         if not glob.glob(self.MODULE_GLOB):
             return 'mod_deflate not installed (Debian: lighttpd-mod-deflate)'
-        return None
+        return super().gzip_unsupported(coding)
 
     def version(self):
         return _version(['lighttpd', '-v'])
@@ -273,8 +292,10 @@ class Lighttpd(Server):
         deflate = '' if self.gzip_unsupported() else f'''\
 server.modules += ( "mod_deflate" )
 deflate.mimetypes = ( "text/plain" )
-deflate.allowed-encodings = ( "gzip" )
+deflate.allowed-encodings = ( "gzip", "br", "zstd" )
 deflate.compression-level = {GZIP_LEVEL}
+deflate.params = ( "BROTLI_PARAM_QUALITY" => "{BROTLI_LEVEL}",
+                   "ZSTD_c_compressionLevel" => "{ZSTD_LEVEL}" )
 '''
         with open(conf, 'w') as f:
             f.write(f'''\
@@ -302,14 +323,16 @@ mimetype.assign = (
 
 class H2o(Server):
     name = 'h2o'
-    gzip_how = 'compresses every request (zlib level %d, no cache)' % \
-        GZIP_LEVEL
+    # Its own copy of Brotli; no zstd.
+    codings = {
+        'gzip': 'compresses every request (zlib level %d, no cache)'
+                % GZIP_LEVEL,
+        'br': 'compresses every request (Brotli quality %d, no cache)'
+              % BROTLI_LEVEL,
+    }
 
     def available(self):
         return None if shutil.which('h2o') else 'h2o not installed'
-
-    def gzip_unsupported(self):
-        return None
 
     def version(self):
         return _version(['h2o', '--version'])
@@ -329,6 +352,7 @@ listen:
   port: {self.port}
 compress:
   gzip: {GZIP_LEVEL}
+  br: {BROTLI_LEVEL}
 hosts:
   default:
     paths:

@@ -1,10 +1,13 @@
 """Checks once, before any timing, that a server serves the tree right:
 every file byte for byte with a 200, and the listing as a 200 HTML page
-naming every entry; for the gzip scenario, that the reply is gzip of the
-file."""
+naming every entry; for the compression scenarios, that the reply is the
+file in the coding asked for (br and zstd decoded by Debian's brotli and
+zstd tools)."""
 
 import gzip
 import http.client
+import shutil
+import subprocess
 import zlib
 
 import tree
@@ -57,29 +60,50 @@ def check_fixed(port, body_bytes):
     return None
 
 
-def check_gzip(port, path, body, times=2):
-    """GETs path times on one connection with Accept-Encoding: gzip (the
+DECODERS = {'br': ['brotli', '-d', '-c'], 'zstd': ['zstd', '-d', '-c', '-q']}
+
+
+def _decode(coding, got):
+    """got decoded, or raises ValueError saying why not."""
+    if coding == 'gzip':
+        try:
+            return gzip.decompress(got)
+        except (OSError, EOFError, zlib.error) as e:
+            raise ValueError(str(e))
+    argv = DECODERS[coding]
+    if not shutil.which(argv[0]):
+        raise ValueError('no %s tool to decode it' % argv[0])
+    done = subprocess.run(argv, input=got, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+    if done.returncode:
+        raise ValueError(done.stderr.decode(errors='replace').strip())
+    return done.stdout
+
+
+def check_gzip(port, path, body, times=2, coding='gzip'):
+    """GETs path times on one connection with Accept-Encoding: coding (the
     later replies may come from a cache of the first); each must be a 200
-    with Content-Encoding: gzip whose body decompresses to body.  Returns
+    with that Content-Encoding whose body decodes to body.  Returns
     (None, compressed body bytes) or (what is wrong, None)."""
     conn = http.client.HTTPConnection('127.0.0.1', port, timeout=TIMEOUT_S)
     sizes = set()
     try:
         for i in range(times):
-            conn.request('GET', path, headers={'Accept-Encoding': 'gzip'})
+            conn.request('GET', path, headers={'Accept-Encoding': coding})
             resp = conn.getresponse()
             got = resp.read()
-            what = 'GET %s with Accept-Encoding: gzip (#%d)' % (path, i + 1)
+            what = 'GET %s with Accept-Encoding: %s (#%d)' % (path, coding,
+                                                             i + 1)
             if resp.status != 200:
                 return '%s: status %d' % (what, resp.status), None
-            coding = resp.getheader('Content-Encoding', '')
-            if coding.strip().lower() != 'gzip':
+            got_coding = resp.getheader('Content-Encoding', '')
+            if got_coding.strip().lower() != coding:
                 return '%s: Content-Encoding %r, %d-byte body' % (
-                    what, coding, len(got)), None
+                    what, got_coding, len(got)), None
             try:
-                plain = gzip.decompress(got)
-            except (OSError, EOFError, zlib.error) as e:
-                return '%s: body is not gzip: %s' % (what, e), None
+                plain = _decode(coding, got)
+            except ValueError as e:
+                return '%s: body is not %s: %s' % (what, coding, e), None
             if plain != body:
                 return '%s: decompresses to %d bytes that differ from ' \
                     'the %d-byte file' % (what, len(plain), len(body)), None
@@ -89,5 +113,6 @@ def check_gzip(port, path, body, times=2):
     finally:
         conn.close()
     if len(sizes) != 1:
-        return 'GET %s: gzip bodies of %s bytes' % (path, sorted(sizes)), None
+        return 'GET %s: %s bodies of %s bytes' % (path, coding,
+                                                   sorted(sizes)), None
     return None, sizes.pop()

@@ -1,7 +1,8 @@
 # `make bench`: sehttpd against nginx, lighttpd and h2o (and a floor server
 # that does no HTTP work), each pinned to CPU 1 with the load on CPU 0.
 # BENCH_ARGS passes options to bench/bench.py, e.g. BENCH_ARGS='--rounds 5'.
-BENCH_DEPS := lighttpd lighttpd-mod-deflate h2o wrk gnuplot-nox haproxy python3
+BENCH_DEPS := lighttpd lighttpd-mod-deflate h2o wrk gnuplot-nox haproxy python3 \
+	      brotli zstd
 BENCH_ARGS ?=
 # Built by `make check` too, so a change that breaks it shows at once.
 CHECK_PROGRAMS += $(BUILD)/bench-floor

@@ -12,7 +12,8 @@
 /*
  * A strong entity tag from a file's identity: inode, size and modification
  * time in nanoseconds, plus a suffix naming the content coding ("" for
- * identity, "gz", "df"), so each representation has its own tag.
+ * identity, "gz", "df", "br", "zst"), so each representation has its own
+ * tag.
  * Returns its length (quotes included).
  */
 size_t http_format_etag(char *out, uint64_t ino, uint64_t size,

@@ -21,6 +21,41 @@ size_t http_format_u64(char *out, uint64_t v)
 	return n;
 }
 
+size_t http_format_size(char *out, uint64_t v)
+{
+	static const char prefixes[] = "KMGTPE";
+	size_t n;
+
+	if (v < 1024) {
+		n = http_format_u64(out, v);
+		memcpy(out + n, " B", 2);
+		return n + 2;
+	}
+	for (unsigned k = 1;; k++) {
+		unsigned shift = 10 * k;
+		uint64_t whole = v >> shift;
+		uint64_t rem = v & (((uint64_t)1 << shift) - 1);
+		uint64_t half = (uint64_t)1 << (shift - 1);
+		/* rem < 2^60: rem * 10 cannot overflow */
+		uint64_t tenths = whole * 10 + ((rem * 10 + half) >> shift);
+
+		if (tenths < 100) {
+			n = http_format_u64(out, tenths / 10);
+			out[n++] = '.';
+			out[n++] = (char)('0' + tenths % 10);
+		} else {
+			whole += rem >= half;
+			if (whole >= 1024 && k < 6)
+				continue;
+			n = http_format_u64(out, whole);
+		}
+		out[n++] = ' ';
+		out[n++] = prefixes[k - 1];
+		memcpy(out + n, "iB", 2);
+		return n + 2;
+	}
+}
+
 size_t http_format_hex(char *out, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -11,6 +11,13 @@
 
 /* Writes v in decimal (no NUL); returns the number of digits. */
 size_t http_format_u64(char *out, uint64_t v);
+/*
+ * Writes a byte count for people (no NUL): "512 B", "1.2 KiB", "34 MiB",
+ * one decimal below 10 units, rounded to nearest; returns its length, at
+ * most HTTP_SIZE_LEN.
+ */
+#define HTTP_SIZE_LEN 8 /* "1023 KiB" */
+size_t http_format_size(char *out, uint64_t v);
 /* Writes v in lower-case hexadecimal (no NUL); returns the number of digits. */
 size_t http_format_hex(char *out, uint64_t v);
 

@@ -56,8 +56,9 @@ int http_layout_bodyless(struct http_layout *l, char *buf, size_t cap,
 	size_t len;
 
 	h->chunked = false;
-	if (h->status == 304) {
-		/* No Content-Length: it would be the representation's. */
+	if (h->status == 304 || h->status == 204) {
+		/* No Content-Length: it would be the representation's (304),
+		 * and a 204 has none (RFC 9110 8.6). */
 		h->content_type = NULL;
 		h->content_length = HTTP_NO_LENGTH;
 		len = http_response_head_build(buf, cap, h);

@@ -37,8 +37,8 @@ int http_layout_response(struct http_layout *l, char *buf, size_t cap,
 
 /*
  * The answer that sends none of the representation (http_select's 304, 412
- * or 416): a 304 is a head alone (RFC 9110 15.4.5), the others carry their
- * status page.  Returns 0, or -1 when cap is too small.
+ * or 416, or a 204): a 304 or 204 is a head alone (RFC 9110 15.4.5), the
+ * others carry their status page.  Returns 0, or -1 when cap is too small.
  */
 int http_layout_bodyless(struct http_layout *l, char *buf, size_t cap,
 			 struct http_response_head *h, bool head_only);

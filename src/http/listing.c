@@ -3,40 +3,189 @@
  * Names come from the file system and may hold any byte but '/' and NUL:
  * they are HTML-escaped where shown and percent-encoded in links, so a file
  * name can neither inject markup nor turn a relative link into a scheme.
+ * The page needs no script: the column headers are links to the other
+ * orders, and long names wrap instead of widening the table.
  */
 #include "listing.h"
 #include "format.h"
 
-int http_listing_entry_cmp(const void *a, const void *b)
+static int by_name(const struct http_listing_entry *x,
+		   const struct http_listing_entry *y)
 {
-	const struct http_listing_entry *x = a, *y = b;
 	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-	int cmp;
+	int cmp = memcmp(x->name, y->name, n);
 
-	if (x->is_dir != y->is_dir)
-		return x->is_dir ? -1 : 1;
-	cmp = memcmp(x->name, y->name, n);
 	if (cmp)
 		return cmp;
 	return x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
 }
 
-void http_listing_begin(struct http_out *out, const char *dir, size_t len)
+/* A directory's size means nothing: directories compare equal by size. */
+static int by_size(const struct http_listing_entry *x,
+		   const struct http_listing_entry *y)
+{
+	uint64_t a = x->has_stat && !x->is_dir ? x->size : 0;
+	uint64_t b = y->has_stat && !y->is_dir ? y->size : 0;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Entries without a known time come first, as the oldest. */
+static int by_date(const struct http_listing_entry *x,
+		   const struct http_listing_entry *y)
+{
+	int64_t a = x->has_stat ? x->mtime : INT64_MIN;
+	int64_t b = y->has_stat ? y->mtime : INT64_MIN;
+
+	return a < b ? -1 : a > b;
+}
+
+static int dirs_first(const struct http_listing_entry *x,
+		      const struct http_listing_entry *y)
+{
+	if (x->is_dir != y->is_dir)
+		return x->is_dir ? -1 : 1;
+	return 0;
+}
+
+int http_listing_entry_cmp(const void *a, const void *b)
+{
+	return dirs_first(a, b) ?: by_name(a, b);
+}
+
+static int name_desc(const void *a, const void *b)
+{
+	return dirs_first(a, b) ?: by_name(b, a);
+}
+
+#define KEYED_CMP(key)                                                 \
+	static int key##_asc(const void *a, const void *b)             \
+	{                                                              \
+		return dirs_first(a, b) ?: key(a, b) ?: by_name(a, b); \
+	}                                                              \
+	static int key##_desc(const void *a, const void *b)            \
+	{                                                              \
+		return dirs_first(a, b) ?: key(b, a) ?: by_name(a, b); \
+	}
+
+KEYED_CMP(by_size)
+KEYED_CMP(by_date)
+
+http_listing_cmp_fn http_listing_comparator(struct http_listing_order o)
+{
+	switch (o.key) {
+	case HTTP_LISTING_BY_SIZE:
+		return o.desc ? by_size_desc : by_size_asc;
+	case HTTP_LISTING_BY_DATE:
+		return o.desc ? by_date_desc : by_date_asc;
+	default:
+		return o.desc ? name_desc : http_listing_entry_cmp;
+	}
+}
+
+static bool param_is(const char *p, size_t n, const char *s)
+{
+	return n == strlen(s) && !memcmp(p, s, n);
+}
+
+struct http_listing_order http_listing_order_parse(const char *query,
+						   size_t len)
+{
+	struct http_listing_order o = HTTP_LISTING_ORDER_DEFAULT;
+	size_t i = 0;
+
+	while (i < len) {
+		const char *p = query + i;
+		size_t n = 0;
+
+		while (i + n < len && p[n] != '&' && p[n] != ';')
+			n++;
+		if (param_is(p, n, "sort=name"))
+			o.key = HTTP_LISTING_BY_NAME;
+		else if (param_is(p, n, "sort=size"))
+			o.key = HTTP_LISTING_BY_SIZE;
+		else if (param_is(p, n, "sort=date"))
+			o.key = HTTP_LISTING_BY_DATE;
+		else if (param_is(p, n, "order=asc"))
+			o.desc = false;
+		else if (param_is(p, n, "order=desc"))
+			o.desc = true;
+		i += n + 1;
+	}
+	return o;
+}
+
+size_t http_listing_cache_key(char *key, const char *dir, size_t len,
+			      struct http_listing_order o)
+{
+	static const char letters[] = "nsd";
+
+	if (key != dir)
+		memmove(key, dir, len);
+	if (http_listing_order_is_default(o))
+		return len;
+	key[len] = '\0';
+	key[len + 1] = o.desc ? (char)(letters[o.key % 3] - 32) :
+				letters[o.key % 3];
+	return len + HTTP_LISTING_KEY_EXTRA;
+}
+
+/* Wraps long names anywhere rather than widen the page past the screen. */
+static const char listing_style[] =
+	"<style>body{font-family:sans-serif;margin:1em}"
+	"h1{font-size:1.4em}"
+	"h1,td.name{overflow-wrap:anywhere;word-break:break-word}"
+	"table{border-collapse:collapse;max-width:100%}"
+	"th,td{padding:.15em 1em .15em 0;text-align:left;"
+	"vertical-align:top}"
+	"th.size,td.size{text-align:right}"
+	"td.size,td.date{white-space:nowrap}"
+	"th a{text-decoration:none}</style>";
+
+/* A column header: a link to its order, ascending unless it is current. */
+static void column(struct http_out *out, struct http_listing_order cur,
+		   enum http_listing_key key, const char *param,
+		   const char *label)
+{
+	bool active = cur.key == key;
+
+	http_out_puts(out, key == HTTP_LISTING_BY_SIZE ? "<th class=\"size\"" :
+							 "<th");
+	if (active)
+		http_out_puts(out, cur.desc ? " aria-sort=\"descending\"" :
+					      " aria-sort=\"ascending\"");
+	http_out_puts(out, "><a href=\"?sort=");
+	http_out_puts(out, param);
+	http_out_puts(out, active && !cur.desc ? "&amp;order=desc\">" :
+						 "&amp;order=asc\">");
+	http_out_puts(out, label);
+	if (active) /* U+25BC and U+25B2, down and up */
+		http_out_puts(out,
+			      cur.desc ? " \xe2\x96\xbc" : " \xe2\x96\xb2");
+	http_out_puts(out, "</a></th>");
+}
+
+void http_listing_begin(struct http_out *out, const char *dir, size_t len,
+			struct http_listing_order order)
 {
 	http_out_puts(out,
-		      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+		      "<meta name=\"viewport\" "
+		      "content=\"width=device-width, initial-scale=1\">\n"
 		      "<title>Index of ");
 	http_out_html(out, dir, len);
-	http_out_puts(out,
-		      "</title>\n<style>body{font-family:sans-serif}"
-		      "td{padding:0 1em 0 0}td.size{text-align:right}</style>"
-		      "</head>\n<body>\n<h1>Index of ");
+	http_out_puts(out, "</title>\n");
+	http_out_puts(out, listing_style);
+	http_out_puts(out, "</head>\n<body>\n<h1>Index of ");
 	http_out_html(out, dir, len);
-	http_out_puts(out, "</h1>\n<table>\n<tr><th>Name</th><th>Size</th>"
-			   "<th>Modified</th></tr>\n");
+	http_out_puts(out, "</h1>\n<table>\n<tr>");
+	column(out, order, HTTP_LISTING_BY_NAME, "name", "Name");
+	column(out, order, HTTP_LISTING_BY_SIZE, "size", "Size");
+	column(out, order, HTTP_LISTING_BY_DATE, "date", "Modified (UTC)");
+	http_out_puts(out, "</tr>\n");
 	if (len > 1)
-		http_out_puts(out, "<tr><td><a href=\"../\">../</a></td>"
-				   "<td></td><td></td></tr>\n");
+		http_out_puts(out, "<tr><td class=\"name\"><a href=\"../\">"
+				   "../</a></td><td></td><td></td></tr>\n");
 }
 
 void http_listing_entry(struct http_out *out,
@@ -44,23 +193,30 @@ void http_listing_entry(struct http_out *out,
 {
 	const char *slash = e->is_dir ? "/" : "";
 
-	http_out_puts(out, "<tr><td><a href=\"");
+	http_out_puts(out, "<tr><td class=\"name\"><a href=\"");
 	http_out_url(out, e->name, e->name_len, false);
 	http_out_puts(out, slash);
 	http_out_puts(out, "\">");
 	http_out_html(out, e->name, e->name_len);
 	http_out_puts(out, slash);
-	http_out_puts(out, "</a></td><td class=\"size\">");
-	if (e->has_stat && !e->is_dir)
+	http_out_puts(out, "</a></td><td class=\"size\"");
+	if (e->has_stat && !e->is_dir) {
+		char human[HTTP_SIZE_LEN];
+
+		http_out_puts(out, " title=\"");
 		http_out_u64(out, e->size);
-	else
-		http_out_puts(out, "-");
-	http_out_puts(out, "</td><td>");
+		http_out_puts(out, e->size == 1 ? " byte\">" : " bytes\">");
+		http_out_put(out, human, http_format_size(human, e->size));
+	} else {
+		http_out_puts(out, ">-");
+	}
+	http_out_puts(out, "</td><td class=\"date\">");
 	if (e->has_stat) {
 		char when[HTTP_LISTING_TIME_LEN];
 
 		http_format_listing_time(when, e->mtime);
 		http_out_put(out, when, sizeof(when));
+		http_out_puts(out, " UTC");
 	}
 	http_out_puts(out, "</td></tr>\n");
 }

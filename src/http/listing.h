@@ -18,8 +18,61 @@ struct http_listing_entry {
 /* Directories first, then names in byte order; a qsort/sort comparator. */
 int http_listing_entry_cmp(const void *a, const void *b);
 
-/* dir is the decoded, normalised directory path, ending in '/'. */
-void http_listing_begin(struct http_out *out, const char *dir, size_t len);
+/* The column a listing is sorted by. */
+enum http_listing_key {
+	HTTP_LISTING_BY_NAME,
+	HTTP_LISTING_BY_SIZE,
+	HTTP_LISTING_BY_DATE,
+};
+
+struct http_listing_order {
+	uint8_t key; /* enum http_listing_key */
+	bool desc;
+};
+
+/* By name, ascending: http_listing_entry_cmp's order. */
+#define HTTP_LISTING_ORDER_DEFAULT \
+	((struct http_listing_order){ .key = HTTP_LISTING_BY_NAME })
+
+/*
+ * The order a directory URL's query asks for: "sort=name|size|date" and
+ * "order=asc|desc", separated by '&' or ';'.  A parameter that is missing,
+ * unknown or has another value keeps its default; nothing of the query is
+ * ever written into the page.
+ */
+struct http_listing_order http_listing_order_parse(const char *query,
+						   size_t len);
+
+static inline bool http_listing_order_is_default(struct http_listing_order o)
+{
+	return o.key == HTTP_LISTING_BY_NAME && !o.desc;
+}
+
+/*
+ * The comparator for an order: directories always first, then by the key
+ * (ties by name, ascending).  For qsort() and the kernel's sort().
+ */
+typedef int (*http_listing_cmp_fn)(const void *a, const void *b);
+http_listing_cmp_fn http_listing_comparator(struct http_listing_order o);
+
+/*
+ * The key that caches the listing of dir (len bytes) in order o, written to
+ * key, which has room for len + HTTP_LISTING_KEY_EXTRA bytes (key may be
+ * dir): dir itself for the default order, else dir, a NUL and a letter
+ * naming the order (no request path holds a NUL, so no file's key is ever
+ * the same).  Returns its length.
+ */
+#define HTTP_LISTING_KEY_EXTRA 2
+size_t http_listing_cache_key(char *key, const char *dir, size_t len,
+			      struct http_listing_order o);
+
+/*
+ * dir is the decoded, normalised directory path, ending in '/'; order is
+ * the one the entries were sorted in, marked in the column headers, which
+ * link to the other orders.
+ */
+void http_listing_begin(struct http_out *out, const char *dir, size_t len,
+			struct http_listing_order order);
 void http_listing_entry(struct http_out *out,
 			const struct http_listing_entry *e);
 void http_listing_end(struct http_out *out);

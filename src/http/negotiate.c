@@ -3,11 +3,30 @@
 #include "parser.h"
 #include "token.h"
 
-/* q-values in thousandths; -1 when a coding is not mentioned. */
+/* q-values in thousandths by enum http_coding; -1 when not mentioned. */
 struct coding_q {
-	int gzip;
-	int deflate;
+	int q[HTTP_CODING_COUNT];
 	int star;
+};
+
+/* The codings' names as Accept-Encoding lists them. */
+static const struct {
+	const char *name;
+	size_t len;
+	enum http_coding coding;
+} coding_names[] = {
+	{ "gzip", 4, HTTP_CODING_GZIP },
+	{ "deflate", 7, HTTP_CODING_DEFLATE },
+	{ "br", 2, HTTP_CODING_BR },
+	{ "zstd", 4, HTTP_CODING_ZSTD },
+};
+
+/* Ties go to the first: the usual order of output sizes, smallest first. */
+static const enum http_coding by_size[] = {
+	HTTP_CODING_BR,
+	HTTP_CODING_ZSTD,
+	HTTP_CODING_GZIP,
+	HTTP_CODING_DEFLATE,
 };
 
 /* Parses "q=0.5" style weights; malformed ones count as 1 (lenient). */
@@ -37,7 +56,9 @@ static void parse_accept(const char *s, size_t len, struct coding_q *q)
 {
 	size_t pos = 0, start, end;
 
-	q->gzip = q->deflate = q->star = -1;
+	for (int c = 0; c < HTTP_CODING_COUNT; c++)
+		q->q[c] = -1;
+	q->star = -1;
 	while (http_list_next(s, len, &pos, &start, &end)) {
 		size_t tok_end = start, n;
 		int weight = 1000;
@@ -54,38 +75,51 @@ static void parse_accept(const char *s, size_t len, struct coding_q *q)
 			weight = parse_q(s + i + 1, end - i - 1);
 		}
 		n = tok_end - start;
-		if (n == 4 && http_eq_lower(s + start, "gzip", 4))
-			q->gzip = weight;
-		else if (n == 6 && http_eq_lower(s + start, "x-gzip", 6) &&
-			 q->gzip < 0)
-			q->gzip = weight;
-		else if (n == 7 && http_eq_lower(s + start, "deflate", 7))
-			q->deflate = weight;
+		for (size_t i = 0; i < ARRAY_SIZE(coding_names); i++) {
+			if (n == coding_names[i].len &&
+			    http_eq_lower(s + start, coding_names[i].name, n))
+				q->q[coding_names[i].coding] = weight;
+		}
+		if (n == 6 && http_eq_lower(s + start, "x-gzip", 6) &&
+		    q->q[HTTP_CODING_GZIP] < 0)
+			q->q[HTTP_CODING_GZIP] = weight;
 		else if (n == 1 && s[start] == '*')
 			q->star = weight;
 	}
 }
 
-enum http_coding http_choose_coding(const char *accept, size_t len,
-				    unsigned available)
+enum http_coding http_choose_coding_favouring(const char *accept, size_t len,
+					      unsigned available,
+					      unsigned favoured)
 {
+	enum http_coding best = HTTP_CODING_IDENTITY;
+	int best_q = 0;
+	bool best_favoured = false;
 	struct coding_q q;
-	int gzip, deflate;
 
 	if (!accept)
 		return HTTP_CODING_IDENTITY;
 	parse_accept(accept, len, &q);
-	gzip = q.gzip >= 0 ? q.gzip : q.star;
-	deflate = q.deflate >= 0 ? q.deflate : q.star;
-	if (!(available & HTTP_CODING_BIT(HTTP_CODING_GZIP)))
-		gzip = -1;
-	if (!(available & HTTP_CODING_BIT(HTTP_CODING_DEFLATE)))
-		deflate = -1;
-	if (gzip > 0 && gzip >= deflate)
-		return HTTP_CODING_GZIP;
-	if (deflate > 0)
-		return HTTP_CODING_DEFLATE;
-	return HTTP_CODING_IDENTITY;
+	for (size_t i = 0; i < ARRAY_SIZE(by_size); i++) {
+		enum http_coding c = by_size[i];
+		int w = q.q[c] >= 0 ? q.q[c] : q.star;
+		bool fav = favoured & HTTP_CODING_BIT(c);
+
+		if (!(available & HTTP_CODING_BIT(c)) || w <= 0)
+			continue;
+		if (w > best_q || (w == best_q && fav && !best_favoured)) {
+			best = c;
+			best_q = w;
+			best_favoured = fav;
+		}
+	}
+	return best;
+}
+
+enum http_coding http_choose_coding(const char *accept, size_t len,
+				    unsigned available)
+{
+	return http_choose_coding_favouring(accept, len, available, 0);
 }
 
 const char *http_coding_name(enum http_coding c)
@@ -95,6 +129,10 @@ const char *http_coding_name(enum http_coding c)
 		return "gzip";
 	case HTTP_CODING_DEFLATE:
 		return "deflate";
+	case HTTP_CODING_BR:
+		return "br";
+	case HTTP_CODING_ZSTD:
+		return "zstd";
 	default:
 		return NULL;
 	}

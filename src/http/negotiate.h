@@ -9,6 +9,9 @@ enum http_coding {
 	HTTP_CODING_IDENTITY,
 	HTTP_CODING_GZIP,
 	HTTP_CODING_DEFLATE, /* the zlib format (RFC 1950), as HTTP means it */
+	HTTP_CODING_BR, /* Brotli (RFC 7932) */
+	HTTP_CODING_ZSTD, /* Zstandard (RFC 8878) */
+	HTTP_CODING_COUNT
 };
 
 /* Bits for the codings a server can produce for a response. */
@@ -16,14 +19,23 @@ enum http_coding {
 
 /*
  * The coding to use for a response, given the request's Accept-Encoding
- * value (NULL when absent) and the codings available.  gzip is preferred,
- * deflate used when only it is acceptable; q=0 refuses a coding, "*" stands
- * for codings not listed.  Falls back to identity.
+ * value (NULL when absent) and the codings available: the available one
+ * with the highest q-value; q=0 refuses a coding, "*" stands for codings
+ * not listed.  Among equal q-values one in favoured wins (a server passes
+ * the codings it has ready, say precompressed files), then the one that
+ * usually makes the smallest output: br, zstd, gzip, deflate.  Falls back
+ * to identity.
  */
+enum http_coding http_choose_coding_favouring(const char *accept, size_t len,
+					      unsigned available,
+					      unsigned favoured);
+
+/* The same, favouring none. */
 enum http_coding http_choose_coding(const char *accept, size_t len,
 				    unsigned available);
 
-/* Its Content-Encoding value: "gzip", "deflate", or NULL for identity. */
+/* Its Content-Encoding value: "gzip", "deflate", "br", "zstd", or NULL for
+ * identity. */
 const char *http_coding_name(enum http_coding c);
 
 #endif /* HTTP_NEGOTIATE_H */

@@ -123,6 +123,7 @@ static int header_id_from_name(const char *s, size_t n)
 	} names[] = {
 		{ "host", 4, HTTP_H_HOST },
 		{ "range", 5, HTTP_H_RANGE },
+		{ "origin", 6, HTTP_H_ORIGIN },
 		{ "referer", 7, HTTP_H_REFERER },
 		{ "if-range", 8, HTTP_H_IF_RANGE },
 		{ "if-match", 8, HTTP_H_IF_MATCH },
@@ -134,6 +135,10 @@ static int header_id_from_name(const char *s, size_t n)
 		{ "transfer-encoding", 17, HTTP_H_TRANSFER_ENCODING },
 		{ "if-modified-since", 17, HTTP_H_IF_MODIFIED_SINCE },
 		{ "if-unmodified-since", 19, HTTP_H_IF_UNMODIFIED_SINCE },
+		{ "access-control-request-method", 29,
+		  HTTP_H_AC_REQUEST_METHOD },
+		{ "access-control-request-headers", 30,
+		  HTTP_H_AC_REQUEST_HEADERS },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {

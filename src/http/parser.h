@@ -51,6 +51,9 @@ enum http_header_id {
 	HTTP_H_IF_UNMODIFIED_SINCE,
 	HTTP_H_USER_AGENT,
 	HTTP_H_REFERER,
+	HTTP_H_ORIGIN,
+	HTTP_H_AC_REQUEST_METHOD, /* Access-Control-Request-Method */
+	HTTP_H_AC_REQUEST_HEADERS, /* Access-Control-Request-Headers */
 	HTTP_H_COUNT,
 };
 

@@ -19,6 +19,7 @@ struct status_entry {
 
 static const struct status_entry statuses[] = {
 	STATUS(200, "OK"),
+	STATUS(204, "No Content"),
 	STATUS(206, "Partial Content"),
 	STATUS(301, "Moved Permanently"),
 	STATUS(304, "Not Modified"),
@@ -101,6 +102,22 @@ static void put(struct head_writer *w, const char *s, size_t n)
 	w->len += n;
 }
 
+/* The operator's header lines that apply to this response. */
+static void put_rules(struct head_writer *w, const struct http_response_head *h)
+{
+	for (size_t i = 0; i < h->nrules; i++) {
+		const struct http_header_rule *r = &h->rules[i];
+
+		if (h->status >= 400 && !r->always)
+			continue;
+		if (r->prefix_len &&
+		    (!h->path || h->path_len < r->prefix_len ||
+		     memcmp(h->path, r->prefix, r->prefix_len)))
+			continue;
+		put(w, r->lines, r->lines_len);
+	}
+}
+
 /* A string literal, its length known at compile time. */
 #define put_lit(w, lit) put(w, lit, sizeof(lit) - 1)
 
@@ -154,6 +171,8 @@ size_t http_response_head_build(char *buf, size_t cap,
 	}
 	if (h->allow_get_head)
 		put_lit(&w, "\r\nAllow: GET, HEAD");
+	if (h->allow_get_head && h->allow_options)
+		put_lit(&w, ", OPTIONS");
 	if (!h->keep_alive)
 		put_lit(&w, "\r\nConnection: close");
 	else if (h->version_minor == 0)
@@ -161,6 +180,7 @@ size_t http_response_head_build(char *buf, size_t cap,
 	put(&w, "\r\n", 2);
 	if (h->extra)
 		put(&w, h->extra, h->extra_len);
+	put_rules(&w, h);
 	put(&w, "\r\n", 2);
 	return w.overflow ? 0 : w.len;
 }

@@ -8,12 +8,27 @@
 #define HTTP_NO_LENGTH (-1)
 #define HTTP_NO_TIME INT64_MIN
 
+/*
+ * Header lines an operator adds to responses (sehttpd --header, --cors):
+ * lines, preformatted "Name: value\r\n" and validated at start-up, go on
+ * responses whose path starts with prefix (prefix_len 0: every path), for
+ * statuses below 400 only unless always.
+ */
+struct http_header_rule {
+	const char *prefix;
+	size_t prefix_len;
+	const char *lines;
+	size_t lines_len;
+	bool always;
+};
+
 struct http_response_head {
 	int status;
 	uint8_t version_minor; /* of the request: 1.0 needs keep-alive said */
 	bool keep_alive;
 	bool chunked;
 	bool allow_get_head; /* "Allow: GET, HEAD", for 405 */
+	bool allow_options; /* with allow_get_head: ", OPTIONS" too */
 	const char *server; /* product token */
 	const char *date; /* HTTP_DATE_LEN bytes, formatted once a second */
 	const char *content_type; /* NULL: none */
@@ -23,6 +38,10 @@ struct http_response_head {
 	size_t location_len;
 	const char *extra; /* preformatted header lines ending in CRLF */
 	size_t extra_len;
+	const struct http_header_rule *rules; /* nrules of them, or NULL */
+	size_t nrules;
+	const char *path; /* the request's decoded path, for rule prefixes */
+	size_t path_len;
 };
 
 const char *http_status_reason(int status);

@@ -6,6 +6,11 @@
  * whoever drops the last one frees the entry through call_rcu(), because a
  * reader may still be walking past it in a hash chain.  Eviction is CLOCK
  * (second chance): a hit only sets a flag, so reads never take the lock.
+ *
+ * A file's entry is published before it is filled (state BUSY), so that
+ * concurrent misses of the file find it and wait, briefly and bounded, for
+ * the one fill instead of each reading the file.  Its gzip representation
+ * is made by the first response that carries it, not by the fill.
  */
 #include "cache.h"
 
@@ -16,10 +21,12 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
 
 #include "gzip.h"
 #include "http/conditional.h"
 #include "http/mime.h"
+#include "stats.h"
 
 #define CACHE_HASH_BITS 10
 
@@ -65,9 +72,9 @@ void khttpd_cache_put(struct khttpd_cache_entry *e)
 static void unhash_locked(struct khttpd_cache_entry *e)
 {
 	lockdep_assert_held(&cache.lock);
-	if (e->unhashed)
+	if (!e->hashed)
 		return;
-	e->unhashed = true;
+	e->hashed = false;
 	hash_del_rcu(&e->node);
 	list_del(&e->clock);
 	cache.total -= e->cost;
@@ -131,6 +138,10 @@ struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 			continue;
 		if (!refcount_inc_not_zero(&e->ref))
 			continue; /* being freed; a newer one may follow */
+		if (smp_load_acquire(&e->state) != KHTTPD_FILL_READY) {
+			khttpd_cache_put(e); /* not ours to serve or drop */
+			break;
+		}
 		if (entry_valid(e, v)) {
 			WRITE_ONCE(e->referenced, true);
 			found = e;
@@ -175,15 +186,34 @@ struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 
 void khttpd_cache_compress(struct khttpd_cache_entry *e)
 {
-	void *gz;
-	size_t len;
-
 	e->compressible = http_mime_compressible(e->content_type);
-	if (!e->compressible || khttpd_gzip(e->body, e->body_len, &gz, &len))
-		return;
-	e->gz = gz;
-	e->gz_len = len;
-	e->cost += len;
+}
+
+/* Second chance for recently used entries, within a bounded sweep. */
+static void evict_locked(void);
+
+const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len)
+{
+	char *gz = smp_load_acquire(&e->gz);
+	void *buf;
+	size_t n;
+
+	if (!gz && e->compressible && !test_and_set_bit(0, &e->gz_claimed) &&
+	    !khttpd_gzip(e->body, e->body_len, &buf, &n)) {
+		e->gz_len = n;
+		smp_store_release(&e->gz, buf);
+		gz = buf;
+		spin_lock(&cache.lock);
+		e->cost += n;
+		if (e->hashed) {
+			cache.total += n;
+			evict_locked();
+		}
+		spin_unlock(&cache.lock);
+	}
+	if (gz)
+		*len = e->gz_len;
+	return gz;
 }
 
 size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
@@ -197,7 +227,6 @@ size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
 				gzip ? "gz" : "");
 }
 
-/* Second chance for recently used entries, within a bounded sweep. */
 static void evict_locked(void)
 {
 	size_t budget = 2 * cache.count;
@@ -227,20 +256,125 @@ static struct khttpd_cache_entry *find_locked(const char *key, size_t key_len,
 	return NULL;
 }
 
-void khttpd_cache_insert(struct khttpd_cache_entry *e)
+/* Publishes e in place of any older entry for its key. */
+static void link_locked(struct khttpd_cache_entry *e)
 {
 	struct khttpd_cache_entry *old;
 
-	if (e->cost > cache.max / 2)
-		return;
-	spin_lock(&cache.lock);
 	while ((old = find_locked(e->key, e->key_len, e->hash)))
 		unhash_locked(old);
 	refcount_inc(&e->ref);
+	e->hashed = true;
 	hash_add_rcu(cache.table, &e->node, e->hash);
 	list_add_tail(&e->clock, &cache.clock);
 	cache.total += e->cost;
 	cache.count++;
 	evict_locked();
+}
+
+void khttpd_cache_insert(struct khttpd_cache_entry *e)
+{
+	if (e->cost > cache.max / 2)
+		return;
+	spin_lock(&cache.lock);
+	link_locked(e);
 	spin_unlock(&cache.lock);
+}
+
+static bool admits(size_t key_len, loff_t body_len)
+{
+	return body_len <= KHTTPD_CACHE_ENTRY_MAX &&
+	       sizeof(struct khttpd_cache_entry) + key_len + body_len <=
+		       cache.max / 2;
+}
+
+/*
+ * The valid entry for key, filled or not, referenced; else a new one
+ * published as BUSY (*fill set), or NULL without memory.
+ */
+static struct khttpd_cache_entry *
+find_or_publish(const char *key, size_t key_len,
+		const struct khttpd_validator *v, size_t body_len, bool *fill)
+{
+	struct khttpd_cache_entry *e, *fresh;
+	u32 hash = jhash(key, key_len, 0);
+
+	*fill = false;
+	rcu_read_lock();
+	hash_for_each_possible_rcu(cache.table, e, node, hash) {
+		if (!entry_has_key(e, hash, key, key_len))
+			continue;
+		if (entry_valid(e, v) && refcount_inc_not_zero(&e->ref)) {
+			rcu_read_unlock();
+			return e;
+		}
+		break;
+	}
+	rcu_read_unlock();
+
+	fresh = khttpd_cache_alloc(key, key_len, body_len);
+	if (!fresh)
+		return NULL;
+	fresh->valid = *v;
+	fresh->state = KHTTPD_FILL_BUSY;
+	spin_lock(&cache.lock);
+	/* Another miss may have published its entry meanwhile. */
+	e = find_locked(key, key_len, hash);
+	if (e && entry_valid(e, v)) {
+		refcount_inc(&e->ref); /* the table holds one: not zero */
+		spin_unlock(&cache.lock);
+		khttpd_cache_put(fresh);
+		return e;
+	}
+	link_locked(fresh);
+	spin_unlock(&cache.lock);
+	*fill = true;
+	return fresh;
+}
+
+enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
+					   const struct khttpd_validator *v,
+					   loff_t body_len,
+					   struct khttpd_cache_entry **out)
+{
+	struct khttpd_cache_entry *e;
+	bool fill;
+
+	*out = NULL;
+	if (!cache.max || !admits(key_len, body_len))
+		return KHTTPD_CACHE_NONE;
+	e = find_or_publish(key, key_len, v, body_len, &fill);
+	if (!e)
+		return KHTTPD_CACHE_NONE;
+	if (fill) {
+		*out = e;
+		return KHTTPD_CACHE_FILL;
+	}
+	if (smp_load_acquire(&e->state) == KHTTPD_FILL_BUSY) {
+		khttpd_count(&khttpd_stats.fill_waits);
+		wait_var_event_timeout(
+			&e->state,
+			smp_load_acquire(&e->state) != KHTTPD_FILL_BUSY,
+			msecs_to_jiffies(KHTTPD_CACHE_FILL_WAIT_MS));
+	}
+	if (smp_load_acquire(&e->state) != KHTTPD_FILL_READY) {
+		khttpd_cache_put(e);
+		return KHTTPD_CACHE_NONE;
+	}
+	WRITE_ONCE(e->referenced, true);
+	*out = e;
+	return KHTTPD_CACHE_HIT;
+}
+
+void khttpd_cache_filled(struct khttpd_cache_entry *e, int err)
+{
+	if (err) {
+		spin_lock(&cache.lock);
+		unhash_locked(e);
+		spin_unlock(&cache.lock);
+	}
+	/* The body and its description are complete before the state. */
+	smp_store_release(&e->state,
+			  err ? KHTTPD_FILL_FAILED : KHTTPD_FILL_READY);
+	wake_up_var(&e->state);
 }

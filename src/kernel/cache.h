@@ -15,6 +15,12 @@
 
 /* Bodies up to this size are cached and compressed; larger ones stream. */
 #define KHTTPD_CACHE_ENTRY_MAX (1024 * 1024)
+/*
+ * How long a miss waits for another request's fill of the same file: a
+ * fill only reads at most KHTTPD_CACHE_ENTRY_MAX bytes.  Past it, the file
+ * is streamed instead.
+ */
+#define KHTTPD_CACHE_FILL_WAIT_MS 100
 /* A listing also shows its entries' sizes and times: keep it briefly. */
 #define KHTTPD_CACHE_LISTING_TTL HZ
 
@@ -27,13 +33,22 @@ struct khttpd_validator {
 	struct timespec64 ctime;
 };
 
+/* An entry's body: being read by one request, or there to serve. */
+enum khttpd_fill_state {
+	KHTTPD_FILL_READY, /* what listings and filled entries are */
+	KHTTPD_FILL_BUSY,
+	KHTTPD_FILL_FAILED,
+};
+
 struct khttpd_cache_entry {
 	struct hlist_node node; /* in the table; RCU readers */
 	struct list_head clock; /* eviction order; under the lock */
 	struct rcu_head rcu;
 	refcount_t ref; /* one for the table, one per user */
 	bool referenced; /* used since the clock hand last passed */
-	bool unhashed;
+	bool hashed; /* in the table, its cost counted; under the lock */
+	int state; /* enum khttpd_fill_state; read with acquire */
+	unsigned long gz_claimed; /* bit 0: someone compresses, or did */
 	bool listing; /* chunked to HTTP/1.1 clients, no validators */
 	bool compressible; /* its type is: responses vary on Accept-Encoding */
 	u32 hash;
@@ -45,7 +60,8 @@ struct khttpd_cache_entry {
 	size_t body_len;
 	char *body;
 	size_t gz_len;
-	char *gz; /* the gzip representation, if smaller; or NULL */
+	/* The gzip representation, made on demand if smaller; or NULL. */
+	char *gz; /* published with release after gz_len */
 	size_t key_len;
 	char *key;
 };
@@ -62,6 +78,27 @@ void khttpd_validator_from_stat(struct khttpd_validator *v,
 struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 					    const struct khttpd_validator *v);
 
+enum khttpd_cache_claim {
+	KHTTPD_CACHE_NONE, /* not cacheable, or another fill is slow: stream */
+	KHTTPD_CACHE_HIT, /* a valid entry, filled */
+	KHTTPD_CACHE_FILL, /* a new entry for the caller to fill */
+};
+
+/*
+ * The entry for a file of body_len bytes, as *e (referenced): one already
+ * filled (after waiting up to KHTTPD_CACHE_FILL_WAIT_MS for a fill in
+ * progress), or a new one, published at once so that concurrent misses
+ * wait for it instead of reading the file too; its caller fills it and
+ * ends with khttpd_cache_filled().
+ */
+enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
+					   const struct khttpd_validator *v,
+					   loff_t body_len,
+					   struct khttpd_cache_entry **e);
+
+/* Ends a fill: err 0 publishes the body, any other drops the entry. */
+void khttpd_cache_filled(struct khttpd_cache_entry *e, int err);
+
 /*
  * A new entry (referenced once, by the caller) with room for body_len bytes,
  * to be filled and then offered with khttpd_cache_insert().
@@ -70,10 +107,18 @@ struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 					      size_t body_len);
 
 /*
- * Completes a filled entry: a gzip representation for a compressible
- * content_type (when it comes out smaller).
+ * Completes a filled entry: whether its content_type is compressible.  The
+ * gzip representation itself is made when a response first carries it
+ * (khttpd_cache_gzip).
  */
 void khttpd_cache_compress(struct khttpd_cache_entry *e);
+
+/*
+ * The gzip representation of a compressible entry, compressed now if no
+ * one did yet; NULL (send the identity) when it is not smaller, or while
+ * another request is still compressing it.
+ */
+const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len);
 
 /* The entity tag of a file entry's identity or gzip representation. */
 size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,

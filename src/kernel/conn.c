@@ -42,6 +42,7 @@
 
 #include "files.h"
 #include "reply.h"
+#include "stats.h"
 
 /* Unloading closes connections in at most this many parallel parts. */
 #define KHTTPD_CLOSE_BATCHES 8
@@ -441,7 +442,7 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
 	struct khttpd_conn *c;
 
 	if ((unsigned int)atomic_inc_return(&srv->nconns) > srv->max_conns) {
-		long refused = atomic_long_inc_return(&srv->refused);
+		long refused = atomic_long_inc_return(&khttpd_stats.refused);
 
 		pr_notice_ratelimited(
 			"max_conns=%u reached: new connections closed at once (%ld so far)\n",

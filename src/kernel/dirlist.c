@@ -29,6 +29,7 @@
 #include "http/out.h"
 #include "http/response.h"
 #include "http/select.h"
+#include "http/site.h"
 #include "net.h"
 
 /* Bounds on what one listing may hold in memory. */
@@ -46,6 +47,7 @@ struct dir_collector {
 	struct dir_context ctx;
 	struct http_dirents d; /* of struct dir_item */
 	int error;
+	bool dotfiles;
 };
 
 static void *resize(void *p, size_t old_size, size_t new_size)
@@ -61,6 +63,8 @@ static bool collect(struct dir_context *ctx, const char *name, int len,
 
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return true;
+	if (!dc->dotfiles && http_name_hidden(name, len))
 		return true;
 	it = http_dirents_add(&dc->d, name, len);
 	if (!it) {
@@ -222,7 +226,8 @@ static int flush_listing(struct http_out *out)
 
 static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 		  const struct khttpd_validator *v, const char *path,
-		  size_t len)
+		  size_t len, struct http_listing_order order, const char *key,
+		  size_t key_len)
 {
 	struct listing_sink sink = { .x = x };
 	struct khttpd_cache_entry *e;
@@ -237,7 +242,7 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	out.buf = kvmalloc(out.cap, GFP_KERNEL);
 	if (!out.buf)
 		return khttpd_respond_status(x, 503);
-	http_listing_begin(&out, path, len);
+	http_listing_begin(&out, path, len, order);
 	for (i = 0; i < dc->d.count; i++)
 		http_listing_entry(&out, http_dirents_entry(&dc->d, i));
 	http_listing_end(&out);
@@ -249,7 +254,7 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 			ret = send_piece(&sink, out.buf, out.len, true);
 		goto out;
 	}
-	e = khttpd_cache_alloc(path, len, out.len);
+	e = khttpd_cache_alloc(key, key_len, out.len);
 	if (!e) {
 		ret = khttpd_respond_status(x, 503);
 		goto out;
@@ -294,28 +299,49 @@ static int answer_preconditions(struct khttpd_exchange *x)
 	return khttpd_respond_bodyless(x, &h);
 }
 
+/* The order the query asks the listing in. */
+static struct http_listing_order listing_order(const struct khttpd_exchange *x)
+{
+	if (!x->req->has_query)
+		return HTTP_LISTING_ORDER_DEFAULT;
+	return http_listing_order_parse(http_span_ptr(x->buf, x->req->query),
+					x->req->query.len);
+}
+
 int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 			 const struct kstat *st, const char *path, size_t len)
 {
+	struct http_listing_order order = listing_order(x);
 	struct dir_collector dc = {};
 	struct khttpd_cache_entry *e;
 	struct khttpd_validator v;
-	size_t i;
+	const char *key = path;
+	char *key_buf = NULL;
+	size_t i, key_len = len;
 	int ret;
 
+	/* Each order is cached apart, under a key of its own. */
+	if (!http_listing_order_is_default(order)) {
+		key_buf = kmalloc(len + HTTP_LISTING_KEY_EXTRA, GFP_KERNEL);
+		if (!key_buf)
+			return khttpd_respond_status(x, 503);
+		key_len = http_listing_cache_key(key_buf, path, len, order);
+		key = key_buf;
+	}
 	http_dirents_init(&dc.d, sizeof(struct dir_item), resize);
 	dc.d.max_count = LISTING_MAX_ENTRIES;
 	dc.d.max_names = LISTING_MAX_NAMES;
+	dc.dotfiles = x->conn->srv->dotfiles;
 	khttpd_validator_from_stat(&v, st);
-	e = khttpd_cache_get(path, len, &v);
+	e = khttpd_cache_get(key, key_len, &v);
 	if (e) {
 		ret = khttpd_respond_entry(x, e);
 		khttpd_cache_put(e);
-		return ret;
+		goto out;
 	}
 	ret = answer_preconditions(x);
 	if (ret != 1)
-		return ret;
+		goto out;
 	ret = read_names(dir, &dc);
 	if (ret) {
 		ret = khttpd_respond_status(x, http_status_for_errno(-ret));
@@ -324,11 +350,12 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	for (i = 0; i < dc.d.count; i++)
 		describe(x->conn->srv, dir, path, len,
 			 (struct dir_item *)http_dirents_entry(&dc.d, i));
-	sort(dc.d.items, dc.d.count, dc.d.item_size, http_listing_entry_cmp,
-	     NULL);
-	ret = render(x, &dc, &v, path, len);
+	sort(dc.d.items, dc.d.count, dc.d.item_size,
+	     http_listing_comparator(order), NULL);
+	ret = render(x, &dc, &v, path, len, order, key, key_len);
 out:
 	kvfree(dc.d.items);
 	kvfree(dc.d.names);
+	kfree(key_buf);
 	return ret;
 }

@@ -2,14 +2,15 @@
 /*
  * Path confinement.  The request path is already decoded and free of dot
  * segments (http_route), so only symlinks could lead out of the root.  The
- * lookup is file_open_root() with the root directory as the walk's preset
- * root: ".." never climbs above it and an absolute symlink restarts from it,
- * like a chroot (the in-kernel LOOKUP_BENEATH needs vfs_path_lookup(), which
- * this kernel does not declare to modules).  The object found is then
- * checked with path_is_under(), which also catches a directory renamed out
- * of the root while the walk was inside it.  Objects are first opened as
- * O_PATH, so that nothing but a regular file or directory is ever really
- * opened (a FIFO would block, a device could have side effects).
+ * lookup starts at the root with LOOKUP_BENEATH, as sehttpd's openat2()
+ * with RESOLVE_BENEATH: a symlink whose target climbs above the root, and
+ * every absolute symlink (even one naming a path the root holds), fails
+ * with EXDEV, answered 403 as sehttpd answers it; no magic links either.
+ * The object found is then checked with path_is_under(), which also
+ * catches a directory renamed out of the root while the walk was inside
+ * it.  Objects are first opened as O_PATH, so that nothing but a regular
+ * file or directory is ever really opened (a FIFO would block, a device
+ * could have side effects).
  */
 #include "files.h"
 
@@ -26,23 +27,44 @@
 #include "http/mime.h"
 #include "http/response.h"
 #include "http/select.h"
+#include "http/site.h"
 #include "net.h"
+#include "stats.h"
 
-#define INDEX_FILE "index.html"
+/* Scoped lookups that a concurrent rename made fail, before giving up. */
+#define LOOKUP_TRIES 8
+
+/*
+ * Exported by fs/namei.c (EXPORT_SYMBOL) but declared only in fs/internal.h
+ * on 6.1: the one lookup from a given root that takes LOOKUP_ flags.
+ */
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
 
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 				 const char *path, int flags)
 {
 	const char *rel = path[1] ? path + 1 : ".";
+	unsigned int tries = LOOKUP_TRIES;
+	struct path found;
 	struct file *f;
+	int err;
 
-	f = file_open_root(&srv->root, rel, flags | O_LARGEFILE, 0);
-	if (IS_ERR(f))
-		return f;
-	if (!path_is_under(&f->f_path, &srv->root)) {
-		fput(f);
+	/* EAGAIN: a rename raced a ".." of a link's target; go again. */
+	do {
+		err = vfs_path_lookup(srv->root.dentry, srv->root.mnt, rel,
+				      LOOKUP_FOLLOW | LOOKUP_BENEATH |
+					      LOOKUP_NO_MAGICLINKS,
+				      &found);
+	} while (err == -EAGAIN && --tries);
+	if (err)
+		return ERR_PTR(err);
+	if (!path_is_under(&found, &srv->root)) {
+		path_put(&found);
 		return ERR_PTR(-EXDEV);
 	}
+	f = dentry_open(&found, flags | O_LARGEFILE, current_cred());
+	path_put(&found);
 	return f;
 }
 
@@ -78,11 +100,17 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 	};
 	struct http_response_head h;
 	struct http_selection sel;
-	struct file *file = NULL;
+	struct file *file;
 	size_t hlen;
 	loff_t pos, end;
 	int ret;
 
+	/* Opened first, as sehttpd does: what may not be read is refused,
+	 * for HEAD and conditional requests too. */
+	file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
+	if (IS_ERR(file))
+		return khttpd_respond_status(
+			x, http_status_for_errno(-PTR_ERR(file)));
 	r.etag_len = http_format_etag(
 		etag, st->ino, st->size,
 		http_etag_time(st->mtime.tv_sec, st->mtime.tv_nsec), "");
@@ -92,48 +120,38 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 	h.extra = extra;
 	h.extra_len =
 		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
-	if (http_selection_bodyless(&sel))
+	if (http_selection_bodyless(&sel)) {
+		fput(file);
 		return khttpd_respond_bodyless(x, &h);
+	}
 	pos = sel.first;
 	end = sel.first + sel.len;
 	h.content_length = sel.len;
-	if (!x->head_only && end > pos) {
-		file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
-		if (IS_ERR(file))
-			return khttpd_respond_status(
-				x, http_status_for_errno(-PTR_ERR(file)));
-	}
 	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
 	ret = hlen ? khttpd_out_copy(&c->out, c->head, hlen) : -EOVERFLOW;
 	/* The body is read as the socket drains (net.c). */
-	if (file && !ret)
+	if (!x->head_only && end > pos && !ret) {
+		khttpd_count(&khttpd_stats.streams);
 		return khttpd_out_file(&c->out, file, pos, end);
-	if (file)
-		fput(file);
+	}
+	fput(file);
 	return ret;
 }
 
-/* Reads a small file whole into a new cache entry. */
-static struct khttpd_cache_entry *load_file(const struct file *opath,
-					    const struct kstat *st,
-					    const char *key, size_t key_len)
+/* Reads a small file whole into the entry claimed for it. */
+static int fill_entry(const struct file *opath, struct khttpd_cache_entry *e)
 {
-	struct khttpd_cache_entry *e;
 	struct file *file;
 	loff_t pos = 0;
 	int err = 0;
 
 	file = khttpd_open_read(&opath->f_path, O_RDONLY | O_LARGEFILE);
 	if (IS_ERR(file))
-		return ERR_CAST(file);
-	e = khttpd_cache_alloc(key, key_len, st->size);
-	if (!e) {
-		fput(file);
-		return ERR_PTR(-ENOMEM);
-	}
-	while (pos < st->size) {
-		ssize_t n =
-			kernel_read(file, e->body + pos, st->size - pos, &pos);
+		return PTR_ERR(file);
+	khttpd_count(&khttpd_stats.fills);
+	while (pos < e->body_len) {
+		ssize_t n = kernel_read(file, e->body + pos, e->body_len - pos,
+					&pos);
 
 		if (n <= 0) {
 			err = n ? n : -EIO; /* shrank since the stat */
@@ -141,13 +159,14 @@ static struct khttpd_cache_entry *load_file(const struct file *opath,
 		}
 	}
 	fput(file);
-	if (err) {
-		khttpd_cache_put(e);
-		return ERR_PTR(err);
-	}
-	return e;
+	return err;
 }
 
+/*
+ * Small files are answered from the cache, filled once however many ask at
+ * once; a file the cache cannot take streams as it is, never read whole or
+ * compressed (as sehttpd does).
+ */
 static int serve_file(struct khttpd_exchange *x, const struct file *opath,
 		      const struct kstat *st, const char *key, size_t key_len)
 {
@@ -157,23 +176,24 @@ static int serve_file(struct khttpd_exchange *x, const struct file *opath,
 	int ret;
 
 	khttpd_validator_from_stat(&v, st);
-	e = khttpd_cache_get(key, key_len, &v);
-	if (!e) {
-		if (st->size > KHTTPD_CACHE_ENTRY_MAX)
-			return stream_file(x, opath, st, type);
-		e = load_file(opath, st, key, key_len);
-		if (IS_ERR(e)) {
-			/* A file that changed under us: nothing was sent. */
-			if (PTR_ERR(e) == -EIO)
-				return -EIO;
-			return khttpd_respond_status(
-				x, http_status_for_errno(-PTR_ERR(e)));
-		}
-		e->valid = v;
+	switch (khttpd_cache_claim(key, key_len, &v, st->size, &e)) {
+	case KHTTPD_CACHE_NONE:
+		return stream_file(x, opath, st, type);
+	case KHTTPD_CACHE_FILL:
 		e->content_type = type;
 		e->last_modified = st->mtime.tv_sec;
 		khttpd_cache_compress(e);
-		khttpd_cache_insert(e);
+		ret = fill_entry(opath, e);
+		khttpd_cache_filled(e, ret);
+		if (!ret)
+			break;
+		khttpd_cache_put(e);
+		/* A file that changed under us: nothing was sent. */
+		if (ret == -EIO)
+			return -EIO;
+		return khttpd_respond_status(x, http_status_for_errno(-ret));
+	case KHTTPD_CACHE_HIT:
+		break;
 	}
 	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);
@@ -184,15 +204,19 @@ static int serve_dir(struct khttpd_exchange *x, const struct file *dir,
 		     const struct kstat *st, char *path, size_t len)
 {
 	struct khttpd_server *srv = x->conn->srv;
-	size_t ilen = len + sizeof(INDEX_FILE) - 1;
 	struct file *index;
 	struct kstat ist;
+	size_t i, ilen;
 	int ret;
 
 	if (path[len - 1] != '/')
 		return khttpd_respond_redirect(x, path, len);
-	if (ilen < KHTTPD_PATH_BUF) {
-		memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
+	/* index.html, then index.htm, as sehttpd by default. */
+	for (i = 0; i < HTTP_DEFAULT_INDEX_COUNT; i++) {
+		ilen = len + strlen(http_default_index[i]);
+		if (ilen >= KHTTPD_PATH_BUF)
+			continue;
+		memcpy(path + len, http_default_index[i], ilen - len + 1);
 		index = khttpd_open_beneath(srv, path, O_PATH);
 		if (!IS_ERR(index)) {
 			if (!getattr(index, &ist) && S_ISREG(ist.mode)) {
@@ -218,9 +242,13 @@ int khttpd_serve(struct khttpd_exchange *x)
 	struct file *f;
 	int len, ret;
 
+	if (x->req->method == HTTP_OPTIONS)
+		return khttpd_respond_options(x);
 	len = http_route(x->buf, x->req, path);
 	if (len < 0)
 		return khttpd_respond_status(x, -len);
+	if (!c->srv->dotfiles && http_path_hidden(path, len))
+		return khttpd_respond_status(x, 404);
 	f = khttpd_open_beneath(c->srv, path, O_PATH);
 	if (IS_ERR(f))
 		return khttpd_respond_status(

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* gzip members (RFC 1952) from the crypto API's deflate compressor. */
+/* gzip members (RFC 1952) from the kernel's zlib, level 6, 32 KiB window. */
 #ifndef KHTTPD_GZIP_H
 #define KHTTPD_GZIP_H
 
@@ -12,7 +12,7 @@
  */
 int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len);
 
-/* Sets up and frees the compressor, at module load and unload. */
+/* Sets up and frees the compressors, at module load and unload. */
 int khttpd_gzip_init(void);
 void khttpd_gzip_exit(void);
 

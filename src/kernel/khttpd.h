@@ -24,6 +24,7 @@ struct khttpd_config {
 	unsigned int timeout_ms;
 	unsigned int max_conns;
 	bool listing;
+	bool dotfiles;
 };
 
 struct khttpd_server {
@@ -40,7 +41,6 @@ struct khttpd_server {
 	atomic_t nconns; /* connections not yet freed */
 	wait_queue_head_t drained; /* woken when nconns drops to 0 */
 	unsigned int max_conns;
-	atomic_long_t refused; /* connections closed at once: over max_conns */
 	long timeout; /* jiffies: idle, request head and send progress */
 	/*
 	 * Work items run as "nobody" without capabilities, so the VFS checks
@@ -49,6 +49,7 @@ struct khttpd_server {
 	 */
 	const struct cred *cred;
 	bool listing;
+	bool dotfiles; /* serve and list ".name" (else 404, hidden) */
 };
 
 int khttpd_server_start(struct khttpd_server *srv,

@@ -7,14 +7,13 @@
 
 #include <linux/init.h>
 #include <linux/kernel.h>
-#include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/sysfs.h>
 
 #include "cache.h"
 #include "gzip.h"
 #include "khttpd.h"
+#include "stats.h"
 
 static ushort port = 8081;
 module_param(port, ushort, 0444);
@@ -40,65 +39,19 @@ MODULE_PARM_DESC(max_conns,
 
 static bool listing = true;
 module_param(listing, bool, 0444);
-MODULE_PARM_DESC(listing, "List directories without index.html (on)");
+MODULE_PARM_DESC(listing, "List directories without an index (on)");
+
+static bool dotfiles;
+module_param(dotfiles, bool, 0444);
+MODULE_PARM_DESC(dotfiles,
+		 "Serve and list names starting with '.' (off: 404 and hidden, "
+		 "but /.well-known/ is served)");
 
 static uint cache_kb = 65536;
 module_param(cache_kb, uint, 0444);
 MODULE_PARM_DESC(cache_kb, "Content cache size in KiB, 0 to disable (65536)");
 
 static struct khttpd_server server;
-
-/*
- * /sys/module/khttpd/stats: connections open now, and those closed at once
- * because max_conns were open.
- */
-static ssize_t connections_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&server.nconns));
-}
-
-static ssize_t refused_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&server.refused));
-}
-
-static struct kobj_attribute connections_attr = __ATTR_RO(connections);
-static struct kobj_attribute refused_attr = __ATTR_RO(refused);
-
-static struct attribute *stats_attrs[] = {
-	&connections_attr.attr,
-	&refused_attr.attr,
-	NULL,
-};
-
-static const struct attribute_group stats_group = {
-	.attrs = stats_attrs,
-};
-
-static struct kobject *stats;
-
-static int stats_add(void)
-{
-	int err;
-
-	stats = kobject_create_and_add("stats", &THIS_MODULE->mkobj.kobj);
-	if (!stats)
-		return -ENOMEM;
-	err = sysfs_create_group(stats, &stats_group);
-	if (err) {
-		kobject_put(stats);
-		stats = NULL;
-	}
-	return err;
-}
-
-/* Waits for readers in progress: none reads the server after this. */
-static void stats_remove(void)
-{
-	kobject_put(stats);
-}
 
 static int __init khttpd_init(void)
 {
@@ -109,6 +62,7 @@ static int __init khttpd_init(void)
 		.timeout_ms = timeout_ms,
 		.max_conns = max_conns,
 		.listing = listing,
+		.dotfiles = dotfiles,
 	};
 	int err;
 
@@ -123,17 +77,17 @@ static int __init khttpd_init(void)
 	err = khttpd_cache_init((size_t)cache_kb * 1024);
 	if (err)
 		goto err_gzip;
-	err = khttpd_server_start(&server, &cfg);
+	err = khttpd_stats_init();
 	if (err)
 		goto err_cache;
-	err = stats_add();
+	err = khttpd_server_start(&server, &cfg);
 	if (err)
-		goto err_server;
+		goto err_stats;
 	pr_info("serving %s on port %u\n", root, port);
 	return 0;
 
-err_server:
-	khttpd_server_stop(&server);
+err_stats:
+	khttpd_stats_exit();
 err_cache:
 	khttpd_cache_exit();
 err_gzip:
@@ -143,8 +97,8 @@ err_gzip:
 
 static void __exit khttpd_exit(void)
 {
-	stats_remove();
 	khttpd_server_stop(&server);
+	khttpd_stats_exit();
 	khttpd_cache_exit();
 	khttpd_gzip_exit();
 	pr_info("stopped\n");

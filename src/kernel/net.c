@@ -12,10 +12,13 @@
 #include <linux/fs.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
+#include <linux/swap.h>
 
 #include "cache.h"
+#include "stats.h"
 
 /* Small copies share a segment of at least this size. */
 #define SEG_MIN 1024
@@ -168,6 +171,50 @@ int khttpd_out_file(struct khttpd_out *out, struct file *file, loff_t pos,
 	return 0;
 }
 
+/*
+ * Sends the file segment's next bytes from the page cache while they are
+ * there.  Returns 0 when it ended (or a page must be read: s->pos < s->end
+ * still), -EAGAIN when the socket is full, or another negative errno.
+ */
+static int send_pages(struct khttpd_out *out, struct khttpd_out_seg *s,
+		      size_t *sent)
+{
+	struct address_space *mapping = s->file->f_mapping;
+	struct inode *inode = file_inode(s->file);
+
+	while (s->pos < s->end) {
+		size_t off = offset_in_page(s->pos);
+		size_t len = min_t(loff_t, PAGE_SIZE - off, s->end - s->pos);
+		int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+		struct page *page;
+		int r;
+
+		/* Cut short since: the read notices and ends the response. */
+		if (i_size_read(inode) < s->end)
+			return 0;
+		page = find_get_page(mapping, s->pos >> PAGE_SHIFT);
+		if (!page)
+			return 0;
+		if (!PageUptodate(page) || !sendpage_ok(page)) {
+			put_page(page);
+			return 0;
+		}
+		if (s->pos + len < s->end ||
+		    !list_is_last(&s->node, &out->segs))
+			flags |= MSG_MORE;
+		r = kernel_sendpage(out->sock, page, off, len, flags);
+		if (r > 0)
+			mark_page_accessed(page);
+		put_page(page);
+		if (r <= 0)
+			return r ? r : -EPIPE;
+		khttpd_count_add(&khttpd_stats.page_bytes, r);
+		s->pos += r;
+		*sent += r;
+	}
+	return 0;
+}
+
 /* The next piece of a file segment whose buffer was sent. */
 static int fill(struct khttpd_out_seg *s)
 {
@@ -185,6 +232,7 @@ static int fill(struct khttpd_out_seg *s)
 	/* A file cut short cannot meet its Content-Length: close. */
 	if (n <= 0)
 		return n ? n : -EIO;
+	khttpd_count_add(&khttpd_stats.read_bytes, n);
 	s->off = 0;
 	s->len = n;
 	return 0;
@@ -211,7 +259,12 @@ int khttpd_out_flush(struct khttpd_out *out, size_t *sent)
 			seg_free(s);
 			continue;
 		}
-		if (s->off == s->len) {
+		if (s->kind == SEG_FILE && s->off == s->len) {
+			r = send_pages(out, s, sent);
+			if (r)
+				return r;
+			if (seg_done(s))
+				continue;
 			r = fill(s);
 			if (r)
 				return r;

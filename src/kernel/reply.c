@@ -81,7 +81,18 @@ int khttpd_respond_status(struct khttpd_exchange *x, int status)
 		x->keep_alive = false;
 	khttpd_respond_head_init(x, &h, status);
 	h.allow_get_head = status == 405;
+	h.allow_options = true;
 	return reply_html(x, &h, x->conn->head, sizeof(x->conn->head));
+}
+
+int khttpd_respond_options(struct khttpd_exchange *x)
+{
+	struct http_response_head h;
+
+	khttpd_respond_head_init(x, &h, 204);
+	h.allow_get_head = true;
+	h.allow_options = true;
+	return khttpd_respond_bodyless(x, &h);
 }
 
 int khttpd_respond_bodyless(struct khttpd_exchange *x,
@@ -122,41 +133,46 @@ int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
 }
 
 /*
- * gzip when the entry has it, the client takes it and no Range asks for
- * bytes of the identity representation.
+ * gzip when the entry's type is compressible, the client takes it and no
+ * Range asks for bytes of the identity representation; the gzip body is
+ * made now if no response carried it yet.  NULL: the identity.
  */
-static bool wants_gzip(const struct khttpd_exchange *x,
-		       const struct khttpd_cache_entry *e)
+static const char *choose_gzip(const struct khttpd_exchange *x,
+			       struct khttpd_cache_entry *e, size_t *len)
 {
 	const struct http_request *req = x->req;
 	char tmp[HTTP_LIST_JOIN_MAX];
 	const char *accept;
-	size_t len;
+	size_t alen;
 
-	if (!e->gz || !http_has_header(req, HTTP_H_ACCEPT_ENCODING) ||
+	if (!e->compressible || !http_has_header(req, HTTP_H_ACCEPT_ENCODING) ||
 	    (!e->listing && http_has_header(req, HTTP_H_RANGE)))
-		return false;
+		return NULL;
 	/* Accept-Encoding on several lines is one list (RFC 9110 5.3). */
-	len = http_header_list(x->buf, req, HTTP_H_ACCEPT_ENCODING, tmp,
-			       sizeof(tmp), &accept);
-	return http_choose_coding(accept, len,
-				  HTTP_CODING_BIT(HTTP_CODING_GZIP)) ==
-	       HTTP_CODING_GZIP;
+	alen = http_header_list(x->buf, req, HTTP_H_ACCEPT_ENCODING, tmp,
+				sizeof(tmp), &accept);
+	if (http_choose_coding(accept, alen,
+			       HTTP_CODING_BIT(HTTP_CODING_GZIP)) !=
+	    HTTP_CODING_GZIP)
+		return NULL;
+	return khttpd_cache_gzip(e, len);
 }
 
 int khttpd_respond_entry(struct khttpd_exchange *x,
-			 const struct khttpd_cache_entry *e)
+			 struct khttpd_cache_entry *e)
 {
-	bool gzip = wants_gzip(x, e);
+	size_t gz_len = 0;
+	const char *gz = choose_gzip(x, e, &gz_len);
+	bool gzip = gz;
 	struct http_representation r = {
 		.last_modified = e->last_modified,
-		.size = gzip ? e->gz_len : e->body_len,
+		.size = gzip ? gz_len : e->body_len,
 		.ranges = !e->listing,
 		.varies = e->compressible,
 		.coding = gzip ? "gzip" : NULL,
 	};
 	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
-	const char *body = gzip ? e->gz : e->body;
+	const char *body = gzip ? gz : e->body;
 	struct http_response_head h;
 	struct http_selection sel;
 	struct http_layout l;

@@ -42,13 +42,16 @@ void khttpd_respond_head_init(const struct khttpd_exchange *x,
 int khttpd_respond_status(struct khttpd_exchange *x, int status);
 int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
 			    size_t len);
+/* May make e's gzip representation, the first time one is sent. */
 int khttpd_respond_entry(struct khttpd_exchange *x,
-			 const struct khttpd_cache_entry *e);
+			 struct khttpd_cache_entry *e);
 /* Sends the pieces of l; more: further bytes of the response follow. */
 int khttpd_respond_layout(struct khttpd_exchange *x,
 			  const struct http_layout *l, bool more);
 /* A 304 (head only), or a 412 or 416 (with its status page) for h. */
 int khttpd_respond_bodyless(struct khttpd_exchange *x,
 			    struct http_response_head *h);
+/* OPTIONS, for any target: 204 with the methods allowed. */
+int khttpd_respond_options(struct khttpd_exchange *x);
 
 #endif /* KHTTPD_REPLY_H */

@@ -31,6 +31,7 @@
 #include <net/sock.h>
 
 #include "conn.h"
+#include "stats.h"
 
 static int open_listener(struct khttpd_server *srv,
 			 const struct khttpd_config *cfg)
@@ -85,6 +86,7 @@ static void accept_work(struct work_struct *work)
 		int err = kernel_accept(srv->listener, &sock, O_NONBLOCK);
 
 		if (!err) {
+			khttpd_count(&khttpd_stats.accepted);
 			khttpd_conn_start(srv, sock);
 			cond_resched();
 			continue;
@@ -167,9 +169,9 @@ int khttpd_server_start(struct khttpd_server *srv,
 	atomic_set(&srv->nconns, 0);
 	init_waitqueue_head(&srv->drained);
 	srv->max_conns = cfg->max_conns;
-	atomic_long_set(&srv->refused, 0);
 	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
 	srv->listing = cfg->listing;
+	srv->dotfiles = cfg->dotfiles;
 
 	err = kern_path(cfg->root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
 			&srv->root);
@@ -231,9 +233,10 @@ void khttpd_server_stop(struct khttpd_server *srv)
 	khttpd_conns_close_all(srv);
 	destroy_workqueue(srv->wq);
 
-	if (atomic_long_read(&srv->refused))
+	if (atomic_long_read(&khttpd_stats.refused))
 		pr_info("refused %ld connections over max_conns=%u\n",
-			atomic_long_read(&srv->refused), srv->max_conns);
+			atomic_long_read(&khttpd_stats.refused),
+			srv->max_conns);
 	kmem_cache_destroy(srv->path_cache);
 	kmem_cache_destroy(srv->conn_cache);
 	put_cred(srv->cred);

@@ -62,7 +62,7 @@ bool content_cache_enabled(const struct content_cache *c)
 
 static void entry_free(struct cache_entry *e)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < HTTP_CODING_COUNT; i++)
 		free(e->rep[i].data);
 	free(e->key); /* and the paths, in the same block */
 	free(e);
@@ -124,11 +124,11 @@ static bool same_identity(const struct stat *a, const struct stat *b)
 }
 
 /* Whether e still holds what the file system holds. */
-static bool still_fresh(const struct cache_entry *e, cache_stat_fn *stat_file,
+static bool still_fresh(struct cache_entry *e, cache_stat_fn *stat_file,
 			void *ctx)
 {
+	size_t flen;
 	struct stat st;
-	bool exists;
 
 	/* A listing is rebuilt: its directory's times miss changes to the
 	 * entries' sizes and dates. */
@@ -136,12 +136,19 @@ static bool still_fresh(const struct cache_entry *e, cache_stat_fn *stat_file,
 		return false;
 	if (stat_file(ctx, e->file_path, &st) || !same_identity(&st, &e->file))
 		return false;
-	if (!e->sibling_checked)
-		return true;
-	exists = !stat_file(ctx, e->sibling_path, &st);
-	if (exists != e->sibling_exists)
-		return false;
-	return !exists || same_identity(&st, &e->sibling);
+	flen = strlen(e->file_path);
+	for (unsigned i = 0; i < PRECOMPRESSED_COUNT; i++) {
+		bool exists;
+
+		if (!e->sibling[i].checked)
+			continue;
+		strcpy(e->sibling_path + flen, precompressed[i].suffix);
+		exists = !stat_file(ctx, e->sibling_path, &st);
+		if (exists != e->sibling[i].exists ||
+		    (exists && !same_identity(&st, &e->sibling[i].st)))
+			return false;
+	}
+	return true;
 }
 
 enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
@@ -169,13 +176,17 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
 
 /*
  * A file representation's ETag comes from the file it was read from: the
- * entry's, or for a precompressed FILE.gz that file's own identity, so
+ * entry's, or for a precompressed sibling that file's own identity, so
  * different bytes never share a strong tag.
  */
 static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
 			   enum http_coding coding, const struct stat *from)
 {
-	static const char *const suffix[] = { "", "gz", "df" };
+	static const char *const suffix[HTTP_CODING_COUNT] = {
+		[HTTP_CODING_IDENTITY] = "",  [HTTP_CODING_GZIP] = "gz",
+		[HTTP_CODING_DEFLATE] = "df", [HTTP_CODING_BR] = "br",
+		[HTTP_CODING_ZSTD] = "zst",
+	};
 	const struct stat *f = from ? from : &e->file;
 
 	r->etag_len = 0;
@@ -222,11 +233,12 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 				    const char *content_type, bool compressible,
 				    uint64_t now_ms)
 {
-	static const char gz_suffix[] = ".gz";
 	size_t flen = file_path ? strlen(file_path) : 0;
-	/* key, file_path and file_path.gz, each NUL-terminated, in one block */
-	size_t strings = key_len + 1 +
-			 (file_path ? 2 * flen + 1 + sizeof(gz_suffix) : 0);
+	/* key, file_path and room for a sibling's, each NUL-terminated, in
+	 * one block */
+	size_t strings =
+		key_len + 1 +
+		(file_path ? 2 * (flen + 1) + PRECOMPRESSED_SUFFIX_MAX : 0);
 	struct cache_entry *e = calloc(1, sizeof(*e));
 
 	if (!e || !(e->key = malloc(strings))) {
@@ -241,8 +253,7 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 		e->file_path = e->key + key_len + 1;
 		memcpy(e->file_path, file_path, flen + 1);
 		e->sibling_path = e->file_path + flen + 1;
-		memcpy(e->sibling_path, file_path, flen);
-		memcpy(e->sibling_path + flen, gz_suffix, sizeof(gz_suffix));
+		memcpy(e->sibling_path, file_path, flen + 1);
 	}
 	e->hash = hash_key(key, key_len);
 	e->kind = kind;
@@ -290,6 +301,7 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 		return;
 	r->data = data;
 	r->len = len;
+	r->precompressed = from != NULL;
 	build_rep_etag(e, r, coding, from);
 	if (e->linked) {
 		e->bytes += len;
@@ -300,14 +312,27 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 }
 
 void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
-			       const struct stat *st, char *gz, size_t len)
+			       unsigned slot, const struct stat *st, char *data,
+			       size_t len)
 {
-	e->sibling_checked = true;
-	e->sibling_exists = st != NULL;
+	e->sibling[slot].checked = true;
+	e->sibling[slot].exists = st != NULL;
 	if (st)
-		e->sibling = *st;
-	if (gz)
-		attach_rep(c, e, HTTP_CODING_GZIP, gz, len, &e->sibling);
+		e->sibling[slot].st = *st;
+	if (data)
+		attach_rep(c, e, precompressed[slot].coding, data, len,
+			   &e->sibling[slot].st);
+}
+
+unsigned content_cache_precompressed(const struct cache_entry *e)
+{
+	unsigned codings = 0;
+
+	for (int i = 0; i < HTTP_CODING_COUNT; i++) {
+		if (e->rep[i].precompressed)
+			codings |= HTTP_CODING_BIT(i);
+	}
+	return codings;
 }
 
 const struct cache_rep *content_cache_rep(struct content_cache *c,

@@ -18,6 +18,7 @@
 #include "http/conditional.h"
 #include "http/negotiate.h"
 #include "list.h"
+#include "precompressed.h"
 
 #define CACHE_FILE_MAX (1024 * 1024) /* larger files are not cached */
 #define CACHE_CHECK_MS 1000 /* how stale an entry may get */
@@ -32,6 +33,7 @@ struct cache_rep {
 	char *data; /* NULL: not made yet, or not worth it */
 	size_t len;
 	bool tried; /* made or found not worth making */
+	bool precompressed; /* read from a sibling, as it is */
 	size_t etag_len; /* 0 for a listing, which has none */
 	char etag[HTTP_ETAG_MAX];
 };
@@ -48,16 +50,20 @@ struct cache_entry {
 	struct stat file; /* what was read: device, inode, size, mode, times */
 	/* Freshness, the cache's own: callers never read or write these. */
 	char *file_path; /* relative to ROOT; NULL for a listing */
-	char *sibling_path; /* file_path + ".gz" */
+	/* file_path with room for a sibling's suffix */
+	char *sibling_path;
 	uint64_t checked_ms;
-	/* FILE.gz as last seen, used or not: its change also makes e stale. */
-	bool sibling_checked;
-	bool sibling_exists;
-	struct stat sibling;
+	/* Siblings as last seen, by precompressed[] slot, used or not: their
+	 * change also makes e stale. */
+	struct {
+		bool checked;
+		bool exists;
+		struct stat st;
+	} sibling[PRECOMPRESSED_COUNT];
 	size_t bytes; /* counted against the limit */
 	unsigned refs; /* the table's, plus one per response being written */
 	bool linked; /* still in the table */
-	struct cache_rep rep[3]; /* by enum http_coding */
+	struct cache_rep rep[HTTP_CODING_COUNT]; /* by enum http_coding */
 };
 
 struct content_cache;
@@ -87,7 +93,7 @@ enum cache_lookup {
 /*
  * The entry for key, checked at most once every CACHE_CHECK_MS against the
  * file system through stat_file: a file entry is fresh while its file and
- * its FILE.gz are as they were read; a listing is rebuilt (stale) once it
+ * its precompressed siblings are as they were read; a listing is rebuilt (stale) once it
  * is due.  A fresh entry becomes the most recently used; the caller
  * releases it with content_cache_put().
  */
@@ -114,12 +120,17 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 void content_cache_link(struct content_cache *c, struct cache_entry *e);
 
 /*
- * Records e's FILE.gz as seen (st NULL: none, or unreadable), so that its
- * change makes e stale, and attaches gz (taken; NULL: not used) as the
- * gzip representation, its ETag from the FILE.gz's own identity.
+ * Records e's sibling in precompressed[slot] as seen (st NULL: none, or
+ * unreadable), so that its change makes e stale, and attaches data (taken;
+ * NULL: not used) as the representation in its coding, its ETag from the
+ * sibling's own identity.
  */
 void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
-			       const struct stat *st, char *gz, size_t len);
+			       unsigned slot, const struct stat *st, char *data,
+			       size_t len);
+
+/* The codings e has from precompressed siblings (HTTP_CODING_BIT). */
+unsigned content_cache_precompressed(const struct cache_entry *e);
 
 /*
  * The representation for coding, compressing on first use; falls back to

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * A directory's entries are read, sorted (directories first, then by name)
+ * A directory's entries are read, sorted (directories first, then by name,
+ * size or date, as the query asks)
  * and rendered by the shared core into one buffer, which the content cache
  * keeps (with its compressed variants) for a second.  A large directory
  * takes many milliseconds: the build gives the thread's other connections
@@ -20,7 +21,9 @@
 #include "conn_io.h"
 #include "http/dirents.h"
 #include "http/listing.h"
+#include "http/site.h"
 #include "server.h"
+#include "site.h"
 #include "static_file.h"
 
 /*
@@ -127,6 +130,7 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 {
 	int fd = dup(dir_fd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	bool dotfiles = rc->worker->server->site->dotfiles;
 	struct dirent *de;
 
 	if (!dir) {
@@ -139,6 +143,8 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 		struct http_listing_entry *e;
 
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (!dotfiles && http_name_hidden(name, strlen(name)))
 			continue;
 		e = http_dirents_add(d, name, strlen(name));
 		if (!e) {
@@ -185,7 +191,8 @@ static int append_flushed(struct http_out *out)
 	return 0;
 }
 
-char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
+char *build_dir_listing(struct exchange *rc, int dir_fd,
+			struct http_listing_order order, size_t *len)
 {
 	struct listing_buffer b = { 0 };
 	struct http_dirents d;
@@ -208,8 +215,9 @@ char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len)
 		return NULL;
 	}
 	if (d.count)
-		qsort(d.items, d.count, d.item_size, http_listing_entry_cmp);
-	http_listing_begin(&out, rc->path, (size_t)rc->path_len);
+		qsort(d.items, d.count, d.item_size,
+		      http_listing_comparator(order));
+	http_listing_begin(&out, rc->path, (size_t)rc->path_len, order);
 	for (size_t i = 0; i < d.count; i++) {
 		http_listing_entry(&out, http_dirents_entry(&d, i));
 		if (take_turns(rc, &slice)) {

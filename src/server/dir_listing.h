@@ -3,14 +3,17 @@
 #ifndef SERVER_DIR_LISTING_H
 #define SERVER_DIR_LISTING_H
 
+#include "http/listing.h"
 #include "http_conn.h"
 
 #include <stddef.h>
 
 /*
  * The HTML listing of dir_fd, the open directory rc->path names (ending in
- * '/'), in a malloc'd buffer of *len bytes; NULL with errno on failure.
+ * '/'), sorted in order, in a malloc'd buffer of *len bytes; NULL with
+ * errno on failure.
  */
-char *build_dir_listing(struct exchange *rc, int dir_fd, size_t *len);
+char *build_dir_listing(struct exchange *rc, int dir_fd,
+			struct http_listing_order order, size_t *len);
 
 #endif /* SERVER_DIR_LISTING_H */

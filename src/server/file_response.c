@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compress.h"
 #include "conn_io.h"
 #include "coro.h"
 #include "http/select.h"
@@ -44,10 +45,10 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 						     HTTP_H_ACCEPT_ENCODING,
 						     tmp, sizeof(tmp), &accept);
 
-		coding = http_choose_coding(
-			accept, accept_len,
-			HTTP_CODING_BIT(HTTP_CODING_GZIP) |
-				HTTP_CODING_BIT(HTTP_CODING_DEFLATE));
+		/* On a tie, what a sibling holds beats what we would make. */
+		coding = http_choose_coding_favouring(
+			accept, accept_len, COMPRESS_CODINGS,
+			content_cache_precompressed(e));
 	}
 	rep = content_cache_rep(w->cache, e, coding, w->compressor);
 	if (rep != &e->rep[HTTP_CODING_IDENTITY])

@@ -23,6 +23,7 @@
 #include "listener.h"
 #include "log_writer.h"
 #include "metrics.h"
+#include "mime_map.h"
 #include "options.h"
 #include "privileges.h"
 #include "server.h"
@@ -47,6 +48,37 @@ static int open_root(struct server *s, const char *root)
 			strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* A site page (--error-page, --spa) as requests will open it. */
+static int open_page(void *ctx, const char *path)
+{
+	int fd = open_beneath(*(int *)ctx, path, O_RDONLY | O_NONBLOCK);
+	struct stat st;
+	int ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0) {
+		ret = S_ISREG(st.st_mode) ? 0 : -1;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	}
+	close(fd);
+	return ret;
+}
+
+static int open_site(struct server *s, struct site *site,
+		     const struct options *opt)
+{
+	char err[512];
+
+	static_file_follow_symlinks(opt->follow_symlinks);
+	if (site_build(site, opt, open_page, &s->root_fd, err, sizeof(err))) {
+		fprintf(stderr, "sehttpd: %s\n", err);
+		return -1;
+	}
+	s->site = site;
 	return 0;
 }
 
@@ -256,6 +288,7 @@ int main(int argc, char **argv)
 {
 	struct options opt;
 	struct server s = { .root_fd = -1, .access_log_fd = -1 };
+	struct site site = { 0 };
 	struct listen_addr addr;
 	char real_root[PATH_MAX], where[LISTEN_ADDR_STRLEN], err[256];
 	int *listen_fds = NULL;
@@ -263,6 +296,7 @@ int main(int argc, char **argv)
 	sigset_t signals;
 	bool listening = false; /* listen_fds are open and ours to close */
 	struct metrics_server *metrics = NULL;
+	struct mime_map *mime;
 	char metrics_where[LISTEN_ADDR_STRLEN];
 	bool stop_now = false; /* a second stop signal came during the grace */
 	bool was_root;
@@ -281,9 +315,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sehttpd: %s\n", err);
 		return EXIT_USAGE;
 	}
-	if (open_root(&s, opt.root) || open_access_log(&s, opt.access_log)) {
+	mime = mime_map_build(opt.mime_types, opt.mime, opt.mime_count,
+			      opt.default_type, err, sizeof(err));
+	if (!mime) {
+		fprintf(stderr, "sehttpd: %s\n", err);
+		return EXIT_USAGE;
+	}
+	s.mime = mime;
+	if (open_root(&s, opt.root) || open_site(&s, &site, &opt) ||
+	    open_access_log(&s, opt.access_log)) {
+		mime_map_free(mime);
 		if (s.root_fd >= 0)
 			close(s.root_fd);
+		site_free(&site);
 		return EXIT_USAGE;
 	}
 	/*
@@ -305,6 +349,7 @@ int main(int argc, char **argv)
 			if (s.access_log_fd > STDOUT_FILENO)
 				close(s.access_log_fd);
 			close(s.root_fd);
+			mime_map_free(mime);
 			return 1;
 		}
 		s.log_writer = &access_log_writer;
@@ -411,7 +456,9 @@ out:
 	free(listen_fds);
 	free(s.workers);
 	free(s.conns);
+	mime_map_free(mime);
 	close(s.root_fd);
+	site_free(&site);
 	if (s.log_writer) {
 		uint64_t dropped = log_writer_stop(s.log_writer, LOG_DRAIN_MS);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mime_map.h"
 #include "privileges.h"
 #include "version.h"
 
@@ -25,6 +26,16 @@ enum {
 	OPT_PROXY_PROTOCOL,
 	OPT_HEALTH,
 	OPT_HEALTH_GRACE,
+	OPT_HEADER,
+	OPT_CORS,
+	OPT_INDEX,
+	OPT_ERROR_PAGE,
+	OPT_SPA,
+	OPT_DOTFILES,
+	OPT_FOLLOW_SYMLINKS,
+	OPT_MIME,
+	OPT_DEFAULT_TYPE,
+	OPT_MIME_TYPES,
 };
 
 static const struct option long_options[] = {
@@ -42,6 +53,16 @@ static const struct option long_options[] = {
 	{ "proxy-protocol", no_argument, NULL, OPT_PROXY_PROTOCOL },
 	{ "health", required_argument, NULL, OPT_HEALTH },
 	{ "health-grace", required_argument, NULL, OPT_HEALTH_GRACE },
+	{ "header", required_argument, NULL, OPT_HEADER },
+	{ "cors", required_argument, NULL, OPT_CORS },
+	{ "index", required_argument, NULL, OPT_INDEX },
+	{ "error-page", required_argument, NULL, OPT_ERROR_PAGE },
+	{ "spa", required_argument, NULL, OPT_SPA },
+	{ "dotfiles", no_argument, NULL, OPT_DOTFILES },
+	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS },
+	{ "mime", required_argument, NULL, OPT_MIME },
+	{ "default-type", required_argument, NULL, OPT_DEFAULT_TYPE },
+	{ "mime-types", required_argument, NULL, OPT_MIME_TYPES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -57,7 +78,7 @@ static void usage(FILE *out)
 		"  -b, --bind ADDR        address to bind, IPv4 or IPv6 (default 0.0.0.0)\n"
 		"  -t, --threads N        event-loop threads (default: online CPUs)\n"
 		"      --timeout SECONDS  idle and request-head timeout (default 15)\n"
-		"      --no-listing       answer 403 for directories without index.html\n"
+		"      --no-listing       answer 403 for directories without an index\n"
 		"      --access-log FILE  write a Combined Log Format line per request\n"
 		"                         to FILE ('-' for standard output)\n"
 		"      --no-compress      never compress responses\n"
@@ -79,6 +100,31 @@ static void usage(FILE *out)
 		"      --health-grace SECONDS  after SIGTERM/SIGINT, fail health checks\n"
 		"                         this long before closing the listener\n"
 		"                         (default 3; with --health only)\n"
+		"      --header [/PREFIX:]'NAME: VALUE'  add a header to every\n"
+		"                         response below 400 (under PREFIX only);\n"
+		"                         repeatable\n"
+		"      --cors ORIGIN      allow ORIGIN ('*': any) to read responses\n"
+		"                         cross-origin, and answer preflights\n"
+		"      --index NAME       a directory's index file; repeatable, the\n"
+		"                         first found wins (default index.html,\n"
+		"                         index.htm)\n"
+		"      --error-page CODE=/PATH  answer status CODE (4xx, 5xx) with\n"
+		"                         the file PATH beneath ROOT; repeatable\n"
+		"      --spa /PATH        answer GET/HEAD of a missing path without\n"
+		"                         a file extension with PATH, status 200\n"
+		"      --dotfiles         serve and list names starting with '.'\n"
+		"                         (default: 404 and hidden, but\n"
+		"                         /.well-known/ is served)\n"
+		"      --follow-symlinks  follow symlinks that lead out of ROOT\n"
+		"                         (default: 403)\n"
+		"      --mime EXT=TYPE    send files ending in .EXT as TYPE\n"
+		"                         (repeatable; over mime.types and the\n"
+		"                         built-in table; text types without a\n"
+		"                         charset get charset=utf-8)\n"
+		"      --default-type TYPE  for files of no known type (default\n"
+		"                         application/octet-stream)\n"
+		"      --mime-types FILE  extensions and types to read (default\n"
+		"                         /etc/mime.types when present; '': none)\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n");
 }
@@ -87,6 +133,52 @@ static int bad(const char *what, const char *value)
 {
 	fprintf(stderr, "sehttpd: invalid %s '%s' (try --help)\n", what, value);
 	return -1;
+}
+
+/* Writes value to stderr with control bytes as \xHH: one line always. */
+static void put_escaped(const char *value)
+{
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+}
+
+/* As bad(), for a value that may hold control bytes. */
+static int bad_text(const char *what, const char *value)
+{
+	fprintf(stderr, "sehttpd: invalid %s '", what);
+	put_escaped(value);
+	fputs("' (try --help)\n", stderr);
+	return -1;
+}
+
+/* A site flag's value checked by site.c, which says what is wrong. */
+static int bad_site(const char *flag, const char *value,
+		    int (*check)(const char *, char *, size_t))
+{
+	char why[160];
+
+	if (!check(value, why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "sehttpd: invalid %s '", flag);
+	put_escaped(value);
+	fprintf(stderr, "': %s\n", why);
+	return -1;
+}
+
+/* Appends a repeatable flag's value to list, within max. */
+static int add_value(const char *flag, const char **list, unsigned int *n,
+		     unsigned int max, const char *value)
+{
+	if (*n == max) {
+		fprintf(stderr, "sehttpd: at most %u %s options\n", max, flag);
+		return -1;
+	}
+	list[(*n)++] = value;
+	return 0;
 }
 
 static int parse_uint(const char *s, unsigned long min, unsigned long max,
@@ -138,6 +230,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.cache_mib = 64,
 		.user = PRIVILEGES_DEFAULT_USER,
 		.health_grace_ms = 3000,
+		.mime_types = MIME_TYPES_DEFAULT,
 	};
 
 	opterr = 0;
@@ -200,6 +293,60 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			if (parse_seconds(optarg, &opt->health_grace_ms))
 				return bad("health grace", optarg),
 				       OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_HEADER:
+			if (bad_site("--header", optarg, site_check_header) ||
+			    add_value("--header", opt->headers, &opt->nheaders,
+				      SITE_MAX_HEADERS, optarg))
+				return OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_CORS:
+			if (bad_site("--cors", optarg, site_check_cors))
+				return OPTIONS_EXIT_USAGE;
+			opt->cors = optarg;
+			break;
+		case OPT_INDEX:
+			if (bad_site("--index", optarg, site_check_index) ||
+			    add_value("--index", opt->index, &opt->nindex,
+				      SITE_MAX_INDEX, optarg))
+				return OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_ERROR_PAGE:
+			if (bad_site("--error-page", optarg,
+				     site_check_error_page) ||
+			    add_value("--error-page", opt->error_pages,
+				      &opt->nerror_pages, SITE_MAX_ERROR_PAGES,
+				      optarg))
+				return OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_SPA:
+			if (bad_site("--spa", optarg, site_check_page_path))
+				return OPTIONS_EXIT_USAGE;
+			opt->spa = optarg;
+			break;
+		case OPT_DOTFILES:
+			opt->dotfiles = true;
+			break;
+		case OPT_FOLLOW_SYMLINKS:
+			opt->follow_symlinks = true;
+			break;
+		case OPT_MIME:
+			if (!mime_map_arg_valid(optarg))
+				return bad_text("MIME mapping (EXT=TYPE)",
+						optarg),
+				       OPTIONS_EXIT_USAGE;
+			if (add_value("--mime", opt->mime, &opt->mime_count,
+				      OPTIONS_MIME_MAX, optarg))
+				return OPTIONS_EXIT_USAGE;
+			break;
+		case OPT_DEFAULT_TYPE:
+			if (!mime_map_type_valid(optarg))
+				return bad_text("media type", optarg),
+				       OPTIONS_EXIT_USAGE;
+			opt->default_type = optarg;
+			break;
+		case OPT_MIME_TYPES:
+			opt->mime_types = *optarg ? optarg : NULL;
 			break;
 		case OPT_USER:
 			if (!*optarg)

@@ -6,6 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "site.h"
+/* --mime may be given this many times. */
+#define OPTIONS_MIME_MAX 64
+
 struct options {
 	const char *root;
 	const char *bind_addr;
@@ -23,6 +27,21 @@ struct options {
 	bool proxy_protocol; /* connections start with a PROXY header */
 	const char *health; /* NULL: off; else the path of the health check */
 	uint32_t health_grace_ms; /* 503 to checks before the stop */
+	/* The site (site.h): each argument as given, checked. */
+	const char *headers[SITE_MAX_HEADERS]; /* --header */
+	unsigned int nheaders;
+	const char *cors; /* --cors ORIGIN; NULL: off */
+	const char *index[SITE_MAX_INDEX]; /* --index; none: the defaults */
+	unsigned int nindex;
+	const char *error_pages[SITE_MAX_ERROR_PAGES]; /* --error-page */
+	unsigned int nerror_pages;
+	const char *spa; /* --spa PATH; NULL: off */
+	bool dotfiles; /* --dotfiles */
+	bool follow_symlinks; /* --follow-symlinks */
+	const char *mime[OPTIONS_MIME_MAX]; /* --mime EXT=TYPE, checked */
+	unsigned int mime_count;
+	const char *default_type; /* NULL: application/octet-stream */
+	const char *mime_types; /* the mime.types file; NULL: none */
 };
 
 enum options_result {

@@ -5,7 +5,9 @@
 
 #include "conn_io.h"
 #include "http/route.h"
+#include "http/site.h"
 #include "server.h"
+#include "site.h"
 #include "version.h"
 
 void respond_head_init(struct exchange *rc, struct http_response_head *h,
@@ -20,6 +22,14 @@ void respond_head_init(struct exchange *rc, struct http_response_head *h,
 		.content_length = HTTP_NO_LENGTH,
 		.last_modified = HTTP_NO_TIME,
 	};
+	if (rc->worker->server->site) {
+		h->rules = rc->worker->server->site->rules;
+		h->nrules = rc->worker->server->site->nrules;
+	}
+	if (rc->path_len > 0) {
+		h->path = rc->path;
+		h->path_len = (size_t)rc->path_len;
+	}
 }
 
 int respond_layout(struct exchange *rc, const struct http_layout *l, int status,
@@ -70,7 +80,27 @@ int respond_status(struct exchange *rc, int status, const char *location,
 	h.location = location;
 	h.location_len = location_len;
 	h.allow_get_head = status == 405;
+	h.allow_options = true;
 	return respond_with_body(rc, &h, body, len);
+}
+
+int respond_options(struct exchange *rc)
+{
+	const struct site *site = rc->worker->server->site;
+	char extra[HTTP_CORS_PREFLIGHT_MAX];
+	struct http_response_head h;
+
+	respond_head_init(rc, &h, 204);
+	h.allow_get_head = true;
+	h.allow_options = true;
+	/* Without --cors a preflight gets no Access-Control-*: refused. */
+	if (site && site->cors && http_is_cors_preflight(rc->req)) {
+		h.extra = extra;
+		h.extra_len = http_cors_preflight_headers(extra, sizeof(extra),
+							  rc->buf, rc->req,
+							  RESPOND_CORS_MAX_AGE);
+	}
+	return respond_bodyless(rc, &h);
 }
 
 int respond_redirect(struct exchange *rc, const char *path, size_t len)

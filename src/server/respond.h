@@ -34,6 +34,15 @@ int respond_bodyless(struct exchange *rc, struct http_response_head *h);
 int respond_status(struct exchange *rc, int status, const char *location,
 		   size_t location_len);
 
+/* How long browsers may keep a preflight's answer: Chromium's cap. */
+#define RESPOND_CORS_MAX_AGE 7200
+
+/*
+ * OPTIONS, for any target ("*" too): 204 with the methods allowed, and
+ * with --cors the answer to a CORS preflight.
+ */
+int respond_options(struct exchange *rc);
+
 /* 301 to the directory path[0..len) with a '/' appended, query kept. */
 int respond_redirect(struct exchange *rc, const char *path, size_t len);
 

@@ -26,6 +26,8 @@ struct coro;
 struct coro_pool;
 struct content_cache;
 struct compressor;
+struct mime_map;
+struct site;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
@@ -52,6 +54,8 @@ struct server {
 	uint32_t health_len;
 	uint32_t health_grace_ms;
 	atomic_bool draining; /* stopping soon: health checks fail */
+	const struct site *site; /* headers, index names, error pages... */
+	const struct mime_map *mime; /* NULL: the core's table */
 };
 
 struct worker {

@@ -20,15 +20,27 @@
 #include "coro.h"
 #include "dir_listing.h"
 #include "file_response.h"
+#include "mime_map.h"
+#include "http/listing.h"
 #include "http/mime.h"
 #include "http/path.h"
 #include "http/response.h"
 #include "http/route.h"
+#include "http/site.h"
+#include "precompressed.h"
 #include "respond.h"
 #include "server.h"
+#include "site.h"
 
-#define INDEX_FILE "index.html"
-#define GZIP_SUFFIX ".gz"
+/* The largest --error-page file sent; a larger one gets the built-in. */
+#define ERROR_PAGE_MAX (1u << 20)
+
+static uint64_t beneath = RESOLVE_BENEATH;
+
+void static_file_follow_symlinks(bool on)
+{
+	beneath = on ? 0 : RESOLVE_BENEATH;
+}
 
 int open_beneath(int root_fd, const char *path, int flags)
 {
@@ -36,7 +48,7 @@ int open_beneath(int root_fd, const char *path, int flags)
 	int extra = flags & O_PATH ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
 	struct open_how how = {
 		.flags = (uint64_t)(flags | extra),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		.resolve = beneath | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd;
 
@@ -85,6 +97,48 @@ static int stat_readable(void *ctx, const char *path, struct stat *st)
 	return ret;
 }
 
+static void free_arg(void *arg)
+{
+	free(arg);
+}
+
+/*
+ * An error status, with the operator's page for it (--error-page) when
+ * there is one and it can be read, else the built-in page.
+ */
+static int respond_error(struct exchange *rc, int status)
+{
+	const char *page = site_error_page(rc->worker->server->site, status);
+	struct http_response_head h;
+	struct stat st;
+	char *body = NULL;
+	ssize_t got = -1;
+	int fd;
+
+	if (!page)
+		return respond_status(rc, status, NULL, 0);
+	fd = open_for_request(rc, page + 1);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= ERROR_PAGE_MAX)
+		body = malloc((size_t)st.st_size + 1);
+	if (body && coro_defer(rc->conn->coro, free_arg, body)) {
+		free(body);
+		body = NULL;
+	}
+	if (body)
+		got = pread(fd, body, (size_t)st.st_size, 0);
+	if (got < 0)
+		return respond_status(rc, status, NULL, 0);
+	if (http_status_closes(status))
+		rc->keep_alive = false;
+	respond_head_init(rc, &h, status);
+	h.content_type =
+		mime_map_type(rc->worker->server->mime, page, strlen(page));
+	h.allow_get_head = status == 405;
+	h.allow_options = true;
+	return respond_with_body(rc, &h, body, (size_t)got);
+}
+
 /* Reads a whole regular file of the given size into a new buffer. */
 static char *read_all(int fd, size_t size)
 {
@@ -103,48 +157,85 @@ static char *read_all(int fd, size_t size)
 	return buf;
 }
 
+/* The order a directory's listing is asked for in (by the query). */
+static struct http_listing_order listing_order(const struct exchange *rc)
+{
+	if (!rc->req->has_query)
+		return HTTP_LISTING_ORDER_DEFAULT;
+	return http_listing_order_parse(http_span_ptr(rc->buf, rc->req->query),
+					rc->req->query.len);
+}
+
+/*
+ * The cache key of rc->path: the path, and for a directory (a path ending
+ * in '/') listed in another order, that order after a NUL, so that one
+ * order's listing never answers for another.  Written in place: rc->path
+ * has room, and stays NUL-terminated at rc->path_len.
+ */
+static size_t cache_key(struct exchange *rc)
+{
+	size_t len = (size_t)rc->path_len;
+
+	if (rc->path[len - 1] != '/')
+		return len;
+	return http_listing_cache_key(rc->path, rc->path, len,
+				      listing_order(rc));
+}
+
 /* A cached entry for rc->path that is still fresh, or NULL. */
 static struct cache_entry *cache_lookup(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
 
-	if (content_cache_lookup(w->cache, rc->path, (size_t)rc->path_len,
-				 w->now_ms, stat_readable, rc,
-				 &e) != CACHE_FRESH)
+	if (content_cache_lookup(w->cache, rc->path, cache_key(rc), w->now_ms,
+				 stat_readable, rc, &e) != CACHE_FRESH)
 		return NULL;
 	return e;
 }
 
-/* A "FILE.gz" beside the file, not older than it, as its gzip body. */
+/*
+ * The sibling in precompressed[slot] ("FILE.gz", ...) beside the file, not
+ * older than it, as its body in that coding.
+ */
+static void attach_sibling(struct exchange *rc, struct cache_entry *e,
+			   unsigned slot, const char *file, size_t len,
+			   const struct stat *st)
+{
+	char sib_path[HTTP_PATH_MAX + PRECOMPRESSED_SUFFIX_MAX];
+	struct stat sib_st;
+	char *data = NULL;
+	int fd;
+
+	if (http_path_join(sib_path, sizeof(sib_path), file, len,
+			   precompressed[slot].suffix) < 0)
+		return;
+	fd = open_beneath(rc->worker->server->root_fd, sib_path,
+			  O_RDONLY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &sib_st)) {
+		if (fd >= 0)
+			close(fd);
+		content_cache_set_sibling(rc->worker->cache, e, slot, NULL,
+					  NULL, 0);
+		return;
+	}
+	if (S_ISREG(sib_st.st_mode) && sib_st.st_size <= CACHE_FILE_MAX &&
+	    (sib_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
+	     (sib_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
+	      sib_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec)))
+		data = read_all(fd, (size_t)sib_st.st_size);
+	content_cache_set_sibling(rc->worker->cache, e, slot, &sib_st, data,
+				  data ? (size_t)sib_st.st_size : 0);
+	close(fd);
+}
+
+/* Each precompressed sibling beside the file. */
 static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
 				 const char *file, size_t len,
 				 const struct stat *st)
 {
-	char gz_path[HTTP_PATH_MAX + sizeof(GZIP_SUFFIX)];
-	struct stat gz_st;
-	char *gz = NULL;
-	int fd;
-
-	if (http_path_join(gz_path, sizeof(gz_path), file, len, GZIP_SUFFIX) <
-	    0)
-		return;
-	fd = open_beneath(rc->worker->server->root_fd, gz_path,
-			  O_RDONLY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &gz_st)) {
-		if (fd >= 0)
-			close(fd);
-		content_cache_set_sibling(rc->worker->cache, e, NULL, NULL, 0);
-		return;
-	}
-	if (S_ISREG(gz_st.st_mode) && gz_st.st_size <= CACHE_FILE_MAX &&
-	    (gz_st.st_mtim.tv_sec > st->st_mtim.tv_sec ||
-	     (gz_st.st_mtim.tv_sec == st->st_mtim.tv_sec &&
-	      gz_st.st_mtim.tv_nsec >= st->st_mtim.tv_nsec)))
-		gz = read_all(fd, (size_t)gz_st.st_size);
-	content_cache_set_sibling(rc->worker->cache, e, &gz_st, gz,
-				  gz ? (size_t)gz_st.st_size : 0);
-	close(fd);
+	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
+		attach_sibling(rc, e, slot, file, len, st);
 }
 
 /*
@@ -157,7 +248,7 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 {
 	struct worker *w = rc->worker;
 	size_t file_len = strlen(file);
-	const char *type = http_mime_type(file, file_len);
+	const char *type = mime_map_type(w->server->mime, file, file_len);
 	bool compressible = w->server->compress && http_mime_compressible(type);
 	struct cache_entry *e;
 	char *body;
@@ -171,7 +262,7 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 			    (size_t)st->st_size, st, file, type, compressible,
 			    w->now_ms);
 	if (!e)
-		return respond_status(rc, 503, NULL, 0);
+		return respond_error(rc, 503);
 	if (e->compressible)
 		attach_precompressed(rc, e, file, file_len, st);
 	content_cache_link(w->cache, e);
@@ -183,18 +274,40 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
 	size_t len;
-	char *html = build_dir_listing(rc, dir_fd, &len);
+	char *html = build_dir_listing(rc, dir_fd, listing_order(rc), &len);
 
 	if (!html)
-		return respond_status(rc, http_status_for_errno(errno), NULL,
-				      0);
-	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_LISTING, html,
-			    len, st, NULL, "text/html; charset=utf-8",
+		return respond_error(rc, http_status_for_errno(errno));
+	e = cache_entry_new(rc->path, cache_key(rc), CACHE_LISTING, html, len,
+			    st, NULL, "text/html; charset=utf-8",
 			    w->server->compress, w->now_ms);
 	if (!e)
-		return respond_status(rc, 503, NULL, 0);
+		return respond_error(rc, 503);
 	content_cache_link(w->cache, e);
 	return respond_entry(rc, e);
+}
+
+/*
+ * Opens the first index (--index, by default index.html then index.htm)
+ * that is a regular file in the directory dir (relative to ROOT, len
+ * bytes, ending in '/'); its path goes to index.  Returns the descriptor,
+ * or -1.
+ */
+static int open_index(struct exchange *rc, const char *dir, size_t len,
+		      char *index, size_t cap, struct stat *st)
+{
+	const struct site *site = rc->worker->server->site;
+
+	for (unsigned int i = 0; i < site->nindex; i++) {
+		int fd;
+
+		if (http_path_join(index, cap, dir, len, site->index[i]) < 0)
+			continue;
+		fd = open_for_request(rc, index);
+		if (fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode))
+			return fd;
+	}
+	return -1;
 }
 
 static int serve_directory(struct exchange *rc, int dir_fd,
@@ -202,27 +315,24 @@ static int serve_directory(struct exchange *rc, int dir_fd,
 {
 	char *path = rc->path;
 	size_t len = (size_t)rc->path_len;
-	char index[HTTP_PATH_MAX + sizeof(INDEX_FILE)];
+	char index[HTTP_PATH_MAX + 256];
 	struct stat st;
 	int fd;
 
 	if (path[len - 1] != '/')
 		return respond_redirect(rc, path, len);
 	/* The index's path, relative to ROOT. */
-	if (http_path_join(index, sizeof(index), path + 1, len - 1,
-			   INDEX_FILE) >= 0) {
-		fd = open_for_request(rc, index);
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			return serve_file(rc, fd, &st, index);
-	}
+	fd = open_index(rc, path + 1, len - 1, index, sizeof(index), &st);
+	if (fd >= 0)
+		return serve_file(rc, fd, &st, index);
 	if (!rc->worker->server->listing || dir_fd < 0)
-		return respond_status(rc, 403, NULL, 0);
+		return respond_error(rc, 403);
 	return serve_listing(rc, dir_fd, dir_st);
 }
 
 /*
  * A directory that may be searched but not read (mode 711, as ~/public_html
- * often is) cannot be opened, but its index.html can: serve that, as nginx
+ * often is) cannot be opened, but its index can: serve that, as nginx
  * does.  Finding the index also shows that the path is a directory, before
  * a missing trailing slash is redirected; without one the answer stays 403.
  */
@@ -230,18 +340,40 @@ static int serve_searchable_dir(struct exchange *rc)
 {
 	const char *path = rc->path;
 	size_t len = (size_t)rc->path_len;
-	char index[HTTP_PATH_MAX + sizeof(INDEX_FILE) + 1];
+	char dir[HTTP_PATH_MAX + 1], index[HTTP_PATH_MAX + 257];
 	struct stat st;
-	int fd = -1;
 
-	/* The index's path, relative to ROOT. */
-	if (http_path_join(index, sizeof(index), path + 1, len - 1,
-			   path[len - 1] == '/' ? INDEX_FILE :
-						  "/" INDEX_FILE) >= 0)
-		fd = open_for_request(rc, index);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return respond_status(rc, 403, NULL, 0);
+	/* The directory's path relative to ROOT, with its '/'. */
+	if (http_path_join(dir, sizeof(dir), path + 1, len - 1,
+			   path[len - 1] == '/' ? "" : "/") < 0 ||
+	    open_index(rc, dir, strlen(dir), index, sizeof(index), &st) < 0)
+		return respond_error(rc, 403);
 	return serve_directory(rc, -1, NULL);
+}
+
+/*
+ * --spa: a GET or HEAD of a missing path that names no file (no extension)
+ * is a route of a single-page app, answered with its page and 200.
+ * Returns 1 when it does not apply.
+ */
+static int serve_spa(struct exchange *rc)
+{
+	const char *page = rc->worker->server->site->spa;
+	struct stat st;
+	const char *type;
+	int fd;
+
+	if (!page ||
+	    (rc->req->method != HTTP_GET && rc->req->method != HTTP_HEAD) ||
+	    http_path_has_extension(rc->path, (size_t)rc->path_len))
+		return 1;
+	fd = open_for_request(rc, page + 1);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return 1;
+	type = mime_map_type(rc->worker->server->mime, page, strlen(page));
+	return respond_file(rc, fd, &st, type,
+			    rc->worker->server->compress &&
+				    http_mime_compressible(type));
 }
 
 int serve_request(struct exchange *rc)
@@ -250,9 +382,15 @@ int serve_request(struct exchange *rc)
 	struct stat st;
 	int fd;
 
+	if (rc->req->method == HTTP_OPTIONS)
+		return respond_options(rc);
 	rc->path_len = http_route(rc->buf, rc->req, rc->path);
 	if (rc->path_len < 0)
-		return respond_status(rc, -rc->path_len, NULL, 0);
+		return respond_error(rc, -rc->path_len);
+	/* .git/, .env: not served unless --dotfiles. */
+	if (!rc->worker->server->site->dotfiles &&
+	    http_path_hidden(rc->path, (size_t)rc->path_len))
+		return respond_error(rc, 404);
 	e = cache_lookup(rc);
 	if (e) {
 		stats_add(&rc->worker->stats.cache_hits, 1);
@@ -264,14 +402,18 @@ int serve_request(struct exchange *rc)
 	fd = open_for_request(rc, rc->path + 1);
 	if (fd < 0 && errno == EACCES)
 		return serve_searchable_dir(rc);
-	if (fd < 0)
-		return respond_status(rc, http_status_for_errno(errno), NULL,
-				      0);
+	if (fd < 0) {
+		int status = http_status_for_errno(errno);
+		/* A missing route of a single-page app: its page. */
+		int spa = status == 404 ? serve_spa(rc) : 1;
+
+		return spa <= 0 ? spa : respond_error(rc, status);
+	}
 	if (fstat(fd, &st))
-		return respond_status(rc, 500, NULL, 0);
+		return respond_error(rc, 500);
 	if (S_ISDIR(st.st_mode))
 		return serve_directory(rc, fd, &st);
 	if (!S_ISREG(st.st_mode))
-		return respond_status(rc, 403, NULL, 0);
+		return respond_error(rc, 403);
 	return serve_file(rc, fd, &st, rc->path + 1);
 }

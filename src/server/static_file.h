@@ -12,8 +12,15 @@ int serve_request(struct exchange *rc);
 /*
  * Opens path (relative to ROOT, "" for ROOT itself) without ever leaving
  * ROOT: the kernel refuses ".." above it and symlinks that point outside
- * (openat2 with RESOLVE_BENEATH).  Returns a descriptor or -1 with errno.
+ * (openat2 with RESOLVE_BENEATH), unless told otherwise below.  Returns a descriptor or -1 with errno.
  */
 int open_beneath(int root_fd, const char *path, int flags);
+
+/*
+ * --follow-symlinks: from now on open_beneath() follows symlinks wherever
+ * they lead (the request path itself still cannot climb out: http_route
+ * removed its dot segments).  Set once, before the threads start.
+ */
+void static_file_follow_symlinks(bool on);
 
 #endif /* SERVER_STATIC_FILE_H */

@@ -491,7 +491,7 @@ static size_t render_listing(struct sink *s, size_t bufcap,
 	};
 
 	s->len = 0;
-	http_listing_begin(&out, "/d/", 3);
+	http_listing_begin(&out, "/d/", 3, HTTP_LISTING_ORDER_DEFAULT);
 	http_listing_entry(&out, e);
 	http_listing_end(&out);
 	FUZZ_ASSERT(http_out_flush(&out) == 0);
@@ -596,6 +596,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_range(buf, size, v >> (h & 63));
 		check_date(buf, size);
 		FUZZ_ASSERT(http_mime_type(buf, size) != NULL);
+		FUZZ_ASSERT(http_listing_order_parse(buf, size).key <=
+			    HTTP_LISTING_BY_DATE);
+		{
+			char human[HTTP_SIZE_LEN + 1];
+
+			human[HTTP_SIZE_LEN] = '#';
+			FUZZ_ASSERT(http_format_size(human, v) <=
+				    HTTP_SIZE_LEN);
+			FUZZ_ASSERT(human[HTTP_SIZE_LEN] == '#');
+		}
 		date[HTTP_DATE_LEN] = '#';
 		http_format_date(date, (int64_t)v);
 		FUZZ_ASSERT(date[HTTP_DATE_LEN] == '#');

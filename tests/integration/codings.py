@@ -2,6 +2,8 @@
 the content cache): decoding a response's body, Vary, and which parts of
 the specification the server under test implements."""
 
+import shutil
+import subprocess
 import unittest
 import zlib
 
@@ -11,6 +13,14 @@ IS_KHTTPD = KIND == 'khttpd'
 
 # What a server that cannot produce deflate sends when only it is accepted.
 DEFLATE = 'identity' if IS_KHTTPD else 'deflate'
+# The same for br and zstd (khttpd makes gzip only), and what a tie among
+# everything (say "*") gets: the smallest output, br, or gzip.
+BR = 'identity' if IS_KHTTPD else 'br'
+ZSTD = 'identity' if IS_KHTTPD else 'zstd'
+BEST = 'gzip' if IS_KHTTPD else 'br'
+# The tools that decode br and zstd (Debian's brotli and zstd packages).
+DECODERS = {'br': ['brotli', '-d', '-c'], 'zstd': ['zstd', '-d', '-c', '-q']}
+HAVE_DECODERS = all(shutil.which(argv[0]) for argv in DECODERS.values())
 
 # Compressible types (text, JavaScript, JSON, XML, SVG, wasm), each big
 # enough to shrink.
@@ -75,6 +85,18 @@ def decode(resp):
                                  'bytes after its end'
                                  % len(d.unused_data))
         return out
+    if coding in DECODERS:
+        if not HAVE_DECODERS:
+            raise unittest.SkipTest('no %s tool to decode %s'
+                                    % (DECODERS[coding][0], coding))
+        # The tools fail on a truncated stream or trailing bytes.
+        done = subprocess.run(DECODERS[coding], input=body,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+        if done.returncode:
+            raise AssertionError('%s body does not decode: %s'
+                                 % (coding, done.stderr.decode().strip()))
+        return done.stdout
     raise AssertionError('unexpected Content-Encoding %r' % coding)
 
 

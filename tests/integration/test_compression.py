@@ -5,40 +5,41 @@ compressed listings and --no-compress."""
 from httpraw import build_request
 from target import ServerTestCase, needs_process
 import tree as treemod
-from codings import (BIG, COMPRESSIBLE, DEFLATE, INCOMPRESSIBLE, IS_KHTTPD,
-                     LARGE, PNG, SMALL, ae_headers, coding_of, decode,
-                     sehttpd_only, varies_on_ae)
+from codings import (BEST, BIG, BR, COMPRESSIBLE, DEFLATE, INCOMPRESSIBLE,
+                     IS_KHTTPD, LARGE, PNG, SMALL, ae_headers, coding_of,
+                     decode, sehttpd_only, varies_on_ae)
 
 # (Accept-Encoding, the coding expected for a big text file)
 RULES = [
     ('gzip', 'gzip'),
-    ('*', 'gzip'),
+    ('*', BEST),
     ('gzip;q=0', 'identity'),
     ('gzip; q=0', 'identity'),
     ('gzip;q=0.000', 'identity'),
     ('*;q=0, identity', 'identity'),
-    ('br', 'identity'),
+    ('br', BR),
     (None, 'identity'),
     ('', 'identity'),
     ('identity', 'identity'),
     ('GZIP', 'gzip'),
     ('Gzip;Q=1', 'gzip'),
-    ('gzip, deflate, br', 'gzip'),
-    ('br;q=1.0, gzip;q=0.8', 'gzip'),
-    ('br, gzip;q=0.5', 'gzip'),
-    ('deflate;q=0, *', 'gzip'),
+    ('gzip, deflate, br', BEST),
+    ('br;q=1.0, gzip;q=0.8', BEST),
+    ('br;q=0.8, gzip;q=1.0', 'gzip'),
+    ('br, gzip;q=0.5', BEST),
+    ('deflate;q=0, *', BEST),
     ('compress, gzip', 'gzip'),
     ('gzip;q=1.0, identity;q=0.5', 'gzip'),
     ('gzip;q=0.001', 'gzip'),
     ('*;q=0, gzip', 'gzip'),
-    ('identity;q=0.5, *;q=0.1', 'gzip'),
+    ('identity;q=0.5, *;q=0.1', BEST),
 ]
 DEFLATE_RULES = [
     ('deflate', DEFLATE),
     ('gzip;q=0, deflate', DEFLATE),
-    ('gzip;q=0, *', DEFLATE),
+    ('gzip;q=0, br;q=0, zstd;q=0, *', DEFLATE),
     ('DEFLATE', DEFLATE),
-    ('br, deflate;q=0.3', DEFLATE),
+    ('br;q=0, deflate;q=0.3', DEFLATE),
 ]
 # Header fields that HEAD and GET must agree on.
 HEAD_FIELDS = ('Content-Type', 'Content-Length', 'Content-Encoding', 'ETag',
@@ -84,8 +85,9 @@ class CompressionTest(ServerTestCase):
 
     def test_accept_encoding_in_several_lines(self):
         """Field lines of one name combine into one list."""
-        cases = [(['br', 'gzip'], 'gzip'), (['gzip', 'br'], 'gzip'),
-                 (['br', 'gzip;q=0'], 'identity'),
+        cases = [(['br', 'gzip'], BEST), (['gzip', 'br'], BEST),
+                 (['br;q=0', 'gzip'], 'gzip'),
+                 (['br', 'gzip;q=0'], BR),
                  (['gzip;q=0', 'deflate'], DEFLATE)]
         for lines, coding in cases:
             with self.subTest(lines=lines):
@@ -199,7 +201,7 @@ class CompressionTest(ServerTestCase):
         plan = [(BIG, 'gzip', 'gzip'), (BIG, None, 'identity'),
                 ('/content/data.json', 'gzip', 'gzip'),
                 (PNG, 'gzip', 'identity'), (BIG, 'deflate', DEFLATE),
-                ('/content/page.html', '*', 'gzip'),
+                ('/content/page.html', '*', BEST),
                 (LARGE, 'gzip', 'identity'), (BIG, 'gzip', 'gzip')]
         with self.conn() as c:
             c.send(b''.join(build_request('GET', url, headers=ae_headers(ae))
@@ -269,13 +271,13 @@ class CompressionTest(ServerTestCase):
         """old.txt.gz is older than old.txt: the server compresses
         old.txt itself (khttpd has no sibling support: the same)."""
         url = '/content/old.txt'
-        for ae in ('gzip', '*'):
+        for ae, coding in (('gzip', 'gzip'), ('*', BEST)):
             with self.subTest(accept_encoding=ae):
                 resp = self.fetch(url, ae)
                 self.assertNotEqual(resp.body, self.tree.files[url + '.gz'],
                                     'the older old.txt.gz was sent')
                 self.assertNotIn(treemod.STALE_GZ_TEXT, decode(resp))
-                self.assert_coded(resp, url, 'gzip')
+                self.assert_coded(resp, url, coding)
                 head = self.fetch(url, ae, 'HEAD')
                 self.assertEqual(head.header('Content-Length'),
                                  str(len(resp.body)))
@@ -331,7 +333,8 @@ class NoCompressTest(ServerTestCase):
 
     def test_nothing_compressed(self):
         for url in COMPRESSIBLE + [SMALL, PNG]:
-            for ae in ('gzip', 'deflate', '*', 'gzip, deflate'):
+            for ae in ('gzip', 'deflate', '*', 'gzip, deflate', 'br',
+                       'zstd'):
                 with self.subTest(url=url, accept_encoding=ae):
                     resp = self.get(url, headers=ae_headers(ae))
                     self.assert_file(resp, url)
@@ -347,6 +350,13 @@ class NoCompressTest(ServerTestCase):
         resp = self.get('/content/pre.txt', headers=ae_headers('gzip'))
         self.assert_file(resp, '/content/pre.txt')
         self.assertIsNone(resp.header('Content-Encoding'))
+
+    def test_br_and_zst_siblings_not_used(self):
+        for ae in ('br', 'zstd', '*'):
+            with self.subTest(accept_encoding=ae):
+                resp = self.get('/precomp/all.txt', headers=ae_headers(ae))
+                self.assert_file(resp, '/precomp/all.txt')
+                self.assertIsNone(resp.header('Content-Encoding'))
 
     def test_listing_not_compressed(self):
         with self.conn() as c:

@@ -19,25 +19,44 @@ HREF_FORBIDDEN = set(' "<>#?\\^`{|}') | {chr(c) for c in range(0x20)} | \
 
 
 class ListingParser(html.parser.HTMLParser):
-    """Collects each <a>: its href (entities decoded), its text, and the
-    text that follows it up to the next link (the entry's row)."""
+    """Collects each <a> of the entries: its href (entities decoded), its
+    text, the text that follows it up to the next link (the entry's row)
+    and the row's title attributes; the column headers' links (to the
+    other orders) go to self.headers."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.links = []
+        self.headers = []
         self.in_a = False
+        self.in_th = False
 
     def handle_starttag(self, tag, attrs):
-        if tag == 'a':
-            href = dict(attrs).get('href')
-            self.links.append({'href': href, 'text': '', 'row': ''})
+        attrs = dict(attrs)
+        if tag == 'th':
+            self.in_th = True
+            self.headers.append({'href': None, 'text': '',
+                                 'aria-sort': attrs.get('aria-sort')})
+        elif tag == 'a' and self.in_th:
+            self.headers[-1]['href'] = attrs.get('href')
+        elif tag == 'a':
+            href = attrs.get('href')
+            self.links.append({'href': href, 'text': '', 'row': '',
+                               'titles': []})
             self.in_a = True
+        elif 'title' in attrs and self.links:
+            self.links[-1]['titles'].append(attrs['title'])
 
     def handle_endtag(self, tag):
         if tag == 'a':
             self.in_a = False
+        elif tag == 'th':
+            self.in_th = False
 
     def handle_data(self, data):
+        if self.in_th:
+            self.headers[-1]['text'] += data
+            return
         if not self.links:
             return
         self.links[-1]['text' if self.in_a else 'row'] += data
@@ -261,6 +280,112 @@ class ListingTest(ServerTestCase):
                     c.send(build_request('GET', '/a.txt'))
                     self.assert_file(c.read_response(), '/a.txt',
                                      ' after a 304 listing')
+
+    def sorted_listing(self, dir_url, query):
+        """GETs dir_url?query; returns (body, entry names in page order,
+        links by name, the column headers)."""
+        resp = self.get(dir_url + '?' + query)
+        self.assertEqual(resp.status, 200, resp.describe())
+        self.assertEqual(resp.header('Content-Type'),
+                         'text/html; charset=utf-8')
+        p = ListingParser()
+        p.feed(resp.body.decode('utf-8'))
+        p.close()
+        names = [urllib.parse.unquote(link['href']).rstrip('/')
+                 for link in p.links if link['href'] != '../']
+        by_name = {urllib.parse.unquote(link['href']).rstrip('/'): link
+                   for link in p.links}
+        return resp.body, names, by_name, p.headers
+
+    def expected_sorted(self, dir_url, key, desc):
+        """Directories first (by name, or by name reversed for a
+        descending name order), then files by key, ties by name."""
+        entries = self.tree.entries(dir_url)
+        dirs = sorted((n for n, d in entries if d),
+                      key=lambda n: n.encode(),
+                      reverse=desc and key == 'name')
+        files = [n for n, d in entries if not d]
+        by = {
+            'name': lambda n: n.encode(),
+            'size': lambda n: (-len(self.tree.files[dir_url + n]) if desc
+                               else len(self.tree.files[dir_url + n]),
+                               n.encode()),
+        }[key]
+        files.sort(key=by, reverse=desc and key == 'name')
+        return dirs + files
+
+    def test_listing_sorted_by_query(self):
+        """?sort=name|size and order=asc|desc, asked in turn on one
+        connection: each order is its own page, never another's from the
+        cache."""
+        cases = [('', 'name', False), ('sort=size', 'size', False),
+                 ('sort=size&order=desc', 'size', True),
+                 ('sort=name&order=desc', 'name', True),
+                 ('order=desc;sort=size', 'size', True),
+                 ('sort=name&order=asc', 'name', False),
+                 ('', 'name', False), ('sort=size', 'size', False)]
+        for query, key, desc in cases:
+            with self.subTest(query=query):
+                body, names, _, headers = self.sorted_listing(
+                    '/dir_noindex/', query)
+                self.assertEqual(names, self.expected_sorted(
+                    '/dir_noindex/', key, desc))
+                active = [h for h in headers if h['aria-sort']]
+                self.assertEqual(len(active), 1, headers)
+                self.assertEqual(active[0]['aria-sort'],
+                                 'descending' if desc else 'ascending')
+                self.assertTrue(active[0]['href'].startswith(
+                    '?sort=%s&order=' % key), active[0])
+
+    def test_listing_sorted_by_date(self):
+        """size777.txt is the oldest file of /dir_noindex/ (2021), the
+        others share a time: first ascending, last descending."""
+        _, names, _, _ = self.sorted_listing('/dir_noindex/', 'sort=date')
+        files = [n for n in names if '/dir_noindex/' + n in self.tree.files]
+        self.assertEqual(files[0], 'size777.txt', names)
+        self.assertEqual(files[1:], sorted(files[1:], key=str.encode))
+        _, names, _, _ = self.sorted_listing('/dir_noindex/',
+                                             'sort=date&order=desc')
+        files = [n for n in names if '/dir_noindex/' + n in self.tree.files]
+        self.assertEqual(files[-1], 'size777.txt', names)
+
+    def test_listing_bad_query_falls_back(self):
+        """Unknown parameters and values give the default page; nothing
+        of the query is echoed."""
+        default, names, _, _ = self.sorted_listing('/dir_noindex/', '')
+        for query in ('sort=%3Cscript%3E', 'sort=SIZE&order=up',
+                      'x=%22%3E%3Cb%3E&sort=', 'sort=size%00',
+                      'utm_source=feed', 'sort=sizes&order=descending'):
+            with self.subTest(query=query):
+                body, got, _, _ = self.sorted_listing('/dir_noindex/', query)
+                self.assertEqual(body, default)
+                self.assertNotIn(b'<b>', body)
+                self.assertNotIn(b'script', body)
+
+    def test_listing_column_headers_link_to_orders(self):
+        _, _, _, headers = self.sorted_listing('/dir_noindex/', '')
+        self.assertEqual([h['href'] for h in headers],
+                         ['?sort=name&order=desc', '?sort=size&order=asc',
+                          '?sort=date&order=asc'])
+        self.assertEqual(headers[0]['aria-sort'], 'ascending')
+        self.assertIn('UTC', headers[2]['text'])
+
+    def test_listing_human_sizes_and_utc(self):
+        """Sizes for people, the exact count in a title; times in UTC; a
+        viewport for phones."""
+        body, _, links, _ = self.sorted_listing('/big/', '')
+        self.assertIn(b'<meta name="viewport" content="width=device-width',
+                      body)
+        row = links['1m.bin']
+        self.assertIn('1.0 MiB', row['row'])
+        self.assertIn('%d bytes' % (1 << 20), row['titles'])
+        self.assertIn('10 MiB', links['10m.bin']['row'])
+        self.assertIn('%d bytes' % (10 << 20), links['10m.bin']['titles'])
+        self.assertRegex(row['row'], r'\d{4}-\d\d-\d\d \d\d:\d\d UTC')
+        _, _, links, _ = self.sorted_listing('/dir_noindex/', '')
+        self.assertIn('777 B', links['size777.txt']['row'])
+        self.assertIn('777 bytes', links['size777.txt']['titles'])
+        self.assertIn('2021-03-04 05:06 UTC', links['size777.txt']['row'])
 
     def test_listing_pipelined(self):
         with self.conn() as c:

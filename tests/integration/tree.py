@@ -13,7 +13,9 @@ import gzip
 import io
 import os
 import posixpath
+import shutil
 import struct
+import subprocess
 import sys
 import urllib.parse
 import zipfile
@@ -112,6 +114,30 @@ MIME_FILES = [
      ('application/octet-stream',)),
     ('noextension', b'no extension at all\n',
      ('application/octet-stream',)),
+    # Source and text files browsers should show, not download: the
+    # built-in table's text/plain (khttpd, or sehttpd without
+    # /etc/mime.types) or Debian's media-types' own type, with a charset.
+    ('script.py', b'print("mime py")\n',
+     ('text/plain; charset=utf-8', 'text/x-python; charset=utf-8')),
+    ('notes.rst', b'Title\n=====\n',
+     ('text/plain; charset=utf-8', 'text/prs.fallenstein.rst; charset=utf-8')),
+    ('setup.ini', b'[mime]\nini = 1\n', ('text/plain; charset=utf-8',)),
+    ('readme.md', b'# mime md\n', ('text/markdown; charset=utf-8',)),
+    ('conf.toml', b'mime = "toml"\n', ('text/plain; charset=utf-8',)),
+    ('conf.yaml', b'mime: yaml\n', ('text/plain; charset=utf-8',)),
+    ('run.sh', b'#!/bin/sh\necho mime\n',
+     ('text/x-shellscript; charset=utf-8', 'text/x-sh; charset=utf-8')),
+    ('main.c', b'int main(void) { return 0; }\n',
+     ('text/plain; charset=utf-8', 'text/x-csrc; charset=utf-8')),
+    ('table.csv', b'a,b\n1,2\n', ('text/csv; charset=utf-8',)),
+    ('README', b'extensionless readme\n', ('text/plain; charset=utf-8',)),
+    ('copyright', b'Format: debian copyright\n',
+     ('text/plain; charset=utf-8',)),
+    ('LICENSE', b'MIT License\n', ('text/plain; charset=utf-8',)),
+    ('Makefile', b'all:\n\ttrue\n', ('text/plain; charset=utf-8',)),
+    ('changelog', b'pkg (1.0) unstable; urgency=low\n',
+     ('text/plain; charset=utf-8',)),
+    ('README.Debian', b'debian readme\n', ('text/plain; charset=utf-8',)),
 ]
 
 
@@ -192,6 +218,54 @@ def _gzip_bytes(data, level, mtime, name=None):
                        compresslevel=level, mtime=mtime) as z:
         z.write(data)
     return out.getvalue()
+
+
+def _cli_bytes(argv, data):
+    """data through a compressor's command-line tool (Debian's brotli and
+    zstd), or None when the tool is missing."""
+    if not shutil.which(argv[0]):
+        return None
+    return subprocess.run(argv, input=data, stdout=subprocess.PIPE,
+                          check=True).stdout
+
+
+def _brotli_bytes(data):
+    # Quality 1 and a small window: not what the server makes itself.
+    return _cli_bytes(['brotli', '-c', '-q', '1', '-w', '16'], data)
+
+
+def _zstd_bytes(data):
+    # Level 1 with a checksum: not what the server makes itself.
+    return _cli_bytes(['zstd', '-c', '-q', '-1', '--check'], data)
+
+
+# www/precomp/: precompressed siblings in each coding (see
+# _precompressed_spec); missing when the brotli or zstd tool is.
+PRECOMP_CODINGS = {'br': '.br', 'zstd': '.zst', 'gzip': '.gz'}
+
+
+def _precompressed_spec(f, d):
+    """all.txt has a sibling in every coding, br.txt and zst.txt one each,
+    stale.txt older ones holding other text, which must be ignored."""
+    make = {'br': _brotli_bytes, 'zstd': _zstd_bytes,
+            'gzip': lambda data: _gzip_bytes(data, 1, PRE_GZ_MTIME)}
+    d('www/precomp')
+    plan = [('all.txt', 8, ('br', 'zstd', 'gzip')), ('br.txt', 9, ('br',)),
+            ('zst.txt', 10, ('zstd',))]
+    for name, seed, codings in plan:
+        text = english_like(12000, seed)
+        f('www/precomp/' + name, text)
+        for coding in codings:
+            data = make[coding](text)
+            if data is not None:
+                f('www/precomp/' + name + PRECOMP_CODINGS[coding], data,
+                  FIXED_MTIME + 3600)
+    f('www/precomp/stale.txt', english_like(12000, 11))
+    for coding in ('br', 'zstd', 'gzip'):
+        data = make[coding](STALE_GZ_TEXT * 100)
+        if data is not None:
+            f('www/precomp/stale.txt' + PRECOMP_CODINGS[coding], data,
+              FIXED_MTIME - 86400)
 
 
 def _leb128(n):
@@ -330,11 +404,34 @@ def _spec():
     ln('www/link_secret.txt', '../outside/secret.txt')
     ln('www/link_outside', '../outside')
     ln('www/link_etc', '/etc')
+    # Absolute links leave ROOT too, though ROOT has what they name.
+    d('www/abslinks')
+    ln('www/abslinks/to_file.txt', '/a.txt')
+    ln('www/abslinks/to_dir', '/dir_noindex')
     # A listing shows what a symlink inside ROOT leads to.
     d('www/links')
     ln('www/links/to_file.txt', '../dir_noindex/size777.txt')
     ln('www/links/to_dir', '../dir_noindex/adir')
+    # Index names: index.html first, then index.htm.
+    d('www/dir_htm')
+    f('www/dir_htm/index.htm', '<p>dir_htm index.htm page</p>\n')
+    d('www/dir_both')
+    f('www/dir_both/index.html', '<p>dir_both index.html page</p>\n')
+    f('www/dir_both/index.htm', '<p>dir_both index.htm page</p>\n')
+    # Dotfiles: 404 and not listed by default, but /.well-known/ is public.
+    f('www/.env', 'DOTFILE-ENV-MARKER\n')
+    d('www/.git')
+    f('www/.git/config', '[core]\n')
+    d('www/.well-known')
+    f('www/.well-known/security.txt', 'Contact: mailto:t@example.org\n')
+    f('www/.well-known/.hidden', 'hidden beneath .well-known\n')
+    d('www/dots')
+    f('www/dots/visible.txt', 'visible beside dotfiles\n')
+    f('www/dots/.hidden.txt', 'DOTFILE-HIDDEN-MARKER\n')
+    d('www/dots/.dir')
+    f('www/dots/.dir/x.txt', 'inside a hidden directory\n')
     _content_spec(f, d)
+    _precompressed_spec(f, d)
     return e
 
 
@@ -380,9 +477,9 @@ class Tree:
         return target.rstrip('/') + '/' in self.dirs
 
     def entries(self, dir_url):
-        """(name, is_dir) of each entry of a directory, links included
-        (as what they lead to within the tree, else as files), in no
-        particular order."""
+        """(name, is_dir) of each listed entry of a directory, links
+        included (as what they lead to within the tree, else as files), in
+        no particular order; dotfiles are not listed."""
         dir_url = dir_url.rstrip('/') + '/'
         out = []
         for url in list(self.files) + list(self.links):
@@ -394,7 +491,8 @@ class Tree:
             rest = url[len(dir_url):].rstrip('/')
             if url.startswith(dir_url) and rest and '/' not in rest:
                 out.append((rest, True))
-        return out
+        # Names starting with '.' are not listed (without --dotfiles).
+        return [e for e in out if not e[0].startswith('.')]
 
     @staticmethod
     def url(path):

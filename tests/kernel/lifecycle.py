@@ -22,7 +22,7 @@ through its forwarded port:
            more than the listen backlog: every one is accepted and served.
   10,000: as many idle connections held, the memory per connection
            printed (slab deltas); one more is refused at max_conns, logged
-           and counted in /sys/module/khttpd/stats; the unload takes under
+           and counted in /proc/khttpd; the unload takes under
            a second and closes them all.
   Finally the whole kernel log (and the serial console) must show no BUG,
   WARNING, Oops, refcount or list corruption or leaked slab objects.
@@ -32,6 +32,7 @@ Prints "ok NAME" / "FAIL NAME: why" per check and a last line
 """
 
 import argparse
+import gzip
 import http.client
 import json
 import os
@@ -357,11 +358,12 @@ class Lifecycle:
                      % (name, count),
                      one and res.get('idle_closed') == 1 and
                      res['last_close_s'] < 5, repr(res))
-        stats = self.g.value('cd /sys/module/khttpd/stats && '
-                             'echo $(cat connections) $(cat refused)')
-        self.c.check('%s: /sys/module/khttpd/stats shows %d connections '
-                     'and 1 refused (%s)' % (name, count, stats),
-                     stats == '%d 1' % count, stats)
+        stats = self.stats()
+        self.c.check('%s: /proc/khttpd shows %d accepted, 1 refused (%s, '
+                     '%s)' % (name, count + 1, stats.get('accepted'),
+                              stats.get('refused')),
+                     stats.get('accepted') == count + 1 and
+                     stats.get('refused') == 1, repr(stats))
         self.c.check('%s: the refusal is logged at once' % name,
                      any('max_conns=%d reached' % count in t
                          for _, t in self.g.dmesg()), '')
@@ -491,6 +493,13 @@ class Lifecycle:
                              b'secret' not in body and
                              b'inside' not in body,
                              '%d %r' % (status, body[:80]))
+            # Also where no byte would be read: HEAD, or a 304.
+            for method, headers in (('HEAD', {}),
+                                    ('GET', {'If-None-Match': '*'})):
+                status, _, _ = self.request(method, '/private.txt', headers)
+                self.c.check('%s: %s /private.txt %s is refused' % (
+                    name, method, headers or ''), status == 403,
+                    str(status))
             status, _, body = http_get(port, '/public.txt')
             self.c.check('%s: a world-readable file is served' % name,
                          status == 200 and body == b'public',
@@ -534,6 +543,145 @@ class Lifecycle:
                              '%s %r' % (status, body[-200:]))
         except (OSError, http.client.HTTPException, RuntimeError) as e:
             self.c.check('%s: cache checks ran' % name, False, repr(e))
+
+    def stats(self):
+        """The module's counters (/proc/khttpd) as a dict."""
+        return {k: int(v) for k, v in (
+            ln.split() for ln in self.g.value('cat /proc/khttpd').split('\n')
+            if ln)}
+
+    def request(self, method, url, headers=None):
+        """(status, headers as a lower-cased dict, body) of one request."""
+        conn = http.client.HTTPConnection('127.0.0.1', self.args.http_port,
+                                          timeout=30)
+        try:
+            conn.request(method, url, headers=headers or {})
+            resp = conn.getresponse()
+            body = resp.read()
+            return resp.status, {k.lower(): v for k, v in
+                                 resp.getheaders()}, body
+        finally:
+            conn.close()
+
+    def compression_checks(self, name, cached):
+        """A compressible file is deflated only for an answer that carries
+        the gzip body: never for HEAD, 304 or a client without gzip, and
+        never at all when it cannot be cached (it streams as it is)."""
+        url, path = '/comp.txt', '/srv/www/comp.txt'
+        gz = {'Accept-Encoding': 'gzip'}
+        try:
+            # About 90 KB of text, made in the guest.
+            self.g.value('seq 100000 112999 > %s' % path)
+            data = ''.join('%d\n' % i for i in range(100000, 113000))
+            data = data.encode()
+            before = self.stats()
+            status, h, body = self.request('HEAD', url)
+            etag = h.get('etag', '')
+            self.c.check('%s: HEAD of a compressible file' % name,
+                         status == 200 and body == b'' and
+                         h.get('content-length') == str(len(data)),
+                         '%s %r' % (status, h))
+            status, _, body = self.request('GET', url)
+            self.c.check('%s: GET without gzip gets it as it is' % name,
+                         status == 200 and body == data, str(status))
+            status, _, _ = self.request('GET', url,
+                                        {'If-None-Match': etag})
+            self.c.check('%s: its ETag gives 304' % name, status == 304,
+                         str(status))
+            after = self.stats()
+            self.c.check('%s: HEAD, GET and 304 without gzip deflate '
+                         'nothing (%d deflated)' % (
+                             name,
+                             after['compressions'] -
+                             before['compressions']),
+                         after['compressions'] == before['compressions'],
+                         '%r -> %r' % (before, after))
+            status, h, body = self.request('GET', url, gz)
+            coding = h.get('content-encoding')
+            got = gzip.decompress(body) if coding == 'gzip' else body
+            self.c.check('%s: GET with gzip: %s, %d bytes of %d'
+                         % (name, coding or 'identity', len(body),
+                            len(data)),
+                         status == 200 and got == data and
+                         (coding == 'gzip') == cached,
+                         '%s %r' % (status, h))
+            gz_etag = h.get('etag', '')
+            status, h, body = self.request('HEAD', url, gz)
+            self.c.check('%s: HEAD with gzip as GET' % name,
+                         status == 200 and body == b'' and
+                         h.get('etag') == gz_etag, '%s %r' % (status, h))
+            status, _, _ = self.request('GET', url,
+                                        {'If-None-Match': gz_etag, **gz})
+            self.c.check('%s: its gzip ETag gives 304' % name,
+                         status == 304, str(status))
+            self.request('GET', url, gz)
+            final = self.stats()
+            self.c.check('%s: deflated %s (%d times)' % (
+                name, 'once' if cached else 'never',
+                final['compressions'] - after['compressions']),
+                final['compressions'] - after['compressions'] ==
+                (1 if cached else 0), '%r -> %r' % (after, final))
+        except (OSError, http.client.HTTPException, RuntimeError,
+                KeyError, ValueError) as e:
+            self.c.check('%s: compression checks ran' % name, False,
+                         repr(e))
+        finally:
+            self.g.run('rm -f %s' % path)
+
+    def fill_checks(self, name, cached):
+        """Concurrent misses of one file are filled once; a file that
+        cannot be cached is never read whole."""
+        url, path = '/fill.txt', '/srv/www/fill.txt'
+        try:
+            # About 400 KB: long enough to read that clients overlap.
+            self.g.value('seq 1000000 1057999 > %s' % path)
+            before = self.stats()
+            out, rc = self.g.run(
+                'htstress --json -n 16 -c 16 -t 2 http://127.0.0.1:%d%s '
+                '</dev/null 2>&1' % (self.args.guest_port, url),
+                timeout=120)
+            m = re.search(r'^\{.*\}$', out, re.M)
+            res = json.loads(m.group(0)) if m else {}
+            after = self.stats()
+            fills = after['fills'] - before['fills']
+            self.c.check('%s: 16 clients at once get the file' % name,
+                         rc == 0 and res.get('good') == 16, out[-500:])
+            self.c.check('%s: read whole %s (%d times, %d waited)' % (
+                name, 'once' if cached else 'never', fills,
+                after['fill_waits'] - before['fill_waits']),
+                fills == (1 if cached else 0), '%r -> %r' % (before, after))
+        except (OSError, http.client.HTTPException, RuntimeError,
+                KeyError, ValueError) as e:
+            self.c.check('%s: fill checks ran' % name, False, repr(e))
+        finally:
+            self.g.run('rm -f %s' % path)
+
+    def page_checks(self, name):
+        """A file too large to cache goes out as its page-cache pages,
+        not copied through a buffer (the guest's tree is all in memory),
+        a range from the middle of a page as well."""
+        url = '/big/10m.bin'
+        data = self.tree.files[url]
+        try:
+            for rng in (None, (5000, 300000)):
+                before = self.stats()
+                headers = {'Range': 'bytes=%d-%d' % rng} if rng else {}
+                status, _, body = self.request('GET', url, headers)
+                after = self.stats()
+                want = data[rng[0]:rng[1] + 1] if rng else data
+                pages = after['page_bytes'] - before['page_bytes']
+                read = after['read_bytes'] - before['read_bytes']
+                self.c.check('%s: %s of %s sent as page-cache pages '
+                             '(%d bytes, %d copied)' % (
+                                 name, headers.get('Range', 'all'), url,
+                                 pages, read),
+                             status in (200, 206) and body == want and
+                             pages == len(want) and read == 0,
+                             '%s, %d bytes: %r -> %r' % (
+                                 status, len(body), before, after))
+        except (OSError, http.client.HTTPException, RuntimeError,
+                KeyError, ValueError) as e:
+            self.c.check('%s: page checks ran' % name, False, repr(e))
 
     def big_listing_checks(self, name):
         """A listing larger than a cache entry (1 MiB) streams: chunked
@@ -725,6 +873,9 @@ class Lifecycle:
         self.serve_checks(name, 'listing=0' not in params)
         if 'listing=0' not in params:
             self.cache_checks(name)
+            self.compression_checks(name, 'cache_kb=0' not in params)
+            self.fill_checks(name, 'cache_kb=0' not in params)
+            self.page_checks(name)
         self.permission_checks(name)
         if not params:
             self.huge_file_checks(name)

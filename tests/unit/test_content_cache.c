@@ -13,27 +13,57 @@
 
 #define NOW 5000000 /* an arbitrary clock value to start from */
 
-/* What the fake file system holds: a file and its FILE.gz. */
+/* What the fake file system holds: a file, its FILE.gz, FILE.br and
+ * FILE.zst. */
 struct fake_fs {
-	struct stat file, gz;
-	bool file_ok, gz_ok;
+	struct stat file, gz, br, zst;
+	bool file_ok, gz_ok, br_ok, zst_ok;
 	int calls;
 	char last_path[64];
 };
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
 static int fake_stat(void *ctx, const char *path, struct stat *st)
 {
 	struct fake_fs *fs = ctx;
-	size_t n = strlen(path);
-	bool gz = n > 3 && !strcmp(path + n - 3, ".gz");
+	const struct stat *found = &fs->file;
+	bool ok = fs->file_ok;
 
 	fs->calls++;
 	snprintf(fs->last_path, sizeof(fs->last_path), "%s", path);
-	if (gz ? !fs->gz_ok : !fs->file_ok)
+	if (ends_with(path, ".gz")) {
+		found = &fs->gz;
+		ok = fs->gz_ok;
+	} else if (ends_with(path, ".br")) {
+		found = &fs->br;
+		ok = fs->br_ok;
+	} else if (ends_with(path, ".zst")) {
+		found = &fs->zst;
+		ok = fs->zst_ok;
+	}
+	if (!ok)
 		return -1;
-	*st = gz ? fs->gz : fs->file;
+	*st = *found;
 	return 0;
 }
+
+/* The precompressed[] slot of a coding's sibling. */
+static unsigned slot_of(enum http_coding coding)
+{
+	unsigned i = 0;
+
+	while (i < PRECOMPRESSED_COUNT - 1 && precompressed[i].coding != coding)
+		i++;
+	return i;
+}
+
+#define GZ_SLOT slot_of(HTTP_CODING_GZIP)
 
 static struct stat file_stat(ino_t ino, off_t size, time_t mtime)
 {
@@ -237,7 +267,7 @@ TEST(sibling_changes_make_stale)
 	/* Cached with no FILE.gz: one appearing makes the entry stale. */
 	fs.file = file_stat(3, 5, 1700000000);
 	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
-	content_cache_set_sibling(c, e, NULL, NULL, 0);
+	content_cache_set_sibling(c, e, GZ_SLOT, NULL, NULL, 0);
 	content_cache_link(c, e);
 	content_cache_put(e);
 	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
@@ -252,7 +282,7 @@ TEST(sibling_changes_make_stale)
 
 	/* Cached with it as the gzip body: its change makes it stale. */
 	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
-	content_cache_set_sibling(c, e, &fs.gz, copy("gzz"), 3);
+	content_cache_set_sibling(c, e, GZ_SLOT, &fs.gz, copy("gzz"), 3);
 	content_cache_link(c, e);
 	r = content_cache_rep(c, e, HTTP_CODING_GZIP, NULL);
 	CHECK_EQ_MEM(r->data, r->len, "gzz");
@@ -264,6 +294,63 @@ TEST(sibling_changes_make_stale)
 	content_cache_put(e);
 	fs.gz.st_mtim.tv_sec++;
 	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + 2 * CACHE_CHECK_MS, &fs, &e),
+		     CACHE_STALE);
+	content_cache_free(c);
+}
+
+TEST(br_and_zst_siblings)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct fake_fs fs = { .file_ok = true, .br_ok = true };
+	struct cache_entry *e;
+	const struct cache_rep *r;
+	char br_tag[HTTP_ETAG_MAX];
+	size_t br_tag_len;
+
+	fs.file = file_stat(3, 5, 1700000000);
+	fs.br = file_stat(5, 2, 1700000001);
+	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
+	content_cache_set_sibling(c, e, slot_of(HTTP_CODING_BR), &fs.br,
+				  copy("br"), 2);
+	content_cache_set_sibling(c, e, slot_of(HTTP_CODING_ZSTD), NULL, NULL,
+				  0);
+	content_cache_set_sibling(c, e, GZ_SLOT, NULL, NULL, 0);
+	content_cache_link(c, e);
+	CHECK_EQ_INT(content_cache_precompressed(e),
+		     HTTP_CODING_BIT(HTTP_CODING_BR));
+	r = content_cache_rep(c, e, HTTP_CODING_BR, NULL);
+	CHECK_EQ_MEM(r->data, r->len, "br");
+	CHECK(r->etag_len > 4 &&
+	      !memcmp(r->etag + r->etag_len - 4, "-br\"", 4));
+	/* Without a compressor or sibling: identity. */
+	r = content_cache_rep(c, e, HTTP_CODING_ZSTD, NULL);
+	CHECK(r == &e->rep[HTTP_CODING_IDENTITY]);
+	br_tag_len = e->rep[HTTP_CODING_BR].etag_len;
+	memcpy(br_tag, e->rep[HTTP_CODING_BR].etag, br_tag_len);
+	CHECK(br_tag_len != e->rep[HTTP_CODING_IDENTITY].etag_len ||
+	      memcmp(br_tag, e->rep[HTTP_CODING_IDENTITY].etag, br_tag_len));
+	content_cache_put(e);
+
+	/* Every sibling is checked: the file, .br, .zst and .gz. */
+	fs.calls = 0;
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
+		     CACHE_FRESH);
+	content_cache_put(e);
+	CHECK_EQ_INT(fs.calls, 4);
+	/* A FILE.zst appearing makes it stale. */
+	fs.zst_ok = true;
+	fs.zst = file_stat(6, 2, 1700000001);
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + 2 * CACHE_CHECK_MS, &fs, &e),
+		     CACHE_STALE);
+
+	/* So does a change to the FILE.br in use. */
+	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
+	content_cache_set_sibling(c, e, slot_of(HTTP_CODING_BR), &fs.br,
+				  copy("br"), 2);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	fs.br.st_size = 3;
+	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
 		     CACHE_STALE);
 	content_cache_free(c);
 }

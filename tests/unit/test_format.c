@@ -210,3 +210,41 @@ TEST(extreme_times_stay_in_bounds)
 			CHECK(l[k] >= '0' && l[k] <= '9');
 	}
 }
+
+TEST(sizes_for_people)
+{
+	static const struct {
+		uint64_t v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0 B" },
+		{ 1, "1 B" },
+		{ 1023, "1023 B" },
+		{ 1024, "1.0 KiB" },
+		{ 1229, "1.2 KiB" },
+		{ 1996, "1.9 KiB" },
+		{ 2047, "2.0 KiB" },
+		{ 10188, "9.9 KiB" },
+		{ 10189, "10 KiB" },
+		{ 10240, "10 KiB" },
+		{ 10751, "10 KiB" },
+		{ 10752, "11 KiB" },
+		{ 1048063, "1023 KiB" },
+		{ 1048064, "1.0 MiB" },
+		{ 3565158, "3.4 MiB" },
+		{ 1073741824, "1.0 GiB" },
+		{ 1099511627776ull, "1.0 TiB" },
+		{ 1125899906842624ull, "1.0 PiB" },
+		{ 1152921504606846976ull, "1.0 EiB" },
+		{ UINT64_MAX, "16 EiB" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char out[HTTP_SIZE_LEN + 1];
+		size_t n = http_format_size(out, cases[i].v);
+
+		CHECK(n <= HTTP_SIZE_LEN);
+		out[n] = '\0';
+		CHECK_EQ_STR(out, cases[i].want);
+	}
+}

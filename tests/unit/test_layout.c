@@ -111,6 +111,14 @@ TEST(bodyless)
 	CHECK(strncmp(joined(&l, 0), "HTTP/1.1 304 ", 13) == 0);
 	CHECK(!strstr(joined(&l, 0), "Content-Length"));
 	CHECK(!strstr(joined(&l, 0), "Content-Type"));
+	/* A 204 (OPTIONS) is a head alone too. */
+	h = make_head(204);
+	CHECK_EQ_INT(http_layout_bodyless(&l, head, sizeof(head), &h, false),
+		     0);
+	CHECK_EQ_INT(l.n, 1);
+	CHECK(strncmp(joined(&l, 0), "HTTP/1.1 204 No Content\r\n", 25) == 0);
+	CHECK(!strstr(joined(&l, 0), "Content-Length"));
+	CHECK(!strstr(joined(&l, 0), "Content-Type"));
 	for (int status = 412; status <= 416; status += 4) {
 		h = make_head(status);
 		page = http_error_body(status, &page_len);

@@ -49,15 +49,16 @@ static struct http_listing_entry dir(const char *name, int64_t mtime)
 					    .mtime = mtime };
 }
 
-/* Renders a whole listing through a buffer of the given capacity. */
-static size_t render(struct sink *s, size_t cap, const char *path,
-		     const struct http_listing_entry *e, size_t n)
+/* Renders a whole listing in an order through a buffer of cap bytes. */
+static size_t render_in(struct sink *s, size_t cap, const char *path,
+			const struct http_listing_entry *e, size_t n,
+			struct http_listing_order order)
 {
 	struct http_out out;
 	char *buf = malloc(cap);
 
 	out_init(&out, buf, cap, s);
-	http_listing_begin(&out, path, strlen(path));
+	http_listing_begin(&out, path, strlen(path), order);
 	for (size_t i = 0; i < n; i++)
 		http_listing_entry(&out, &e[i]);
 	http_listing_end(&out);
@@ -66,6 +67,12 @@ static size_t render(struct sink *s, size_t cap, const char *path,
 	free(buf);
 	s->data[s->len] = '\0';
 	return s->len;
+}
+
+static size_t render(struct sink *s, size_t cap, const char *path,
+		     const struct http_listing_entry *e, size_t n)
+{
+	return render_in(s, cap, path, e, n, HTTP_LISTING_ORDER_DEFAULT);
 }
 
 static bool contains(const struct sink *s, const char *needle)
@@ -85,19 +92,36 @@ TEST(exact_document)
 	render(&s, 4096, "/docs/", e, ARRAY_SIZE(e));
 	CHECK_EQ_STR(
 		s.data,
-		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+		"<meta name=\"viewport\" "
+		"content=\"width=device-width, initial-scale=1\">\n"
 		"<title>Index of /docs/</title>\n"
-		"<style>body{font-family:sans-serif}"
-		"td{padding:0 1em 0 0}td.size{text-align:right}</style>"
+		"<style>body{font-family:sans-serif;margin:1em}"
+		"h1{font-size:1.4em}"
+		"h1,td.name{overflow-wrap:anywhere;word-break:break-word}"
+		"table{border-collapse:collapse;max-width:100%}"
+		"th,td{padding:.15em 1em .15em 0;text-align:left;"
+		"vertical-align:top}"
+		"th.size,td.size{text-align:right}"
+		"td.size,td.date{white-space:nowrap}"
+		"th a{text-decoration:none}</style>"
 		"</head>\n<body>\n<h1>Index of /docs/</h1>\n<table>\n"
-		"<tr><th>Name</th><th>Size</th><th>Modified</th></tr>\n"
-		"<tr><td><a href=\"../\">../</a></td><td></td><td></td></tr>\n"
-		"<tr><td><a href=\"sub/\">sub/</a></td><td class=\"size\">-"
-		"</td><td>1994-11-06 08:49</td></tr>\n"
-		"<tr><td><a href=\"a%20b.txt\">a b.txt</a></td>"
-		"<td class=\"size\">12</td><td>2026-11-20 05:40</td></tr>\n"
-		"<tr><td><a href=\"nostat\">nostat</a></td>"
-		"<td class=\"size\">-</td><td></td></tr>\n"
+		"<tr><th aria-sort=\"ascending\">"
+		"<a href=\"?sort=name&amp;order=desc\">Name \xe2\x96\xb2</a></th>"
+		"<th class=\"size\"><a href=\"?sort=size&amp;order=asc\">Size"
+		"</a></th>"
+		"<th><a href=\"?sort=date&amp;order=asc\">Modified (UTC)</a>"
+		"</th></tr>\n"
+		"<tr><td class=\"name\"><a href=\"../\">../</a></td>"
+		"<td></td><td></td></tr>\n"
+		"<tr><td class=\"name\"><a href=\"sub/\">sub/</a></td>"
+		"<td class=\"size\">-</td>"
+		"<td class=\"date\">1994-11-06 08:49 UTC</td></tr>\n"
+		"<tr><td class=\"name\"><a href=\"a%20b.txt\">a b.txt</a></td>"
+		"<td class=\"size\" title=\"12 bytes\">12 B</td>"
+		"<td class=\"date\">2026-11-20 05:40 UTC</td></tr>\n"
+		"<tr><td class=\"name\"><a href=\"nostat\">nostat</a></td>"
+		"<td class=\"size\">-</td><td class=\"date\"></td></tr>\n"
 		"</table>\n</body></html>\n");
 }
 
@@ -165,12 +189,15 @@ TEST(sizes_and_times)
 	};
 
 	render(&s, 4096, "/", e, ARRAY_SIZE(e));
-	CHECK(contains(&s, "\">zero</a></td><td class=\"size\">0</td>"
-			   "<td>1969-12-31 23:59</td>"));
-	CHECK(contains(&s, "\">big</a></td><td class=\"size\">4295016448</td>"
-			   "<td>9999-12-31 23:59</td>"));
-	CHECK(contains(&s, "<td class=\"size\">18446744073709551615</td>"
-			   "<td>1970-01-01 00:00</td>"));
+	CHECK(contains(&s, "\">zero</a></td><td class=\"size\" "
+			   "title=\"0 bytes\">0 B</td>"
+			   "<td class=\"date\">1969-12-31 23:59 UTC</td>"));
+	CHECK(contains(&s, "\">big</a></td><td class=\"size\" "
+			   "title=\"4295016448 bytes\">4.0 GiB</td>"
+			   "<td class=\"date\">9999-12-31 23:59 UTC</td>"));
+	CHECK(contains(&s, "<td class=\"size\" "
+			   "title=\"18446744073709551615 bytes\">16 EiB</td>"
+			   "<td class=\"date\">1970-01-01 00:00 UTC</td>"));
 }
 
 static int cmp(const char *a, bool adir, const char *b, bool bdir)
@@ -269,4 +296,138 @@ TEST(tiny_buffer_streams_the_same_bytes)
 		CHECK(small.len == big.len &&
 		      !memcmp(small.data, big.data, small.len));
 	}
+}
+
+TEST(order_from_query)
+{
+	static const struct {
+		const char *query;
+		enum http_listing_key key;
+		bool desc;
+	} cases[] = {
+		{ "", HTTP_LISTING_BY_NAME, false },
+		{ "sort=size", HTTP_LISTING_BY_SIZE, false },
+		{ "sort=size&order=desc", HTTP_LISTING_BY_SIZE, true },
+		{ "order=desc;sort=date", HTTP_LISTING_BY_DATE, true },
+		{ "sort=name&order=desc", HTTP_LISTING_BY_NAME, true },
+		{ "order=desc", HTTP_LISTING_BY_NAME, true },
+		{ "sort=date&sort=size", HTTP_LISTING_BY_SIZE, false },
+		/* unknown or bad values: the default */
+		{ "sort=SIZE&order=DESC", HTTP_LISTING_BY_NAME, false },
+		{ "sort=size%00&order=up", HTTP_LISTING_BY_NAME, false },
+		{ "sort=<script>&order=desc\"", HTTP_LISTING_BY_NAME, false },
+		{ "sort=sizex", HTTP_LISTING_BY_NAME, false },
+		{ "xsort=size", HTTP_LISTING_BY_NAME, false },
+		{ "sort=", HTTP_LISTING_BY_NAME, false },
+		{ "&&;;=", HTTP_LISTING_BY_NAME, false },
+		{ "utm_source=x&sort=date", HTTP_LISTING_BY_DATE, false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct http_listing_order o = http_listing_order_parse(
+			cases[i].query, strlen(cases[i].query));
+
+		CHECK_EQ_INT(o.key, cases[i].key);
+		CHECK_EQ_INT(o.desc, cases[i].desc);
+	}
+	/* The length counts: "sort=size" cut short is no order. */
+	CHECK_EQ_INT(http_listing_order_parse("sort=size", 8).key,
+		     HTTP_LISTING_BY_NAME);
+	CHECK_EQ_INT(http_listing_order_parse(NULL, 0).key,
+		     HTTP_LISTING_BY_NAME);
+}
+
+static const char *sorted_names(struct http_listing_order o, char *out)
+{
+	struct http_listing_entry e[] = {
+		file("b", 300, 50),  file("a", 100, 300),
+		file("c", 100, 100), dir("zdir", 10),
+		dir("adir", 20),     { .name = "nostat", .name_len = 6 },
+	};
+
+	qsort(e, ARRAY_SIZE(e), sizeof(e[0]), http_listing_comparator(o));
+	out[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(e); i++) {
+		strcat(out, e[i].name);
+		strcat(out, " ");
+	}
+	return out;
+}
+
+TEST(comparators_for_each_order)
+{
+	char buf[128];
+	struct http_listing_order o = HTTP_LISTING_ORDER_DEFAULT;
+
+	CHECK(http_listing_comparator(o) == http_listing_entry_cmp);
+	CHECK_EQ_STR(sorted_names(o, buf), "adir zdir a b c nostat ");
+	o.desc = true;
+	CHECK_EQ_STR(sorted_names(o, buf), "zdir adir nostat c b a ");
+	o = (struct http_listing_order){ .key = HTTP_LISTING_BY_SIZE };
+	CHECK_EQ_STR(sorted_names(o, buf), "adir zdir nostat a c b ");
+	o.desc = true;
+	CHECK_EQ_STR(sorted_names(o, buf), "adir zdir b a c nostat ");
+	o = (struct http_listing_order){ .key = HTTP_LISTING_BY_DATE };
+	CHECK_EQ_STR(sorted_names(o, buf), "zdir adir nostat b c a ");
+	o.desc = true;
+	CHECK_EQ_STR(sorted_names(o, buf), "adir zdir a c b nostat ");
+}
+
+TEST(headers_link_to_the_other_orders)
+{
+	static struct sink s;
+	struct http_listing_order o = { .key = HTTP_LISTING_BY_SIZE,
+					.desc = true };
+
+	render_in(&s, 4096, "/", NULL, 0, o);
+	CHECK(contains(&s, "<th><a href=\"?sort=name&amp;order=asc\">Name"
+			   "</a></th>"));
+	CHECK(contains(&s, "<th class=\"size\" aria-sort=\"descending\">"
+			   "<a href=\"?sort=size&amp;order=asc\">Size "
+			   "\xe2\x96\xbc</a></th>"));
+	CHECK(contains(&s, "<th><a href=\"?sort=date&amp;order=asc\">"));
+	o.desc = false;
+	render_in(&s, 4096, "/", NULL, 0, o);
+	CHECK(contains(&s, "aria-sort=\"ascending\"><a href=\"?sort=size"
+			   "&amp;order=desc\">Size \xe2\x96\xb2</a>"));
+	CHECK(!contains(&s, "aria-sort=\"descending\""));
+}
+
+TEST(cache_keys_tell_orders_apart)
+{
+	char key[16];
+	struct http_listing_order o = HTTP_LISTING_ORDER_DEFAULT;
+	size_t seen[6], n = 0;
+
+	CHECK_EQ_INT(http_listing_cache_key(key, "/d/", 3, o), 3);
+	CHECK(!memcmp(key, "/d/", 3));
+	for (int k = HTTP_LISTING_BY_NAME; k <= HTTP_LISTING_BY_DATE; k++) {
+		for (int desc = 0; desc < 2; desc++) {
+			o = (struct http_listing_order){ .key = (uint8_t)k,
+							 .desc = desc };
+			if (http_listing_order_is_default(o))
+				continue;
+			CHECK_EQ_INT(http_listing_cache_key(key, "/d/", 3, o),
+				     3 + HTTP_LISTING_KEY_EXTRA);
+			CHECK(!memcmp(key, "/d/\0", 4));
+			for (size_t i = 0; i < n; i++)
+				CHECK(seen[i] != (size_t)key[4]);
+			seen[n++] = (size_t)key[4];
+		}
+	}
+	CHECK_EQ_INT(n, 5);
+	/* In place, as sehttpd does with its path buffer. */
+	memcpy(key, "/x/", 4);
+	o = (struct http_listing_order){ .key = HTTP_LISTING_BY_DATE };
+	CHECK_EQ_INT(http_listing_cache_key(key, key, 3, o), 5);
+	CHECK(!memcmp(key, "/x/\0d", 5));
+}
+
+TEST(long_names_wrap)
+{
+	static struct sink s;
+
+	render(&s, 4096, "/", NULL, 0);
+	CHECK(contains(&s, "td.name{overflow-wrap:anywhere"));
+	CHECK(contains(&s, "<meta name=\"viewport\""));
 }

@@ -46,41 +46,65 @@ static const struct {
 	{ "7z", "application/x-7z-compressed" },
 	{ "aac", "audio/aac" },
 	{ "apng", "image/apng" },
+	{ "asc", "text/plain; charset=utf-8" },
 	{ "atom", "application/atom+xml" },
 	{ "avi", "video/x-msvideo" },
 	{ "avif", "image/avif" },
+	{ "bash", "text/x-shellscript; charset=utf-8" },
+	{ "bat", "text/plain; charset=utf-8" },
+	{ "bib", "text/plain; charset=utf-8" },
 	{ "bin", "application/octet-stream" },
 	{ "bmp", "image/bmp" },
 	{ "bz2", "application/x-bzip2" },
 	{ "c", "text/plain; charset=utf-8" },
+	{ "cc", "text/plain; charset=utf-8" },
+	{ "cfg", "text/plain; charset=utf-8" },
 	{ "cjs", "text/javascript; charset=utf-8" },
+	{ "cmake", "text/plain; charset=utf-8" },
 	{ "conf", "text/plain; charset=utf-8" },
+	{ "cpp", "text/plain; charset=utf-8" },
+	{ "cs", "text/plain; charset=utf-8" },
 	{ "css", "text/css; charset=utf-8" },
 	{ "csv", "text/csv; charset=utf-8" },
+	{ "cxx", "text/plain; charset=utf-8" },
 	{ "deb", "application/vnd.debian.binary-package" },
+	{ "desktop", "text/plain; charset=utf-8" },
+	{ "diff", "text/x-diff; charset=utf-8" },
 	{ "doc", "application/msword" },
-	{ "docx",
-	  "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+	{ "docx", "application/vnd.openxmlformats-officedocument."
+		  "wordprocessingml.document" },
+	{ "el", "text/plain; charset=utf-8" },
 	{ "eot", "application/vnd.ms-fontobject" },
 	{ "epub", "application/epub+zip" },
 	{ "flac", "audio/flac" },
 	{ "gif", "image/gif" },
+	{ "go", "text/plain; charset=utf-8" },
 	{ "gz", "application/gzip" },
 	{ "h", "text/plain; charset=utf-8" },
 	{ "heic", "image/heic" },
+	{ "hh", "text/plain; charset=utf-8" },
+	{ "hpp", "text/plain; charset=utf-8" },
+	{ "hs", "text/plain; charset=utf-8" },
 	{ "htm", "text/html; charset=utf-8" },
 	{ "html", "text/html; charset=utf-8" },
 	{ "ico", "image/x-icon" },
 	{ "ics", "text/calendar; charset=utf-8" },
+	{ "in", "text/plain; charset=utf-8" },
+	{ "ini", "text/plain; charset=utf-8" },
 	{ "iso", "application/x-iso9660-image" },
 	{ "jar", "application/java-archive" },
+	{ "java", "text/plain; charset=utf-8" },
 	{ "jpeg", "image/jpeg" },
 	{ "jpg", "image/jpeg" },
 	{ "js", "text/javascript; charset=utf-8" },
 	{ "json", "application/json" },
 	{ "jsonld", "application/ld+json" },
+	{ "jsx", "text/plain; charset=utf-8" },
+	{ "kt", "text/plain; charset=utf-8" },
 	{ "log", "text/plain; charset=utf-8" },
+	{ "lua", "text/plain; charset=utf-8" },
 	{ "m3u8", "application/vnd.apple.mpegurl" },
+	{ "m4", "text/plain; charset=utf-8" },
 	{ "m4a", "audio/mp4" },
 	{ "m4v", "video/mp4" },
 	{ "manifest", "text/cache-manifest; charset=utf-8" },
@@ -89,6 +113,7 @@ static const struct {
 	{ "mid", "audio/midi" },
 	{ "midi", "audio/midi" },
 	{ "mjs", "text/javascript; charset=utf-8" },
+	{ "mk", "text/plain; charset=utf-8" },
 	{ "mkv", "video/x-matroska" },
 	{ "mov", "video/quicktime" },
 	{ "mp3", "audio/mpeg" },
@@ -103,23 +128,45 @@ static const struct {
 	{ "ogv", "video/ogg" },
 	{ "opus", "audio/opus" },
 	{ "otf", "font/otf" },
+	{ "patch", "text/x-diff; charset=utf-8" },
 	{ "pdf", "application/pdf" },
+	{ "pl", "text/plain; charset=utf-8" },
+	{ "pm", "text/plain; charset=utf-8" },
 	{ "png", "image/png" },
+	{ "po", "text/plain; charset=utf-8" },
+	{ "pot", "text/plain; charset=utf-8" },
 	{ "ppt", "application/vnd.ms-powerpoint" },
-	{ "pptx",
-	  "application/vnd.openxmlformats-officedocument.presentationml.presentation" },
+	{ "pptx", "application/vnd.openxmlformats-officedocument."
+		  "presentationml.presentation" },
+	{ "properties", "text/plain; charset=utf-8" },
+	{ "proto", "text/plain; charset=utf-8" },
 	{ "ps", "application/postscript" },
+	{ "py", "text/plain; charset=utf-8" },
+	{ "pyi", "text/plain; charset=utf-8" },
 	{ "rar", "application/vnd.rar" },
+	{ "rb", "text/plain; charset=utf-8" },
+	{ "rs", "text/plain; charset=utf-8" },
 	{ "rss", "application/rss+xml" },
+	{ "rst", "text/plain; charset=utf-8" },
 	{ "rtf", "application/rtf" },
+	{ "s", "text/plain; charset=utf-8" },
+	{ "service", "text/plain; charset=utf-8" },
 	{ "sh", "text/x-shellscript; charset=utf-8" },
+	{ "sql", "text/plain; charset=utf-8" },
+	{ "srt", "text/plain; charset=utf-8" },
 	{ "svg", "image/svg+xml" },
+	{ "swift", "text/plain; charset=utf-8" },
 	{ "tar", "application/x-tar" },
+	{ "tcl", "text/plain; charset=utf-8" },
+	{ "tex", "text/plain; charset=utf-8" },
+	{ "text", "text/plain; charset=utf-8" },
 	{ "tgz", "application/gzip" },
 	{ "tif", "image/tiff" },
 	{ "tiff", "image/tiff" },
-	{ "toml", "application/toml" },
+	{ "toml", "text/plain; charset=utf-8" },
 	{ "ts", "video/mp2t" },
+	{ "tsv", "text/tab-separated-values; charset=utf-8" },
+	{ "tsx", "text/plain; charset=utf-8" },
 	{ "ttf", "font/ttf" },
 	{ "txt", "text/plain; charset=utf-8" },
 	{ "vtt", "text/vtt; charset=utf-8" },
@@ -133,13 +180,15 @@ static const struct {
 	{ "woff2", "font/woff2" },
 	{ "xhtml", "application/xhtml+xml" },
 	{ "xls", "application/vnd.ms-excel" },
-	{ "xlsx",
-	  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
+	{ "xlsx", "application/vnd.openxmlformats-officedocument."
+		  "spreadsheetml.sheet" },
 	{ "xml", "application/xml" },
+	{ "xsl", "application/xml" },
 	{ "xz", "application/x-xz" },
-	{ "yaml", "application/yaml" },
-	{ "yml", "application/yaml" },
+	{ "yaml", "text/plain; charset=utf-8" },
+	{ "yml", "text/plain; charset=utf-8" },
 	{ "zip", "application/zip" },
+	{ "zsh", "text/x-shellscript; charset=utf-8" },
 	{ "zst", "application/zstd" },
 };
 
@@ -256,4 +305,150 @@ TEST(compressible)
 			fprintf(stderr, "  \"%s\"\n", no[i]);
 		CHECK(!http_mime_compressible(no[i]));
 	}
+}
+
+TEST(source_and_text_files_are_text)
+{
+	static const char *const names[] = {
+		"x.py",	 "x.rst", "x.ini",  "x.md",   "x.txt",	"x.c",
+		"x.h",	 "x.sh",  "x.toml", "x.yaml", "x.conf", "x.log",
+		"x.csv", "x.cfg", "x.go",   "x.rs",   "x.diff", "x.tsv",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const char *t = mime(names[i]);
+
+		if (strncmp(t, "text/", 5) || !strstr(t, "; charset=utf-8"))
+			fprintf(stderr, "  %s: %s\n", names[i], t);
+		CHECK(!strncmp(t, "text/", 5));
+		CHECK(strstr(t, "; charset=utf-8") != NULL);
+	}
+}
+
+TEST(well_known_names_are_text)
+{
+	static const char *const text[] = {
+		"README",	"copyright",
+		"LICENSE",	"Makefile",
+		"changelog",	"/usr/share/doc/x/copyright",
+		"COPYING",	"AUTHORS",
+		"NEWS",		"INSTALL",
+		"TODO",		"README.Debian",
+		"LICENSE.MIT",	"changelog.Debian",
+		"Licence",	"GNUmakefile",
+		"Kconfig",	"Kbuild",
+		"Dockerfile",	"THANKS",
+		"NOTICE",	"HACKING",
+		"CONTRIBUTING", "MAINTAINERS",
+		"CREDITS",	"BUGS",
+		"CHANGES",	"HISTORY",
+		"FAQ",		"VERSION",
+		"CONTRIBUTORS", "PATENTS",
+		"readme.xyz",
+	};
+	static const char *const other[] = {
+		"README.gz",  "changelog.Debian.gz",
+		"README.pdf", "READMEX",
+		"xREADME",    "README/",
+		"/README/x",  "Makefile2",
+		".readme",    "LICENSE.html",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(text); i++) {
+		if (strcmp(mime(text[i]), HTTP_MIME_TEXT_NAME))
+			fprintf(stderr, "  %s\n", text[i]);
+		CHECK_EQ_STR(mime(text[i]), HTTP_MIME_TEXT_NAME);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(other); i++) {
+		if (!strcmp(mime(other[i]), HTTP_MIME_TEXT_NAME))
+			fprintf(stderr, "  %s\n", other[i]);
+		CHECK(strcmp(mime(other[i]), HTTP_MIME_TEXT_NAME));
+	}
+	CHECK_EQ_STR(mime("LICENSE.html"), "text/html; charset=utf-8");
+	CHECK(http_mime_builtin("READMEX", 7) == NULL);
+	CHECK(http_mime_builtin("x.unknownext", 12) == NULL);
+	/* The length counts, and a NUL ends no name early. */
+	CHECK(http_mime_builtin("READMEX", 6) != NULL);
+	CHECK(http_mime_builtin("README\0", 7) == NULL);
+}
+
+TEST(extensions)
+{
+	char ext[HTTP_MIME_EXT_MAX + 1];
+
+	CHECK_EQ_INT(http_mime_extension("a/b.TXT", 7, ext), 3);
+	CHECK_EQ_STR(ext, "txt");
+	CHECK_EQ_INT(http_mime_extension("a.b.c", 5, ext), 1);
+	CHECK_EQ_STR(ext, "c");
+	CHECK_EQ_INT(http_mime_extension("a.d/b", 5, ext), 0);
+	CHECK_EQ_INT(http_mime_extension("a.", 2, ext), 0);
+	CHECK_EQ_INT(http_mime_extension("noext", 5, ext), 0);
+	CHECK_EQ_INT(http_mime_extension(".bashrc", 7, ext), 6);
+	CHECK_EQ_INT(http_mime_extension("x.123456789012345", 17, ext), 15);
+	CHECK_EQ_INT(http_mime_extension("x.1234567890123456", 18, ext), 0);
+	CHECK_EQ_INT(http_mime_extension("x.a\0b", 5, ext), 0);
+}
+
+TEST(type_syntax)
+{
+	static const char *const good[] = {
+		"text/plain",
+		"text/plain; charset=utf-8",
+		"text/plain;charset=utf-8",
+		"application/vnd.oasis.opendocument.text",
+		"image/svg+xml",
+		"text/html; charset=\"utf-8\"",
+		"a/b; x=y; z=\"q \\\" r\"",
+	};
+	static const char *const bad[] = {
+		"",
+		"text",
+		"text/",
+		"/plain",
+		"text/plain;",
+		"text/plain; charset",
+		"text/pl ain",
+		"text/plain\r\nX: y",
+		"text/plain; a=\"x",
+		"text/plain; a=",
+		"te xt/plain",
+		"text/plain/x",
+		"text/plain; =x",
+		"text/plain; a=\"\x01\"",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		if (!http_mime_type_valid(good[i], strlen(good[i])))
+			fprintf(stderr, "  %s\n", good[i]);
+		CHECK(http_mime_type_valid(good[i], strlen(good[i])));
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (http_mime_type_valid(bad[i], strlen(bad[i])))
+			fprintf(stderr, "  %s\n", bad[i]);
+		CHECK(!http_mime_type_valid(bad[i], strlen(bad[i])));
+	}
+	/* Every built-in type is valid. */
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		CHECK(http_mime_type_valid(table[i].type,
+					   strlen(table[i].type)));
+}
+
+static bool wants(const char *t)
+{
+	return http_mime_wants_charset(t, strlen(t));
+}
+
+TEST(charset_on_text_types)
+{
+	CHECK(wants("text/plain"));
+	CHECK(wants("text/x-python"));
+	CHECK(wants("TEXT/HTML"));
+	CHECK(wants("application/javascript"));
+	CHECK(!wants("text/plain; charset=iso-8859-1"));
+	CHECK(!wants("application/json"));
+	CHECK(!wants("image/svg+xml"));
+	CHECK(!wants("application/xml"));
+	CHECK(!wants("application/javascripts"));
+	CHECK(!wants("image/png"));
+	CHECK(!wants("text/"));
 }

@@ -6,6 +6,10 @@
 	(HTTP_CODING_BIT(HTTP_CODING_GZIP) | \
 	 HTTP_CODING_BIT(HTTP_CODING_DEFLATE))
 
+#define ALL                                       \
+	(BOTH | HTTP_CODING_BIT(HTTP_CODING_BR) | \
+	 HTTP_CODING_BIT(HTTP_CODING_ZSTD))
+
 static enum http_coding choose(const char *accept, unsigned available)
 {
 	return http_choose_coding(accept, accept ? strlen(accept) : 0,
@@ -85,5 +89,75 @@ TEST(coding_names)
 {
 	CHECK_EQ_STR(http_coding_name(HTTP_CODING_GZIP), "gzip");
 	CHECK_EQ_STR(http_coding_name(HTTP_CODING_DEFLATE), "deflate");
+	CHECK_EQ_STR(http_coding_name(HTTP_CODING_BR), "br");
+	CHECK_EQ_STR(http_coding_name(HTTP_CODING_ZSTD), "zstd");
 	CHECK(http_coding_name(HTTP_CODING_IDENTITY) == NULL);
+}
+
+static enum http_coding choose_fav(const char *accept, unsigned favoured)
+{
+	return http_choose_coding_favouring(accept, strlen(accept), ALL,
+					    favoured);
+}
+
+TEST(br_and_zstd_by_name)
+{
+	CHECK_EQ_INT(choose("br", ALL), HTTP_CODING_BR);
+	CHECK_EQ_INT(choose("BR", ALL), HTTP_CODING_BR);
+	CHECK_EQ_INT(choose("zstd", ALL), HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(choose("Zstd", ALL), HTTP_CODING_ZSTD);
+	/* Names are whole tokens. */
+	CHECK_EQ_INT(choose("brotli, zst, b", ALL), HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("br", BOTH), HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("zstd", BOTH), HTTP_CODING_IDENTITY);
+}
+
+TEST(highest_q_wins)
+{
+	CHECK_EQ_INT(choose("br;q=0.5, gzip", ALL), HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("br;q=0.5, zstd;q=0.6, gzip;q=0.4", ALL),
+		     HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(choose("gzip;q=0.9, zstd;q=0.8, br;q=0.7", ALL),
+		     HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("deflate, br;q=0.999", ALL), HTTP_CODING_DEFLATE);
+	CHECK_EQ_INT(choose("*;q=0.5, zstd", ALL), HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(choose("br;q=0.1, *;q=0.2", ALL), HTTP_CODING_ZSTD);
+}
+
+TEST(ties_go_to_the_smallest_output)
+{
+	CHECK_EQ_INT(choose("gzip, deflate, br, zstd", ALL), HTTP_CODING_BR);
+	CHECK_EQ_INT(choose("zstd, gzip", ALL), HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(choose("gzip;q=0.8, zstd;q=0.8", ALL), HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(choose("deflate, gzip", ALL), HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("*", ALL), HTTP_CODING_BR);
+	/* What is not available is passed over, not answered identity. */
+	CHECK_EQ_INT(choose("br, zstd, gzip", BOTH), HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("*", BOTH), HTTP_CODING_GZIP);
+}
+
+TEST(q_zero_refuses)
+{
+	CHECK_EQ_INT(choose("br;q=0, gzip", ALL), HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("br;q=0, zstd;q=0, gzip;q=0", ALL),
+		     HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("br;q=0, *", ALL), HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(choose("*;q=0, zstd;q=0.1", ALL), HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(choose("*;q=0", ALL), HTTP_CODING_IDENTITY);
+}
+
+TEST(favoured_codings_win_ties_only)
+{
+	unsigned gz = HTTP_CODING_BIT(HTTP_CODING_GZIP);
+	unsigned zs = HTTP_CODING_BIT(HTTP_CODING_ZSTD);
+
+	CHECK_EQ_INT(choose_fav("br, gzip", gz), HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose_fav("*", gz), HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose_fav("br, gzip;q=0.9", gz), HTTP_CODING_BR);
+	CHECK_EQ_INT(choose_fav("br", gz), HTTP_CODING_BR);
+	CHECK_EQ_INT(choose_fav("br, zstd, gzip", gz | zs), HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(choose_fav("gzip;q=0, *", gz), HTTP_CODING_BR);
+	/* Favoured but not available: never chosen. */
+	CHECK_EQ_INT(http_choose_coding_favouring("br, zstd", 8, BOTH, zs),
+		     HTTP_CODING_IDENTITY);
 }

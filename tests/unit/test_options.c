@@ -16,7 +16,7 @@
 struct parsed {
 	enum options_result result;
 	struct options opt;
-	char out[2048], err[512];
+	char out[8192], err[512];
 };
 
 /* Points fd at a new temporary file; returns the saved original. */
@@ -215,4 +215,126 @@ TEST(balancer_options)
 	check_usage_error(&p, "--proxy-protocol=yes");
 	p = parse("--help", NULL);
 	CHECK(strstr(p.out, "--proxy-protocol") && strstr(p.out, "--health "));
+}
+
+TEST(site_options)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK_EQ_INT(p.opt.nheaders, 0);
+	CHECK(p.opt.cors == NULL);
+	CHECK_EQ_INT(p.opt.nindex, 0);
+	CHECK_EQ_INT(p.opt.nerror_pages, 0);
+	CHECK(p.opt.spa == NULL);
+	CHECK(!p.opt.dotfiles);
+	CHECK(!p.opt.follow_symlinks);
+	p = parse("--header", "X-A: 1", "--header",
+		  "/s/:Cache-Control: no-cache", "--cors", "*", "--index",
+		  "home.html", "--index", "index.html", "--error-page",
+		  "404=/e/404.html", "--error-page", "503=/e/503.html", "--spa",
+		  "/app.html", "--dotfiles", "--follow-symlinks", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.nheaders, 2);
+	CHECK_EQ_STR(p.opt.headers[1], "/s/:Cache-Control: no-cache");
+	CHECK_EQ_STR(p.opt.cors, "*");
+	CHECK_EQ_INT(p.opt.nindex, 2);
+	CHECK_EQ_STR(p.opt.index[0], "home.html");
+	CHECK_EQ_INT(p.opt.nerror_pages, 2);
+	CHECK_EQ_STR(p.opt.error_pages[1], "503=/e/503.html");
+	CHECK_EQ_STR(p.opt.spa, "/app.html");
+	CHECK(p.opt.dotfiles);
+	CHECK(p.opt.follow_symlinks);
+	p = parse("--help", NULL);
+	CHECK(strstr(p.out, "--header") && strstr(p.out, "--cors") &&
+	      strstr(p.out, "--index") && strstr(p.out, "--error-page") &&
+	      strstr(p.out, "--spa") && strstr(p.out, "--dotfiles") &&
+	      strstr(p.out, "--follow-symlinks"));
+}
+
+TEST(site_values_named)
+{
+	struct parsed p;
+
+	p = parse("--header", "X A: 1", NULL);
+	check_usage_error(&p, "invalid --header 'X A: 1': a header name");
+	p = parse("--header", "X: a\r\nY: b", NULL);
+	check_usage_error(&p, "'X: a\\x0d\\x0aY: b'");
+	p = parse("--header", "Connection: close", NULL);
+	check_usage_error(&p, "sets Connection itself");
+	p = parse("--cors", "https://a.example/", NULL);
+	check_usage_error(&p, "invalid --cors 'https://a.example/'");
+	p = parse("--index", "a/b", NULL);
+	check_usage_error(&p, "invalid --index 'a/b'");
+	p = parse("--error-page", "302=/x.html", NULL);
+	check_usage_error(&p, "invalid --error-page '302=/x.html'");
+	p = parse("--error-page", "404=x.html", NULL);
+	check_usage_error(&p, "invalid --error-page '404=x.html'");
+	p = parse("--spa", "/a/../b", NULL);
+	check_usage_error(&p, "invalid --spa '/a/../b'");
+	p = parse("--index", "1", "--index", "2", "--index", "3", "--index",
+		  "4", "--index", "5", "--index", "6", "--index", "7",
+		  "--index", "8", "--index", "9", NULL);
+	check_usage_error(&p, "at most 8 --index options");
+}
+
+TEST(mime_options)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK_EQ_INT(p.opt.mime_count, 0);
+	CHECK(p.opt.default_type == NULL);
+	CHECK_EQ_STR(p.opt.mime_types, "/etc/mime.types");
+	p = parse("--mime", "py=text/x-python", "--mime", ".MD=text/plain",
+		  "--default-type", "text/plain; charset=iso-8859-1",
+		  "--mime-types", "/srv/mime.types", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.mime_count, 2);
+	CHECK_EQ_STR(p.opt.mime[0], "py=text/x-python");
+	CHECK_EQ_STR(p.opt.mime[1], ".MD=text/plain");
+	CHECK_EQ_STR(p.opt.default_type, "text/plain; charset=iso-8859-1");
+	CHECK_EQ_STR(p.opt.mime_types, "/srv/mime.types");
+	p = parse("--mime-types", "", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK(p.opt.mime_types == NULL);
+}
+
+TEST(bad_mime_options_named)
+{
+	static const char *const bad_maps[] = {
+		"py",
+		"=text/plain",
+		"py=",
+		"py=text",
+		"a/b=text/plain",
+		"a.b=text/plain",
+		"py=text/plain\r\nX-Evil: 1",
+		".=text/plain",
+		"p y=text/plain",
+		"1234567890123456=text/plain",
+		"py=text/plain; charset",
+	};
+	struct parsed p;
+
+	for (size_t i = 0; i < sizeof(bad_maps) / sizeof(bad_maps[0]); i++) {
+		char what[128];
+
+		p = parse("--mime", bad_maps[i], NULL);
+		snprintf(what, sizeof(what),
+			 "invalid MIME mapping (EXT=TYPE) '%s'", bad_maps[i]);
+		if (!strchr(bad_maps[i], '\n'))
+			check_usage_error(&p, what);
+		else
+			CHECK_EQ_INT(p.result, OPTIONS_EXIT_USAGE);
+	}
+	p = parse("--default-type", "plain", NULL);
+	check_usage_error(&p, "invalid media type 'plain'");
+	p = parse("--default-type", "", NULL);
+	check_usage_error(&p, "invalid media type ''");
+	/* Control bytes are shown escaped: the message stays one line. */
+	p = parse("--default-type", "text/plain\r\n", NULL);
+	check_usage_error(&p, "'text/plain\\x0d\\x0a'");
+	p = parse("--mime", "py=text/plain\r\nX-Evil: 1", NULL);
+	check_usage_error(&p, "'py=text/plain\\x0d\\x0aX-Evil: 1'");
+	p = parse("--mime", NULL);
+	check_usage_error(&p, "option '--mime' needs a value");
 }

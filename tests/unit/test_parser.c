@@ -504,6 +504,9 @@ TEST(known_header_spans)
 		{ "if-range", HTTP_H_IF_RANGE },
 		{ "User-Agent", HTTP_H_USER_AGENT },
 		{ "Referer", HTTP_H_REFERER },
+		{ "Origin", HTTP_H_ORIGIN },
+		{ "Access-Control-Request-Method", HTTP_H_AC_REQUEST_METHOD },
+		{ "access-control-request-headers", HTTP_H_AC_REQUEST_HEADERS },
 	};
 	static const char *const values[] = {
 		"h",
@@ -516,6 +519,9 @@ TEST(known_header_spans)
 		"\"r\"",
 		"curl/8",
 		"http://r/",
+		"https://o.example",
+		"GET",
+		"x-a, x-b",
 	};
 	char s[1024];
 	size_t n = 0;

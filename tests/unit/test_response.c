@@ -111,6 +111,68 @@ TEST(method_not_allowed_head)
 			  "Allow: GET, HEAD\r\n\r\n"));
 }
 
+TEST(allow_with_options)
+{
+	struct http_response_head h = base(204);
+
+	h.allow_get_head = true;
+	h.allow_options = true;
+	CHECK(head_is(&h, "HTTP/1.1 204 No Content\r\n"
+			  "Server: sehttpd\r\n"
+			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			  "Allow: GET, HEAD, OPTIONS\r\n\r\n"));
+}
+
+TEST(header_rules_by_status_and_prefix)
+{
+	static const struct http_header_rule rules[] = {
+		{ "", 0, "X-All: 1\r\n", 10, false },
+		{ "/assets/", 8, "Cache-Control: max-age=9\r\n", 26, false },
+		{ "", 0, "Access-Control-Allow-Origin: *\r\n", 32, true },
+	};
+	struct http_response_head h = base(200);
+
+	h.content_length = 0;
+	h.rules = rules;
+	h.nrules = ARRAY_SIZE(rules);
+	h.path = "/assets/app.js";
+	h.path_len = strlen(h.path);
+	h.extra = "ETag: \"e\"\r\n";
+	h.extra_len = strlen(h.extra);
+	CHECK(head_is(&h, "HTTP/1.1 200 OK\r\nServer: sehttpd\r\n"
+			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			  "Content-Length: 0\r\n"
+			  "ETag: \"e\"\r\n"
+			  "X-All: 1\r\n"
+			  "Cache-Control: max-age=9\r\n"
+			  "Access-Control-Allow-Origin: *\r\n\r\n"));
+	/* Another path: no prefixed rule; no path at all: the same. */
+	h.extra = NULL;
+	h.path = "/assets";
+	h.path_len = 7;
+	CHECK(head_is(&h, "HTTP/1.1 200 OK\r\nServer: sehttpd\r\n"
+			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			  "Content-Length: 0\r\n"
+			  "X-All: 1\r\n"
+			  "Access-Control-Allow-Origin: *\r\n\r\n"));
+	h.path = NULL;
+	h.path_len = 0;
+	h.status = 304;
+	CHECK(head_is(&h, "HTTP/1.1 304 Not Modified\r\nServer: sehttpd\r\n"
+			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			  "Content-Length: 0\r\n"
+			  "X-All: 1\r\n"
+			  "Access-Control-Allow-Origin: *\r\n\r\n"));
+	/* Errors get the rules marked always only. */
+	h.status = 404;
+	h.path = "/assets/x";
+	h.path_len = 9;
+	CHECK(head_is(&h, "HTTP/1.1 404 Not Found\r\nServer: sehttpd\r\n"
+			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			  "Content-Length: 0\r\n"
+			  "Access-Control-Allow-Origin: *\r\n\r\n"));
+}
+
 TEST(connection_header_by_version)
 {
 	struct http_response_head h = base(404);
@@ -200,6 +262,7 @@ TEST(reasons)
 		const char *reason;
 	} known[] = {
 		{ 200, "OK" },
+		{ 204, "No Content" },
 		{ 206, "Partial Content" },
 		{ 301, "Moved Permanently" },
 		{ 304, "Not Modified" },

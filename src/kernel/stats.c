@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "stats.h"
+
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+
+#define STATS_FILE "khttpd"
+
+struct khttpd_stats khttpd_stats;
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "fills %ld\n", atomic_long_read(&khttpd_stats.fills));
+	seq_printf(m, "fill_waits %ld\n",
+		   atomic_long_read(&khttpd_stats.fill_waits));
+	seq_printf(m, "compressions %ld\n",
+		   atomic_long_read(&khttpd_stats.compressions));
+	seq_printf(m, "streams %ld\n", atomic_long_read(&khttpd_stats.streams));
+	seq_printf(m, "page_bytes %ld\n",
+		   atomic_long_read(&khttpd_stats.page_bytes));
+	seq_printf(m, "read_bytes %ld\n",
+		   atomic_long_read(&khttpd_stats.read_bytes));
+	seq_printf(m, "accepted %ld\n",
+		   atomic_long_read(&khttpd_stats.accepted));
+	seq_printf(m, "refused %ld\n", atomic_long_read(&khttpd_stats.refused));
+	return 0;
+}
+
+int khttpd_stats_init(void)
+{
+	return proc_create_single(STATS_FILE, 0444, NULL, stats_show) ? 0 :
+									-ENOMEM;
+}
+
+void khttpd_stats_exit(void)
+{
+	remove_proc_entry(STATS_FILE, NULL);
+}

@@ -1,0 +1,433 @@
+"""Serving a real site: index names, dotfiles, OPTIONS (both servers, by
+default), and sehttpd's --header, --cors, --index, --error-page, --spa,
+--dotfiles and --follow-symlinks."""
+
+import os
+import re
+import unittest
+
+from httpraw import build_request
+from target import (ServerTestCase, needs_process, session_tree,
+                    start_server, temp_dir)
+from test_cli import run_cli
+
+ALLOW = 'GET, HEAD, OPTIONS'
+HIDDEN = ('/.env', '/.git/config', '/.git/', '/.git', '/%2eenv',
+          '/dots/.hidden.txt', '/dots/.dir/x.txt', '/dots/.dir/',
+          '/.well-known/.hidden', '/..foo')
+
+
+def listed_names(body):
+    """The names the listing links to (hrefs, decoded enough for ours)."""
+    return {h.rstrip('/') for h in
+            re.findall(r'href="([^"?#]*)"', body.decode('utf-8', 'replace'))
+            if h not in ('../', '/')}
+
+
+class DefaultsTest(ServerTestCase):
+    """What both servers do without flags."""
+
+    def test_index_html_then_index_htm(self):
+        resp = self.get('/dir_htm/')
+        self.assertEqual(resp.status, 200, resp.describe())
+        self.assertEqual(resp.body, self.tree.files['/dir_htm/index.htm'])
+        resp = self.get('/dir_both/')
+        self.assertEqual(resp.body, self.tree.files['/dir_both/index.html'])
+        resp = self.get('/dir_htm/', method='HEAD')
+        self.assertEqual(resp.status, 200)
+        self.assertEqual(int(resp.header('Content-Length')),
+                         len(self.tree.files['/dir_htm/index.htm']))
+
+    def test_dotfiles_are_404(self):
+        for path in HIDDEN:
+            for method in ('GET', 'HEAD'):
+                with self.subTest(path=path, method=method):
+                    resp = self.get(path, method=method)
+                    if method == 'GET':
+                        self.assert_error(resp, 404)
+                        self.assertNotIn(b'DOTFILE-', resp.body)
+                    self.assertEqual(resp.status, 404)
+
+    def test_dotfiles_not_listed(self):
+        resp = self.get('/dots/')
+        self.assertEqual(resp.status, 200, resp.describe())
+        self.assertEqual(listed_names(resp.body), {'visible.txt'})
+
+    def test_well_known_is_served(self):
+        resp = self.get('/.well-known/security.txt')
+        self.assertEqual(resp.status, 200, resp.describe())
+        self.assertEqual(resp.body,
+                         self.tree.files['/.well-known/security.txt'])
+        resp = self.get('/.well-known/')
+        self.assertEqual(resp.status, 200, resp.describe())
+        self.assertEqual(listed_names(resp.body), {'security.txt'})
+
+    def test_options_204(self):
+        for target in ('/a.txt', '/', '/missing', '*'):
+            with self.subTest(target=target), self.conn() as c:
+                c.send(build_request('OPTIONS', target))
+                resp = c.read_response('OPTIONS')
+                self.assertEqual(resp.status, 204, resp.describe())
+                self.assertEqual(resp.header('Allow'), ALLOW)
+                self.assertIsNone(resp.header('Content-Length'))
+                self.assertIsNone(resp.header('Access-Control-Allow-Origin'))
+                # No body: the next response follows at once.
+                c.send(build_request('GET', '/a.txt'))
+                resp = c.read_response()
+                self.assertEqual(resp.body, self.tree.files['/a.txt'])
+
+    def test_preflight_without_cors_is_not_allowed(self):
+        resp = self.get('/a.txt', method='OPTIONS', headers=[
+            ('Origin', 'https://other.example'),
+            ('Access-Control-Request-Method', 'GET')])
+        self.assertEqual(resp.status, 204, resp.describe())
+        self.assertIsNone(resp.header('Access-Control-Allow-Origin'))
+        self.assertIsNone(resp.header('Access-Control-Allow-Methods'))
+
+    def test_405_allows_options(self):
+        resp = self.get('/a.txt', method='DELETE')
+        self.assert_error(resp, 405)
+        self.assertEqual(resp.header('Allow'), ALLOW)
+
+
+class FlagTest(unittest.TestCase):
+    """Helpers for tests that start sehttpd with flags."""
+
+    def start(self, *args, root=None):
+        t = start_server(list(args), root=root)
+        self.addCleanup(t.server.kill)
+        return t
+
+    def get(self, t, path, method='GET', headers=()):
+        with t.conn() as c:
+            c.send(build_request(method, path, headers=headers))
+            return c.read_response(method)
+
+    def usage_error(self, args, *words):
+        """sehttpd refuses args: exit 2, one line on stderr naming words."""
+        rc, out, err = run_cli(list(args) + [session_tree().www])
+        self.assertEqual(rc, 2, 'sehttpd %s: exit %s, stderr %r'
+                         % (args, rc, err))
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 1, err)
+        self.assertTrue(lines[0].startswith('sehttpd: '), err)
+        for w in words:
+            self.assertIn(w, lines[0])
+
+
+@needs_process('starts sehttpd with --header')
+class HeaderFlagTest(FlagTest):
+
+    def test_added_to_successful_responses(self):
+        t = self.start('--header', 'X-Frame-Options: DENY',
+                       '--header', 'X-Two:  two words  ')
+        tree = session_tree()
+        for path in ('/a.txt', '/dir_noindex/', '/big/1m.bin'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual(r.status, 200)
+                self.assertEqual(r.all('X-Frame-Options'), ['DENY'])
+                self.assertEqual(r.header('X-Two'), 'two words')
+        etag = self.get(t, '/a.txt').header('ETag')
+        r = self.get(t, '/a.txt', headers=[('If-None-Match', etag)])
+        self.assertEqual(r.status, 304)
+        self.assertEqual(r.header('X-Frame-Options'), 'DENY')
+        r = self.get(t, '/a.txt', headers=[('Range', 'bytes=0-1')])
+        self.assertEqual((r.status, r.header('X-Two')), (206, 'two words'))
+        r = self.get(t, '/dir_noindex')
+        self.assertEqual((r.status, r.header('X-Two')), (301, 'two words'))
+        r = self.get(t, '/a.txt', 'HEAD')
+        self.assertEqual(r.header('X-Frame-Options'), 'DENY')
+        # Not on errors.
+        for path, status in (('/missing', 404), ('/link_secret.txt', 403)):
+            r = self.get(t, path)
+            self.assertEqual(r.status, status)
+            self.assertIsNone(r.header('X-Frame-Options'), r.describe())
+        self.assertEqual(self.get(t, '/a.txt').body, tree.files['/a.txt'])
+        t.server.stop()
+
+    def test_path_prefix(self):
+        t = self.start('--header', '/big/:Cache-Control: max-age=31536000',
+                       '--header', 'X-All: 1')
+        r = self.get(t, '/big/1m.bin')
+        self.assertEqual(r.header('Cache-Control'), 'max-age=31536000')
+        self.assertEqual(r.header('X-All'), '1')
+        for path in ('/a.txt', '/dir_noindex/', '/big'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertIsNone(r.header('Cache-Control'), r.describe())
+                self.assertEqual(r.header('X-All'), '1')
+        # The prefix is matched on the decoded path.
+        r = self.get(t, '/%62ig/1m.bin', 'HEAD')
+        self.assertEqual(r.header('Cache-Control'), 'max-age=31536000')
+        t.server.stop()
+
+    def test_bad_headers_refused_at_start(self):
+        cases = [
+            ('Bad Name: x', 'token'),
+            ('X-A: one\r\nX-Injected: two', 'control character'),
+            ('X-A: one\ntwo', 'control character'),
+            ('X-A: bell\x07', 'control character'),
+            ('X-A: del\x7f', 'control character'),
+            ('NoColon', "'Name: value'"),
+            (': empty name', 'empty header name'),
+            ('X(A): 1', 'token'),
+            ('Content-Length: 1', 'Content-Length'),
+            ('transfer-encoding: chunked', 'Transfer-Encoding'),
+            ('/prefix-only', 'no header'),
+            ('/a b/:X: 1', 'prefix'),
+            ('X-Long: ' + 'v' * 2000, 'longer'),
+        ]
+        for arg, why in cases:
+            with self.subTest(arg=arg):
+                self.usage_error(['--header', arg], '--header', why)
+        # All of them must leave room in a response head.
+        many = []
+        for i in range(10):
+            many += ['--header', 'X-Big-%d: %s' % (i, 'v' * 1000)]
+        self.usage_error(many, '--header', 'more than')
+
+
+@needs_process('starts sehttpd with --cors')
+class CorsFlagTest(FlagTest):
+
+    def test_any_origin(self):
+        t = self.start('--cors', '*')
+        r = self.get(t, '/a.txt', headers=[('Origin', 'https://x.example')])
+        self.assertEqual(r.header('Access-Control-Allow-Origin'), '*')
+        self.assertNotIn('Origin', ','.join(r.all('Vary')))
+        # Errors too, so that a script can read them.
+        r = self.get(t, '/missing')
+        self.assertEqual(r.status, 404)
+        self.assertEqual(r.header('Access-Control-Allow-Origin'), '*')
+        t.server.stop()
+
+    def test_one_origin_and_preflight(self):
+        origin = 'https://app.example:8443'
+        t = self.start('--cors', origin)
+        r = self.get(t, '/a.txt', headers=[('Origin', origin)])
+        self.assertEqual(r.header('Access-Control-Allow-Origin'), origin)
+        vary = [v.strip() for line in r.all('Vary')
+                for v in line.split(',')]
+        self.assertIn('Origin', vary)
+        self.assertIn('Accept-Encoding', vary)
+        with t.conn() as c:
+            c.send(build_request('OPTIONS', '/a.txt', headers=[
+                ('Origin', origin),
+                ('Access-Control-Request-Method', 'GET'),
+                ('Access-Control-Request-Headers', 'x-token, range')]))
+            r = c.read_response('OPTIONS')
+            self.assertEqual(r.status, 204, r.describe())
+            self.assertEqual(r.header('Access-Control-Allow-Origin'), origin)
+            self.assertEqual(r.header('Access-Control-Allow-Methods'), ALLOW)
+            self.assertEqual(r.header('Access-Control-Allow-Headers'),
+                             'x-token, range')
+            self.assertGreater(int(r.header('Access-Control-Max-Age')), 0)
+            self.assertEqual(r.header('Allow'), ALLOW)
+            self.assertIsNone(r.header('Content-Length'))
+            c.send(build_request('GET', '/a.txt'))
+            self.assertEqual(c.read_response().status, 200)
+        # Without Access-Control-Request-Headers: none allowed.
+        r = self.get(t, '/a.txt', 'OPTIONS', headers=[
+            ('Origin', origin), ('Access-Control-Request-Method', 'GET')])
+        self.assertEqual(r.status, 204)
+        self.assertIsNone(r.header('Access-Control-Allow-Headers'))
+        t.server.stop()
+
+    def test_bad_origins_refused_at_start(self):
+        for origin in ('https://a.example/', 'a.example', 'https://',
+                       'https://a b', ''):
+            with self.subTest(origin=origin):
+                self.usage_error(['--cors', origin], '--cors')
+
+
+@needs_process('starts sehttpd with --index')
+class IndexFlagTest(FlagTest):
+
+    def test_first_existing_wins(self):
+        tree = session_tree()
+        t = self.start('--index', 'index.htm', '--index', 'index.html')
+        self.assertEqual(self.get(t, '/dir_both/').body,
+                         tree.files['/dir_both/index.htm'])
+        self.assertEqual(self.get(t, '/dir_index/').body,
+                         tree.files['/dir_index/index.html'])
+        t.server.stop()
+
+    def test_replaces_the_defaults(self):
+        t = self.start('--index', 'other.txt')
+        r = self.get(t, '/dir_index/')
+        self.assertEqual(r.body, session_tree().files['/dir_index/other.txt'])
+        r = self.get(t, '/dir_htm/')
+        self.assertIn(b'index.htm', r.body)  # a listing, not the page
+        self.assertNotEqual(r.body,
+                            session_tree().files['/dir_htm/index.htm'])
+        t.server.stop()
+
+    def test_bad_names_refused(self):
+        for name in ('a/b', '', '..'):
+            with self.subTest(name=name):
+                self.usage_error(['--index', name], '--index')
+
+
+@needs_process('starts sehttpd with --error-page and --spa')
+class PagesFlagTest(FlagTest):
+
+    def site(self):
+        root = os.path.join(temp_dir(), 'www')
+        for rel, data in (('index.html', b'<p>home</p>\n'),
+                          ('app/index.html', b'<p>the app</p>\n'),
+                          ('app/app.js', b'var app;\n'),
+                          ('errors/404.html', b'<p>our 404 page</p>\n'),
+                          ('errors/403.txt', b'our 403 text\n'),
+                          ('errors/405.html', b'<p>our 405</p>\n'),
+                          ('.env', b'SECRET\n')):
+            path = os.path.join(root, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'wb') as fh:
+                fh.write(data)
+        os.symlink('/etc/hostname', os.path.join(root, 'out'))
+        return root
+
+    def test_error_pages(self):
+        t = self.start('--error-page', '404=/errors/404.html',
+                       '--error-page', '403=/errors/403.txt',
+                       '--error-page', '405=/errors/405.html',
+                       root=self.site())
+        for path in ('/missing.html', '/nope/', '/.env'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual((r.status, r.body),
+                                 (404, b'<p>our 404 page</p>\n'))
+                self.assertTrue(r.header('Content-Type')
+                                .startswith('text/html'))
+        r = self.get(t, '/missing.html', 'HEAD')
+        self.assertEqual((r.status, r.body), (404, b''))
+        self.assertEqual(r.header('Content-Length'), '20')
+        r = self.get(t, '/out')
+        self.assertEqual((r.status, r.body), (403, b'our 403 text\n'))
+        self.assertTrue(r.header('Content-Type').startswith('text/plain'))
+        r = self.get(t, '/', 'POST')
+        self.assertEqual((r.status, r.body), (405, b'<p>our 405</p>\n'))
+        self.assertEqual(r.header('Allow'), ALLOW)
+        # Keep-alive as for the built-in pages.
+        with t.conn() as c:
+            c.send(build_request('GET', '/missing') +
+                   build_request('GET', '/'))
+            self.assertEqual(c.read_response().status, 404)
+            self.assertEqual(c.read_response().body, b'<p>home</p>\n')
+        t.server.stop()
+
+    def test_pages_typed_like_files(self):
+        """--mime names the type of error and SPA pages as of any file."""
+        root = self.site()
+        for rel in ('errors/404.page', 'app/shell.page'):
+            with open(os.path.join(root, rel), 'wb') as fh:
+                fh.write(b'<p>page</p>\n')
+        t = self.start('--error-page', '404=/errors/404.page',
+                       '--spa', '/app/shell.page',
+                       '--mime', 'page=text/html', root=root)
+        for path, status in (('/missing.js', 404), ('/users/42', 200)):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual(r.status, status, r.describe())
+                self.assertEqual(r.header('Content-Type'),
+                                 'text/html; charset=utf-8')
+        t.server.stop()
+
+    def test_missing_or_bad_error_page_refused_at_start(self):
+        root = self.site()
+        for arg, why in (('404=/errors/none.html', 'No such file'),
+                         ('404=/errors', 'directory'),
+                         ('200=/index.html', 'CODE'),
+                         ('4044=/index.html', 'CODE'),
+                         ('404=index.html', "from '/'"),
+                         ('404=/../index.html', "from '/'")):
+            with self.subTest(arg=arg):
+                rc, _, err = run_cli(['--error-page', arg, root])
+                self.assertEqual(rc, 2, err)
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertIn('--error-page', err)
+                self.assertIn(why, err)
+
+    def test_spa_fallback(self):
+        t = self.start('--spa', '/app/index.html',
+                       '--error-page', '404=/errors/404.html',
+                       root=self.site())
+        for path in ('/users/42', '/app/settings/', '/deep/a/b/c'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual((r.status, r.body),
+                                 (200, b'<p>the app</p>\n'), r.describe())
+                self.assertTrue(r.header('Content-Type')
+                                .startswith('text/html'))
+        r = self.get(t, '/users/42', 'HEAD')
+        self.assertEqual((r.status, r.body), (200, b''))
+        # What exists is served as it is.
+        self.assertEqual(self.get(t, '/app/app.js').body, b'var app;\n')
+        self.assertEqual(self.get(t, '/').body, b'<p>home</p>\n')
+        # A missing file (with an extension) and a hidden path stay 404.
+        for path in ('/app/missing.js', '/favicon.ico', '/.env', '/.git/x'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual((r.status, r.body),
+                                 (404, b'<p>our 404 page</p>\n'))
+        self.assertEqual(self.get(t, '/users/42', 'POST').status, 405)
+        t.server.stop()
+
+    def test_missing_spa_page_refused_at_start(self):
+        root = self.site()
+        for arg, why in (('/none.html', 'No such file'),
+                         ('/app', 'directory'),
+                         ('app/index.html', "from '/'")):
+            with self.subTest(arg=arg):
+                rc, _, err = run_cli(['--spa', arg, root])
+                self.assertEqual(rc, 2, err)
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertIn('--spa', err)
+                self.assertIn(why, err)
+
+
+@needs_process('starts sehttpd with --dotfiles and --follow-symlinks')
+class FileFlagTest(FlagTest):
+
+    def test_dotfiles_served_and_listed(self):
+        tree = session_tree()
+        t = self.start('--dotfiles')
+        for path in ('/.env', '/.git/config', '/dots/.hidden.txt',
+                     '/dots/.dir/x.txt', '/.well-known/.hidden', '/..foo'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual((r.status, r.body), (200, tree.files[path]))
+        names = listed_names(self.get(t, '/dots/').body)
+        self.assertEqual(names, {'visible.txt', '.hidden.txt', '.dir'})
+        self.assertEqual(listed_names(self.get(t, '/.git/').body),
+                         {'config'})
+        t.server.stop()
+
+    def test_follow_symlinks(self):
+        tree = session_tree()
+        t = self.start('--follow-symlinks')
+        r = self.get(t, '/link_secret.txt')
+        self.assertEqual(r.status, 200, r.describe())
+        self.assertEqual(r.body, tree.secret_marker + b'\n')
+        r = self.get(t, '/link_outside/other.txt')
+        self.assertEqual(r.status, 200, r.describe())
+        r = self.get(t, '/link_outside/')
+        self.assertEqual(r.status, 200, r.describe())
+        self.assertIn('secret.txt', listed_names(r.body))
+        # Request paths still cannot climb out.
+        self.assertEqual(self.get(t, '/../outside/secret.txt').status, 400)
+        t.server.stop()
+
+    def test_symlinks_out_refused_by_default(self):
+        t = self.start()
+        for path in ('/link_secret.txt', '/link_outside/other.txt'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual(r.status, 403, r.describe())
+                self.assertNotIn(session_tree().secret_marker, r.body)
+        t.server.stop()
+
+
+if __name__ == '__main__':
+    unittest.main()
