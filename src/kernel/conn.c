@@ -22,11 +22,16 @@
  * Tear-down happens in the work item: callbacks restored under
  * sk_callback_lock, timer stopped, connection off the server's list, socket
  * released.  After that nothing can queue the work item again; if it was
- * queued in between, its last run only frees the connection.
+ * queued in between, its last run only frees the connection.  Unloading
+ * does the same for all connections at once (khttpd_conns_close_all): work
+ * items that run once the server is stopping leave their connection alone.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include "conn.h"
 
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -37,6 +42,10 @@
 
 #include "files.h"
 #include "reply.h"
+#include "stats.h"
+
+/* Unloading closes connections in at most this many parallel parts. */
+#define KHTTPD_CLOSE_BATCHES 8
 
 /* What one step of the state machine leaves the work item to do. */
 enum step { STEP_WAIT, STEP_AGAIN, STEP_CLOSE };
@@ -266,8 +275,6 @@ static bool run(struct khttpd_conn *c)
 {
 	enum step s;
 
-	if (khttpd_stopping(c->srv))
-		return true;
 	if (time_after_eq(jiffies, c->deadline)) {
 		timed_out(c);
 		return true;
@@ -353,6 +360,9 @@ static void conn_work(struct work_struct *work)
 		conn_free(c);
 		return;
 	}
+	/* Unloading closes it (khttpd_conns_close_all). */
+	if (khttpd_stopping(c->srv))
+		return;
 	old = override_creds(c->srv->cred);
 	done = run(c);
 	revert_creds(old);
@@ -432,7 +442,11 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
 	struct khttpd_conn *c;
 
 	if ((unsigned int)atomic_inc_return(&srv->nconns) > srv->max_conns) {
-		atomic_long_inc(&srv->refused);
+		long refused = atomic_long_inc_return(&khttpd_stats.refused);
+
+		pr_notice_ratelimited(
+			"max_conns=%u reached: new connections closed at once (%ld so far)\n",
+			srv->max_conns, refused);
 		goto err_count;
 	}
 	c = kmem_cache_zalloc(srv->conn_cache, GFP_KERNEL);
@@ -463,4 +477,96 @@ err_count:
 	if (atomic_dec_and_test(&srv->nconns))
 		wake_up_all(&srv->drained);
 	sock_release(sock);
+}
+
+/* A part of the closing pass: the connections one CPU closes. */
+struct close_batch {
+	struct work_struct work;
+	struct list_head conns;
+	int cpu;
+};
+
+/*
+ * The kernel releases the socket after the module is gone, as it releases
+ * any closed file: fput() in a kworker hands the file to the kernel's own
+ * delayed release (system_wq).  Releasing it here, the reset crossing
+ * loopback to the client and the client's wake-up, cost five times as
+ * much as wrapping it in a file (0.3-1.3 ms against 0.1-0.2 ms a socket
+ * under TCG with slub_debug, host busy): seconds for 10,000.
+ */
+static void release_later(struct socket *sock)
+{
+	struct file *file = sock_alloc_file(sock, 0, NULL);
+
+	/* On failure sock_alloc_file() released the socket itself. */
+	if (!IS_ERR(file))
+		fput(file);
+}
+
+static void close_batch_work(struct work_struct *work)
+{
+	struct close_batch *b = container_of(work, struct close_batch, work);
+	struct khttpd_conn *c, *next;
+
+	list_for_each_entry_safe(c, next, &b->conns, node) {
+		khttpd_out_release(&c->out);
+		kvfree(c->buf);
+		/* A reset: no FIN handshake for the kernel to see through. */
+		sock_no_linger(c->sock->sk);
+		release_later(c->sock);
+		conn_free(c);
+		cond_resched();
+	}
+}
+
+void khttpd_conns_close_all(struct khttpd_server *srv)
+{
+	struct close_batch batch[KHTTPD_CLOSE_BATCHES];
+	struct khttpd_conn *c, *next;
+	LIST_HEAD(conns);
+	unsigned int i, n = 0, cpu;
+
+	/*
+	 * Work items that began before stopping was set end (they may still
+	 * close their connection or re-arm its timer); any later run sees
+	 * stopping and leaves its connection alone.  So the list is ours.
+	 */
+	flush_workqueue(srv->wq);
+	spin_lock(&srv->lock);
+	list_splice_init(&srv->conns, &conns);
+	spin_unlock(&srv->lock);
+
+	/* Nothing queues a work item once these are undone... */
+	list_for_each_entry(c, &conns, node) {
+		restore_callbacks(c);
+		del_timer_sync(&c->timer);
+		cond_resched();
+	}
+	/* ...and the runs queued before have ended. */
+	flush_workqueue(srv->wq);
+
+	/*
+	 * One part per CPU, at high priority: the kernel's release of the
+	 * first sockets and the clients' closes compete for the same CPUs.
+	 */
+	for (cpu = cpumask_first(cpu_online_mask);
+	     cpu < nr_cpu_ids && n < KHTTPD_CLOSE_BATCHES;
+	     cpu = cpumask_next(cpu, cpu_online_mask)) {
+		INIT_WORK_ONSTACK(&batch[n].work, close_batch_work);
+		INIT_LIST_HEAD(&batch[n].conns);
+		batch[n++].cpu = cpu;
+	}
+	i = 0;
+	list_for_each_entry_safe(c, next, &conns, node) {
+		list_move(&c->node, &batch[i].conns);
+		i = (i + 1) % n;
+	}
+	for (i = 0; i < n; i++)
+		queue_work_on(batch[i].cpu, system_highpri_wq, &batch[i].work);
+	for (i = 0; i < n; i++) {
+		flush_work(&batch[i].work);
+		destroy_work_on_stack(&batch[i].work);
+	}
+	/* Connections that closed themselves are freed by their last run. */
+	wait_event(srv->drained, !atomic_read(&srv->nconns));
 }

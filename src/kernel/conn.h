@@ -70,4 +70,10 @@ struct khttpd_conn {
 /* Takes over an accepted socket and queues its work item. */
 void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock);
 
+/*
+ * Unloading, once srv->stopping is set and nothing accepts any more:
+ * closes every connection in one pass and frees them all.
+ */
+void khttpd_conns_close_all(struct khttpd_server *srv);
+
 #endif /* KHTTPD_CONN_H */

@@ -9,12 +9,12 @@
 #include <linux/path.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #define KHTTPD_SERVER_TOKEN "khttpd"
 
 struct socket;
-struct task_struct;
-struct workqueue_struct;
+struct sock;
 struct kmem_cache;
 
 struct khttpd_config {
@@ -30,7 +30,8 @@ struct khttpd_config {
 struct khttpd_server {
 	struct path root;
 	struct socket *listener;
-	struct task_struct *thread;
+	void (*saved_data_ready)(struct sock *sk); /* the listener's */
+	struct delayed_work accept; /* queued when connections wait */
 	struct workqueue_struct *wq;
 	struct kmem_cache *conn_cache;
 	struct kmem_cache *path_cache; /* a request's path, while answered */
@@ -40,7 +41,6 @@ struct khttpd_server {
 	atomic_t nconns; /* connections not yet freed */
 	wait_queue_head_t drained; /* woken when nconns drops to 0 */
 	unsigned int max_conns;
-	atomic_long_t refused; /* connections closed at once: over max_conns */
 	long timeout; /* jiffies: idle, request head and send progress */
 	/*
 	 * Work items run as "nobody" without capabilities, so the VFS checks

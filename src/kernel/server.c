@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The listener is one kthread blocked in accept; each accepted socket
- * becomes a connection whose work item runs only when its socket or timer
- * has something for it (conn.c), on an unbound workqueue.  Unbound, by
- * measurement (make bench-kernel, qemu guest, server CPU apart from the
- * load's): 0.3 context switches per keep-alive request against 1.8 for a
- * per-CPU workqueue, whose work items run on the CPU whose softirq queued
- * them (over loopback, the client's); and the unbound cpumask
- * (/sys/devices/virtual/workqueue/cpumask) confines it like a thread.  No
- * work item sleeps waiting for a client, so max_active bounds only the
- * work in progress; the default, as max_active 4 measured worse (1.5
- * context switches per keep-alive request, 0.5x sehttpd against 0.7x).  Every live connection is on srv->conns, so that
- * unloading can queue each one to close at once and then wait for all of
- * them to be freed.
+ * The listening socket's data-ready callback queues one work item, which
+ * accepts every connection waiting (a burst in one run) without blocking;
+ * each accepted socket becomes a connection whose work item runs only when
+ * its socket or timer has something for it (conn.c), on an unbound
+ * workqueue.  Unbound, by measurement (make bench-kernel, qemu guest,
+ * server CPU apart from the load's): 0.3 context switches per keep-alive
+ * request against 1.8 for a per-CPU workqueue, whose work items run on the
+ * CPU whose softirq queued them (over loopback, the client's); and the
+ * unbound cpumask (/sys/devices/virtual/workqueue/cpumask) confines it like
+ * a thread.  No work item sleeps waiting for a client, so max_active bounds
+ * only the work in progress; the default, as max_active 4 measured worse
+ * (1.5 context switches per keep-alive request, 0.5x sehttpd against
+ * 0.7x).  Every live connection is on srv->conns, so that unloading can
+ * close them all in one pass (khttpd_conns_close_all).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,7 +22,6 @@
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/in.h>
-#include <linux/kthread.h>
 #include <linux/namei.h>
 #include <linux/net.h>
 #include <linux/sched.h>
@@ -31,6 +31,7 @@
 #include <net/sock.h>
 
 #include "conn.h"
+#include "stats.h"
 
 static int open_listener(struct khttpd_server *srv,
 			 const struct khttpd_config *cfg)
@@ -70,40 +71,73 @@ err_sock:
 	return err;
 }
 
-/* kthread_stop() must find the thread alive: park until it is called. */
-static void wait_for_stop(void)
+/*
+ * Accepts every connection waiting, without blocking: one run takes a
+ * whole burst.  A failure other than a connection reset before it was
+ * accepted (memory) is retried a little later.
+ */
+static void accept_work(struct work_struct *work)
 {
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
-}
+	struct khttpd_server *srv = container_of(to_delayed_work(work),
+						 struct khttpd_server, accept);
 
-static int listen_thread(void *data)
-{
-	struct khttpd_server *srv = data;
-
-	while (!kthread_should_stop() && !khttpd_stopping(srv)) {
+	while (!khttpd_stopping(srv)) {
 		struct socket *sock;
-		int err = kernel_accept(srv->listener, &sock, 0);
+		int err = kernel_accept(srv->listener, &sock, O_NONBLOCK);
 
 		if (!err) {
+			khttpd_count(&khttpd_stats.accepted);
 			khttpd_conn_start(srv, sock);
+			cond_resched();
 			continue;
 		}
-		if (khttpd_stopping(srv))
+		if (err == -EAGAIN)
 			break;
-		if (err != -EAGAIN && err != -EINTR && err != -ECONNABORTED) {
+		if (err != -ECONNABORTED) {
 			pr_warn_ratelimited("accept failed: %pe\n",
 					    ERR_PTR(err));
-			schedule_timeout_interruptible(HZ / 50);
+			queue_delayed_work(srv->wq, &srv->accept, HZ / 50);
+			break;
 		}
 	}
-	wait_for_stop();
-	return 0;
+}
+
+/* Softirq: a connection is ready to be accepted. */
+static void listener_data_ready(struct sock *sk)
+{
+	struct khttpd_server *srv;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	srv = sk->sk_user_data;
+	if (srv)
+		queue_delayed_work(srv->wq, &srv->accept, 0);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void listener_install(struct khttpd_server *srv)
+{
+	struct sock *sk = srv->listener->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	srv->saved_data_ready = sk->sk_data_ready;
+	sk->sk_user_data = srv;
+	sk->sk_data_ready = listener_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* After this, no connection is accepted any more. */
+static void listener_close(struct khttpd_server *srv)
+{
+	struct sock *sk = srv->listener->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = srv->saved_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cancel_delayed_work_sync(&srv->accept);
+	/* Connections still in its queue are reset by the kernel. */
+	sock_release(srv->listener);
+	srv->listener = NULL;
 }
 
 /* Debian's nobody and nogroup. */
@@ -135,7 +169,6 @@ int khttpd_server_start(struct khttpd_server *srv,
 	atomic_set(&srv->nconns, 0);
 	init_waitqueue_head(&srv->drained);
 	srv->max_conns = cfg->max_conns;
-	atomic_long_set(&srv->refused, 0);
 	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
 	srv->listing = cfg->listing;
 	srv->dotfiles = cfg->dotfiles;
@@ -171,16 +204,12 @@ int khttpd_server_start(struct khttpd_server *srv,
 	err = open_listener(srv, cfg);
 	if (err)
 		goto err_wq;
-	srv->thread = kthread_run(listen_thread, srv, "khttpd");
-	if (IS_ERR(srv->thread)) {
-		err = PTR_ERR(srv->thread);
-		pr_err("cannot start the listener thread: %pe\n", ERR_PTR(err));
-		goto err_listener;
-	}
+	INIT_DELAYED_WORK(&srv->accept, accept_work);
+	listener_install(srv);
+	/* Connections that completed before the callback was in place. */
+	queue_delayed_work(srv->wq, &srv->accept, 0);
 	return 0;
 
-err_listener:
-	sock_release(srv->listener);
 err_wq:
 	destroy_workqueue(srv->wq);
 err_path_cache:
@@ -196,28 +225,18 @@ err_root:
 
 void khttpd_server_stop(struct khttpd_server *srv)
 {
-	struct khttpd_conn *c;
-
 	spin_lock(&srv->lock);
 	WRITE_ONCE(srv->stopping, true);
 	spin_unlock(&srv->lock);
 
-	/* Wakes the listener from accept, which then fails. */
-	kernel_sock_shutdown(srv->listener, SHUT_RDWR);
-	kthread_stop(srv->thread);
-	sock_release(srv->listener);
-
-	/* Each connection's work item sees stopping and closes it. */
-	spin_lock(&srv->lock);
-	list_for_each_entry(c, &srv->conns, node)
-		queue_work(srv->wq, &c->work);
-	spin_unlock(&srv->lock);
-	wait_event(srv->drained, !atomic_read(&srv->nconns));
+	listener_close(srv);
+	khttpd_conns_close_all(srv);
 	destroy_workqueue(srv->wq);
 
-	if (atomic_long_read(&srv->refused))
+	if (atomic_long_read(&khttpd_stats.refused))
 		pr_info("refused %ld connections over max_conns=%u\n",
-			atomic_long_read(&srv->refused), srv->max_conns);
+			atomic_long_read(&khttpd_stats.refused),
+			srv->max_conns);
 	kmem_cache_destroy(srv->path_cache);
 	kmem_cache_destroy(srv->conn_cache);
 	put_cred(srv->cred);

@@ -20,6 +20,9 @@ static int stats_show(struct seq_file *m, void *v)
 		   atomic_long_read(&khttpd_stats.page_bytes));
 	seq_printf(m, "read_bytes %ld\n",
 		   atomic_long_read(&khttpd_stats.read_bytes));
+	seq_printf(m, "accepted %ld\n",
+		   atomic_long_read(&khttpd_stats.accepted));
+	seq_printf(m, "refused %ld\n", atomic_long_read(&khttpd_stats.refused));
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 /*
  * Counters of the content path's costly steps, read from /proc/khttpd:
  * what the tests check where only "did not compress" or "filled once"
- * would otherwise show, as time.
+ * would otherwise show, as time; and of connections accepted and refused.
  */
 #ifndef KHTTPD_STATS_H
 #define KHTTPD_STATS_H
@@ -16,6 +16,8 @@ struct khttpd_stats {
 	atomic_long_t streams; /* file responses sent as the socket drains */
 	atomic_long_t page_bytes; /* of them: sent as page-cache pages */
 	atomic_long_t read_bytes; /* of them: read (copied) into a buffer */
+	atomic_long_t accepted; /* connections accepted */
+	atomic_long_t refused; /* of them: closed at once, max_conns open */
 };
 
 extern struct khttpd_stats khttpd_stats;

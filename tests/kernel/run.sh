@@ -15,7 +15,7 @@
 # Environment: BUILD (build dir), MAKE, HTSTRESS_BIN, KHTTPD_TIMEOUT_S (the
 # module's timeout during the integration suite, seconds), and
 # KHTTPD_TESTS (a -k filter passed to the integration runner), and
-# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,crowd,10000).
+# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,crowd,burst,10000).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
