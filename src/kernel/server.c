@@ -2,17 +2,19 @@
 /*
  * The listener is one kthread blocked in accept; each accepted socket
  * becomes a connection whose work item runs only when its socket or timer
- * has something for it (conn.c), on an unbound workqueue.  Unbound, by
+ * has something for it (conn.c), on a per-CPU workqueue, always on the CPU
+ * that accepted the connection (so connections spread as the scheduler
+ * moves the listener; pinning the listener pins the server).  By
  * measurement (make bench-kernel, qemu guest, server CPU apart from the
- * load's): 0.3 context switches per keep-alive request against 1.8 for a
- * per-CPU workqueue, whose work items run on the CPU whose softirq queued
- * them (over loopback, the client's); and the unbound cpumask
- * (/sys/devices/virtual/workqueue/cpumask) confines it like a thread.  No
- * work item sleeps waiting for a client, so max_active bounds only the
- * work in progress; the default, as max_active 4 measured worse (1.5
- * context switches per keep-alive request, 0.5x sehttpd against 0.7x).  Every live connection is on srv->conns, so that
- * unloading can queue each one to close at once and then wait for all of
- * them to be freed.
+ * load's): 0.18 context switches per keep-alive request against 0.39 for
+ * an unbound workqueue, whose pool wakes another worker for each item
+ * queued while one runs (0.11 against 0.20 once cache hits skip the file
+ * system), and 0.3 for unbound with max_active 1 or WQ_HIGHPRI; a per-CPU
+ * queue_work() from the socket callbacks runs where the softirq ran (over
+ * loopback, the client's CPU: 1.8).  No work item sleeps waiting for a
+ * client, so max_active bounds only the work in progress.  Every live
+ * connection is on srv->conns, so that unloading can queue each one to
+ * close at once and then wait for all of them to be freed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -162,7 +164,8 @@ int khttpd_server_start(struct khttpd_server *srv,
 		err = -ENOMEM;
 		goto err_cache;
 	}
-	srv->wq = alloc_workqueue("khttpd", WQ_UNBOUND, 0);
+	/* Per-CPU (bound): see conn_queue() in conn.c. */
+	srv->wq = alloc_workqueue("khttpd", 0, 0);
 	if (!srv->wq) {
 		err = -ENOMEM;
 		goto err_path_cache;
