@@ -133,6 +133,8 @@ struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 			continue; /* being freed; a newer one may follow */
 		if (entry_valid(e, v)) {
 			WRITE_ONCE(e->referenced, true);
+			if (READ_ONCE(e->checked) != jiffies)
+				WRITE_ONCE(e->checked, jiffies);
 			found = e;
 		} else {
 			stale = e;
@@ -146,6 +148,32 @@ struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 		spin_unlock(&cache.lock);
 		khttpd_cache_put(stale);
 	}
+	return found;
+}
+
+struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
+						   size_t key_len)
+{
+	struct khttpd_cache_entry *e, *found = NULL;
+	u32 hash;
+
+	if (!cache.max)
+		return NULL;
+	hash = jhash(key, key_len, 0);
+	rcu_read_lock();
+	hash_for_each_possible_rcu(cache.table, e, node, hash) {
+		if (!entry_has_key(e, hash, key, key_len))
+			continue;
+		if (time_before(jiffies,
+				READ_ONCE(e->checked) + KHTTPD_CACHE_CHECK) &&
+		    (!e->listing || time_before(jiffies, e->expires)) &&
+		    refcount_inc_not_zero(&e->ref)) {
+			WRITE_ONCE(e->referenced, true);
+			found = e;
+		}
+		break;
+	}
+	rcu_read_unlock();
 	return found;
 }
 
@@ -227,16 +255,22 @@ static struct khttpd_cache_entry *find_locked(const char *key, size_t key_len,
 	return NULL;
 }
 
+size_t khttpd_cache_entry_limit(void)
+{
+	return cache.max / 2;
+}
+
 void khttpd_cache_insert(struct khttpd_cache_entry *e)
 {
 	struct khttpd_cache_entry *old;
 
-	if (e->cost > cache.max / 2)
+	if (e->cost > khttpd_cache_entry_limit())
 		return;
 	spin_lock(&cache.lock);
 	while ((old = find_locked(e->key, e->key_len, e->hash)))
 		unhash_locked(old);
 	refcount_inc(&e->ref);
+	e->checked = jiffies;
 	hash_add_rcu(cache.table, &e->node, e->hash);
 	list_add_tail(&e->clock, &cache.clock);
 	cache.total += e->cost;

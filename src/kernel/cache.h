@@ -15,6 +15,8 @@
 
 /* Bodies up to this size are cached and compressed; larger ones stream. */
 #define KHTTPD_CACHE_ENTRY_MAX (1024 * 1024)
+/* How long an entry is served by its path alone, without a look at the file. */
+#define KHTTPD_CACHE_CHECK HZ
 /* A listing also shows its entries' sizes and times: keep it briefly. */
 #define KHTTPD_CACHE_LISTING_TTL HZ
 
@@ -38,6 +40,7 @@ struct khttpd_cache_entry {
 	bool compressible; /* its type is: responses vary on Accept-Encoding */
 	u32 hash;
 	unsigned long expires; /* jiffies; listings only */
+	unsigned long checked; /* jiffies: last found valid */
 	struct khttpd_validator valid;
 	const char *content_type; /* static string */
 	s64 last_modified;
@@ -63,6 +66,13 @@ struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 					    const struct khttpd_validator *v);
 
 /*
+ * A referenced entry for key found valid less than KHTTPD_CACHE_CHECK ago,
+ * or NULL: the caller then looks at the file system.
+ */
+struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
+						   size_t key_len);
+
+/*
  * A new entry (referenced once, by the caller) with room for body_len bytes,
  * to be filled and then offered with khttpd_cache_insert().
  */
@@ -78,6 +88,9 @@ void khttpd_cache_compress(struct khttpd_cache_entry *e);
 /* The entity tag of a file entry's identity or gzip representation. */
 size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
 			 char *out);
+
+/* The cost of the largest entry khttpd_cache_insert() keeps. */
+size_t khttpd_cache_entry_limit(void);
 
 /* Publishes a filled entry, replacing any older one for its key. */
 void khttpd_cache_insert(struct khttpd_cache_entry *e);

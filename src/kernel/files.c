@@ -213,6 +213,7 @@ static int serve_dir(struct khttpd_exchange *x, const struct file *dir,
 int khttpd_serve(struct khttpd_exchange *x)
 {
 	struct khttpd_conn *c = x->conn;
+	struct khttpd_cache_entry *e;
 	char *path = c->path;
 	struct kstat st;
 	struct file *f;
@@ -221,6 +222,14 @@ int khttpd_serve(struct khttpd_exchange *x)
 	len = http_route(x->buf, x->req, path);
 	if (len < 0)
 		return khttpd_respond_status(x, -len);
+	/* A body cached under this path and checked within the second is
+	 * served without a walk through the file system (as sehttpd does). */
+	e = khttpd_cache_get_recent(path, len);
+	if (e) {
+		ret = khttpd_respond_entry(x, e);
+		khttpd_cache_put(e);
+		return ret;
+	}
 	f = khttpd_open_beneath(c->srv, path, O_PATH);
 	if (IS_ERR(f))
 		return khttpd_respond_status(
