@@ -210,6 +210,20 @@ static int serve_dir(struct khttpd_exchange *x, const struct file *dir,
 	return khttpd_serve_listing(x, dir, st, path, len);
 }
 
+/* The entry for path, or for its index.html, checked within the second. */
+static struct khttpd_cache_entry *recent_entry(char *path, size_t len)
+{
+	struct khttpd_cache_entry *e = khttpd_cache_get_recent(path, len);
+	size_t ilen = len + sizeof(INDEX_FILE) - 1;
+
+	if (e || path[len - 1] != '/' || ilen >= KHTTPD_PATH_BUF)
+		return e;
+	memcpy(path + len, INDEX_FILE, sizeof(INDEX_FILE));
+	e = khttpd_cache_get_recent(path, ilen);
+	path[len] = '\0';
+	return e;
+}
+
 int khttpd_serve(struct khttpd_exchange *x)
 {
 	struct khttpd_conn *c = x->conn;
@@ -224,7 +238,7 @@ int khttpd_serve(struct khttpd_exchange *x)
 		return khttpd_respond_status(x, -len);
 	/* A body cached under this path and checked within the second is
 	 * served without a walk through the file system (as sehttpd does). */
-	e = khttpd_cache_get_recent(path, len);
+	e = recent_entry(path, len);
 	if (e) {
 		ret = khttpd_respond_entry(x, e);
 		khttpd_cache_put(e);
