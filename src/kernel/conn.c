@@ -6,7 +6,9 @@
  * complete request heads into the output queue, sends what the socket takes
  * and returns.  An idle connection therefore holds no worker, and no receive
  * buffer either: the buffer is allocated when bytes arrive and freed when
- * all of them have been consumed.
+ * all of them have been consumed.  The first pass runs where the connection
+ * is accepted, before the callbacks are installed: a request that came with
+ * the handshake is answered without waking a worker.
  *
  * The states: a request head is read (HEAD), its response is sent (SEND),
  * its body skipped (BODY), and after a response that ends the connection
@@ -343,20 +345,25 @@ static void conn_close(struct khttpd_conn *c)
 		conn_free(c);
 }
 
+/* run() with the server's credentials. */
+static bool step(struct khttpd_conn *c)
+{
+	const struct cred *old = override_creds(c->srv->cred);
+	bool done = run(c);
+
+	revert_creds(old);
+	return done;
+}
+
 static void conn_work(struct work_struct *work)
 {
 	struct khttpd_conn *c = container_of(work, struct khttpd_conn, work);
-	const struct cred *old;
-	bool done;
 
 	if (c->dead) {
 		conn_free(c);
 		return;
 	}
-	old = override_creds(c->srv->cred);
-	done = run(c);
-	revert_creds(old);
-	if (done) {
+	if (step(c)) {
 		conn_close(c);
 		return;
 	}
@@ -428,6 +435,21 @@ static void conn_timer(struct timer_list *t)
 	conn_queue(c);
 }
 
+/* Whether the socket had news for the work item before the callbacks. */
+static bool missed_events(struct khttpd_conn *c)
+{
+	struct sock *sk = c->sock->sk;
+
+	return khttpd_out_pending(&c->out) ||
+	       !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
+	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(sk->sk_err) || READ_ONCE(sk->sk_state) == TCP_CLOSE;
+}
+
+/*
+ * Under the lock, so that no callback can queue the work item (which might
+ * then close the connection) before the missed events are looked at.
+ */
 static void install_callbacks(struct khttpd_conn *c)
 {
 	struct sock *sk = c->sock->sk;
@@ -440,7 +462,19 @@ static void install_callbacks(struct khttpd_conn *c)
 	sk->sk_data_ready = conn_data_ready;
 	sk->sk_write_space = conn_write_space;
 	sk->sk_state_change = conn_state_change;
+	if (missed_events(c))
+		conn_queue(c);
 	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* A connection closed before anything else could see it. */
+static void conn_discard(struct khttpd_conn *c)
+{
+	khttpd_out_release(&c->out);
+	kvfree(c->buf);
+	if (khttpd_stopping(c->srv))
+		sock_no_linger(c->sock->sk);
+	kmem_cache_free(c->srv->conn_cache, c);
 }
 
 void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
@@ -463,17 +497,26 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
 	enter_head(c);
 	tcp_sock_set_nodelay(sock->sk);
 
+	/*
+	 * The request usually came with the handshake: answered here, while
+	 * nothing else can see the connection, instead of waking a worker.
+	 */
+	if (step(c)) {
+		conn_discard(c);
+		goto err_count;
+	}
+	drop_empty_buffer(c);
+
 	spin_lock(&srv->lock);
 	if (srv->stopping) {
 		spin_unlock(&srv->lock);
-		kmem_cache_free(srv->conn_cache, c);
+		conn_discard(c);
 		goto err_count;
 	}
 	list_add_tail(&c->node, &srv->conns);
 	spin_unlock(&srv->lock);
+	mod_timer(&c->timer, c->deadline);
 	install_callbacks(c);
-	/* Bytes that arrived before the callbacks were in place. */
-	conn_queue(c);
 	return;
 
 err_count:

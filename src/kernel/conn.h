@@ -68,7 +68,10 @@ struct khttpd_conn {
 	char head[KHTTPD_HEAD_BUF];
 };
 
-/* Takes over an accepted socket and queues its work item. */
+/*
+ * Takes over an accepted socket: answers what has arrived, then leaves the
+ * rest to the callbacks and the work item.
+ */
 void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock);
 
 #endif /* KHTTPD_CONN_H */
