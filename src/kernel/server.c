@@ -199,6 +199,7 @@ err_root:
 void khttpd_server_stop(struct khttpd_server *srv)
 {
 	struct khttpd_conn *c;
+	int cpu;
 
 	spin_lock(&srv->lock);
 	WRITE_ONCE(srv->stopping, true);
@@ -209,10 +210,19 @@ void khttpd_server_stop(struct khttpd_server *srv)
 	kthread_stop(srv->thread);
 	sock_release(srv->listener);
 
-	/* Each connection's work item sees stopping and closes it. */
+	/*
+	 * Each connection's work item sees stopping and closes it, spread
+	 * over the CPUs: the per-CPU workqueue would otherwise close them all
+	 * on this one.
+	 */
 	spin_lock(&srv->lock);
-	list_for_each_entry(c, &srv->conns, node)
-		queue_work(srv->wq, &c->work);
+	cpu = cpumask_first(cpu_online_mask);
+	list_for_each_entry(c, &srv->conns, node) {
+		queue_work_on(cpu, srv->wq, &c->work);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	}
 	spin_unlock(&srv->lock);
 	wait_event(srv->drained, !atomic_read(&srv->nconns));
 	destroy_workqueue(srv->wq);
