@@ -345,6 +345,18 @@ static void conn_close(struct khttpd_conn *c)
 		conn_free(c);
 }
 
+/*
+ * A timer that fires before the deadline only runs the work item once,
+ * which arms it again: so a deadline that moved later (every keep-alive
+ * request moves it) costs no timer update, only an earlier one does.
+ */
+static void arm_timer(struct khttpd_conn *c)
+{
+	if (!timer_pending(&c->timer) ||
+	    time_after(READ_ONCE(c->timer.expires), c->deadline))
+		mod_timer(&c->timer, c->deadline);
+}
+
 /* run() with the server's credentials. */
 static bool step(struct khttpd_conn *c)
 {
@@ -368,7 +380,7 @@ static void conn_work(struct work_struct *work)
 		return;
 	}
 	drop_empty_buffer(c);
-	mod_timer(&c->timer, c->deadline);
+	arm_timer(c);
 }
 
 /*
