@@ -49,6 +49,18 @@ static void set_deadline(struct khttpd_conn *c, long timeout)
 }
 
 /*
+ * Without a call into the socket (and without a buffer): after each
+ * answered keep-alive request the next is usually not there yet.  Bytes
+ * that arrive after this look queue the work item again.
+ */
+static bool nothing_to_read(const struct sock *sk)
+{
+	return skb_queue_empty_lockless(&sk->sk_receive_queue) &&
+	       !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
+	       !READ_ONCE(sk->sk_err) && READ_ONCE(sk->sk_state) != TCP_CLOSE;
+}
+
+/*
  * Receives what has arrived into the buffer, allocating or growing it as
  * needed.  Returns the count, 0 at the end of the stream, -EAGAIN when
  * nothing is there, -ENOBUFS when a request head fills the largest buffer,
@@ -62,6 +74,8 @@ static int receive(struct khttpd_conn *c)
 
 	if (c->start == c->end)
 		c->start = c->end = 0;
+	if (nothing_to_read(c->sock->sk))
+		return -EAGAIN;
 	if (!c->buf) {
 		c->buf = kmalloc(KHTTPD_CONN_BUF_MIN, GFP_KERNEL);
 		if (!c->buf)
