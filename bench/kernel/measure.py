@@ -144,8 +144,10 @@ class KernelBench:
             server_mask = '%x' % (1 << SERVER_CPU)
             client_mask = '%x' % (1 << CLIENT_CPU)
             # The control channel (and all it starts) on the client's CPU;
-            # khttpd's work items run in kworkers of its unbound workqueue,
-            # confined by the unbound cpumask; its listener is a kthread.
+            # khttpd's work items run in the per-CPU kworkers of the CPU
+            # that accepted the connection, and its accept work on the
+            # unbound workqueue: the unbound cpumask puts both on the
+            # server's CPU (a listener kthread, in older modules, too).
             pin = ('for p in $(pidof httpd) $$; do taskset -p %s $p '
                    '>/dev/null; done; '
                    'echo %s > /sys/devices/virtual/workqueue/cpumask || '
@@ -173,7 +175,7 @@ class KernelBench:
     def record_placement(self):
         """Which CPUs every server thread may run on, after some load:
         khttpd's listener and the kworkers that ran its work items
-        (named kworker/uN:M-khttpd), sehttpd's threads."""
+        (named kworker/N:M-khttpd), sehttpd's threads."""
         out = self.sh(
             'for t in /proc/[0-9]*/task/[0-9]*; do c=$(cat $t/comm); '
             'case $c in *khttpd|sehttpd) echo "$c|$(sed -n '
@@ -384,9 +386,9 @@ def main():
             'client_cpu': CLIENT_CPU if bench.pinned else None,
             'khttpd': 'insmod khttpd.ko root=/srv/www timeout_ms=15000 '
                       '(cache and listing on by default); its work items '
-                      'run in kworkers of an unbound workqueue, confined '
-                      'to the server CPU through /sys/devices/virtual/'
-                      'workqueue/cpumask, the listener kthread by taskset',
+                      'run in the per-CPU kworkers of the CPU that '
+                      'accepted the connection, the listener kthread\'s, '
+                      'pinned to the server CPU by taskset',
             'sehttpd': 'sehttpd -t 1 --timeout %d /srv/www, static, '
                        'under taskset' % SEHTTPD_TIMEOUT_S,
             'cpu1_us': 'busy time of the server CPU per good response, '

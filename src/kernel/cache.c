@@ -144,6 +144,8 @@ struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 		}
 		if (entry_valid(e, v)) {
 			WRITE_ONCE(e->referenced, true);
+			if (READ_ONCE(e->checked) != jiffies)
+				WRITE_ONCE(e->checked, jiffies);
 			found = e;
 		} else {
 			stale = e;
@@ -157,6 +159,37 @@ struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 		spin_unlock(&cache.lock);
 		khttpd_cache_put(stale);
 	}
+	return found;
+}
+
+struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
+						   size_t key_len)
+{
+	struct khttpd_cache_entry *e, *found = NULL;
+	u32 hash;
+
+	if (!cache.max)
+		return NULL;
+	hash = jhash(key, key_len, 0);
+	rcu_read_lock();
+	hash_for_each_possible_rcu(cache.table, e, node, hash) {
+		if (!entry_has_key(e, hash, key, key_len))
+			continue;
+		if (time_before(jiffies,
+				READ_ONCE(e->checked) + KHTTPD_CACHE_CHECK) &&
+		    (!e->listing || time_before(jiffies, e->expires)) &&
+		    refcount_inc_not_zero(&e->ref)) {
+			/* A fill in progress is khttpd_cache_claim()'s to wait for. */
+			if (smp_load_acquire(&e->state) != KHTTPD_FILL_READY) {
+				khttpd_cache_put(e);
+				break;
+			}
+			WRITE_ONCE(e->referenced, true);
+			found = e;
+		}
+		break;
+	}
+	rcu_read_unlock();
 	return found;
 }
 
@@ -256,6 +289,11 @@ static struct khttpd_cache_entry *find_locked(const char *key, size_t key_len,
 	return NULL;
 }
 
+size_t khttpd_cache_entry_limit(void)
+{
+	return cache.max / 2;
+}
+
 /* Publishes e in place of any older entry for its key. */
 static void link_locked(struct khttpd_cache_entry *e)
 {
@@ -265,6 +303,7 @@ static void link_locked(struct khttpd_cache_entry *e)
 		unhash_locked(old);
 	refcount_inc(&e->ref);
 	e->hashed = true;
+	e->checked = jiffies;
 	hash_add_rcu(cache.table, &e->node, e->hash);
 	list_add_tail(&e->clock, &cache.clock);
 	cache.total += e->cost;
@@ -274,7 +313,7 @@ static void link_locked(struct khttpd_cache_entry *e)
 
 void khttpd_cache_insert(struct khttpd_cache_entry *e)
 {
-	if (e->cost > cache.max / 2)
+	if (e->cost > khttpd_cache_entry_limit())
 		return;
 	spin_lock(&cache.lock);
 	link_locked(e);
@@ -285,7 +324,7 @@ static bool admits(size_t key_len, loff_t body_len)
 {
 	return body_len <= KHTTPD_CACHE_ENTRY_MAX &&
 	       sizeof(struct khttpd_cache_entry) + key_len + body_len <=
-		       cache.max / 2;
+		       khttpd_cache_entry_limit();
 }
 
 /*
@@ -362,6 +401,8 @@ enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
 		return KHTTPD_CACHE_NONE;
 	}
 	WRITE_ONCE(e->referenced, true);
+	if (READ_ONCE(e->checked) != jiffies)
+		WRITE_ONCE(e->checked, jiffies);
 	*out = e;
 	return KHTTPD_CACHE_HIT;
 }

@@ -21,6 +21,8 @@
  * is streamed instead.
  */
 #define KHTTPD_CACHE_FILL_WAIT_MS 100
+/* How long an entry is served by its path alone, without a look at the file. */
+#define KHTTPD_CACHE_CHECK HZ
 /* A listing also shows its entries' sizes and times: keep it briefly. */
 #define KHTTPD_CACHE_LISTING_TTL HZ
 
@@ -53,6 +55,7 @@ struct khttpd_cache_entry {
 	bool compressible; /* its type is: responses vary on Accept-Encoding */
 	u32 hash;
 	unsigned long expires; /* jiffies; listings only */
+	unsigned long checked; /* jiffies: last found valid */
 	struct khttpd_validator valid;
 	const char *content_type; /* static string */
 	s64 last_modified;
@@ -100,6 +103,13 @@ enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
 void khttpd_cache_filled(struct khttpd_cache_entry *e, int err);
 
 /*
+ * A referenced entry for key found valid less than KHTTPD_CACHE_CHECK ago,
+ * or NULL: the caller then looks at the file system.
+ */
+struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
+						   size_t key_len);
+
+/*
  * A new entry (referenced once, by the caller) with room for body_len bytes,
  * to be filled and then offered with khttpd_cache_insert().
  */
@@ -123,6 +133,9 @@ const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len);
 /* The entity tag of a file entry's identity or gzip representation. */
 size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
 			 char *out);
+
+/* The cost of the largest entry khttpd_cache_insert() keeps. */
+size_t khttpd_cache_entry_limit(void);
 
 /* Publishes a filled entry, replacing any older one for its key. */
 void khttpd_cache_insert(struct khttpd_cache_entry *e);

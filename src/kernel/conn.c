@@ -6,7 +6,9 @@
  * complete request heads into the output queue, sends what the socket takes
  * and returns.  An idle connection therefore holds no worker, and no receive
  * buffer either: the buffer is allocated when bytes arrive and freed when
- * all of them have been consumed.
+ * all of them have been consumed.  The first pass runs where the connection
+ * is accepted, before the callbacks are installed: a request that came with
+ * the handshake is answered without waking a worker.
  *
  * The states: a request head is read (HEAD), its response is sent (SEND),
  * its body skipped (BODY), and after a response that ends the connection
@@ -56,6 +58,18 @@ static void set_deadline(struct khttpd_conn *c, long timeout)
 }
 
 /*
+ * Without a call into the socket (and without a buffer): after each
+ * answered keep-alive request the next is usually not there yet.  Bytes
+ * that arrive after this look queue the work item again.
+ */
+static bool nothing_to_read(const struct sock *sk)
+{
+	return skb_queue_empty_lockless(&sk->sk_receive_queue) &&
+	       !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
+	       !READ_ONCE(sk->sk_err) && READ_ONCE(sk->sk_state) != TCP_CLOSE;
+}
+
+/*
  * Receives what has arrived into the buffer, allocating or growing it as
  * needed.  Returns the count, 0 at the end of the stream, -EAGAIN when
  * nothing is there, -ENOBUFS when a request head fills the largest buffer,
@@ -69,6 +83,8 @@ static int receive(struct khttpd_conn *c)
 
 	if (c->start == c->end)
 		c->start = c->end = 0;
+	if (nothing_to_read(c->sock->sk))
+		return -EAGAIN;
 	if (!c->buf) {
 		c->buf = kmalloc(KHTTPD_CONN_BUF_MIN, GFP_KERNEL);
 		if (!c->buf)
@@ -350,11 +366,31 @@ static void conn_close(struct khttpd_conn *c)
 		conn_free(c);
 }
 
+/*
+ * A timer that fires before the deadline only runs the work item once,
+ * which arms it again: so a deadline that moved later (every keep-alive
+ * request moves it) costs no timer update, only an earlier one does.
+ */
+static void arm_timer(struct khttpd_conn *c)
+{
+	if (!timer_pending(&c->timer) ||
+	    time_after(READ_ONCE(c->timer.expires), c->deadline))
+		mod_timer(&c->timer, c->deadline);
+}
+
+/* run() with the server's credentials. */
+static bool step(struct khttpd_conn *c)
+{
+	const struct cred *old = override_creds(c->srv->cred);
+	bool done = run(c);
+
+	revert_creds(old);
+	return done;
+}
+
 static void conn_work(struct work_struct *work)
 {
 	struct khttpd_conn *c = container_of(work, struct khttpd_conn, work);
-	const struct cred *old;
-	bool done;
 
 	if (c->dead) {
 		conn_free(c);
@@ -363,15 +399,23 @@ static void conn_work(struct work_struct *work)
 	/* Unloading closes it (khttpd_conns_close_all). */
 	if (khttpd_stopping(c->srv))
 		return;
-	old = override_creds(c->srv->cred);
-	done = run(c);
-	revert_creds(old);
-	if (done) {
+	if (step(c)) {
 		conn_close(c);
 		return;
 	}
 	drop_empty_buffer(c);
-	mod_timer(&c->timer, c->deadline);
+	arm_timer(c);
+}
+
+/*
+ * Always on the CPU that accepted the connection: the per-CPU pool runs
+ * one worker at a time there, which takes the next connection's work item
+ * without a switch, instead of waking a worker per item as an unbound pool
+ * does (bench-kernel: 0.18 against 0.39 context switches per request).
+ */
+static void conn_queue(struct khttpd_conn *c)
+{
+	queue_work_on(c->cpu, c->srv->wq, &c->work);
 }
 
 /* The callbacks run in softirq context: they only queue the work item. */
@@ -382,7 +426,7 @@ static void conn_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	c = sk->sk_user_data;
 	if (c)
-		queue_work(c->srv->wq, &c->work);
+		conn_queue(c);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -395,7 +439,7 @@ static void conn_write_space(struct sock *sk)
 	if (c) {
 		/* Not on every ACK: when a send would make headway. */
 		if (sk_stream_is_writeable(sk))
-			queue_work(c->srv->wq, &c->work);
+			conn_queue(c);
 		/* Clears SOCK_NOSPACE once writeable, as for any socket. */
 		c->saved_write_space(sk);
 	}
@@ -409,7 +453,12 @@ static void conn_state_change(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	c = sk->sk_user_data;
 	if (c) {
-		queue_work(c->srv->wq, &c->work);
+		/*
+		 * Not when the client acknowledged our FIN: nothing to read
+		 * or send changed.  Its own FIN comes with sk_data_ready.
+		 */
+		if (sk->sk_state != TCP_FIN_WAIT2)
+			conn_queue(c);
 		c->saved_state_change(sk);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -419,9 +468,24 @@ static void conn_timer(struct timer_list *t)
 {
 	struct khttpd_conn *c = from_timer(c, t, timer);
 
-	queue_work(c->srv->wq, &c->work);
+	conn_queue(c);
 }
 
+/* Whether the socket had news for the work item before the callbacks. */
+static bool missed_events(struct khttpd_conn *c)
+{
+	struct sock *sk = c->sock->sk;
+
+	return khttpd_out_pending(&c->out) ||
+	       !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
+	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(sk->sk_err) || READ_ONCE(sk->sk_state) == TCP_CLOSE;
+}
+
+/*
+ * Under the lock, so that no callback can queue the work item (which might
+ * then close the connection) before the missed events are looked at.
+ */
 static void install_callbacks(struct khttpd_conn *c)
 {
 	struct sock *sk = c->sock->sk;
@@ -434,7 +498,19 @@ static void install_callbacks(struct khttpd_conn *c)
 	sk->sk_data_ready = conn_data_ready;
 	sk->sk_write_space = conn_write_space;
 	sk->sk_state_change = conn_state_change;
+	if (missed_events(c))
+		conn_queue(c);
 	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* A connection closed before anything else could see it. */
+static void conn_discard(struct khttpd_conn *c)
+{
+	khttpd_out_release(&c->out);
+	kvfree(c->buf);
+	if (khttpd_stopping(c->srv))
+		sock_no_linger(c->sock->sk);
+	kmem_cache_free(c->srv->conn_cache, c);
 }
 
 void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
@@ -454,23 +530,33 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
 		goto err_count;
 	c->srv = srv;
 	c->sock = sock;
+	c->cpu = raw_smp_processor_id();
 	INIT_WORK(&c->work, conn_work);
 	timer_setup(&c->timer, conn_timer, 0);
 	khttpd_out_init(&c->out, sock);
 	enter_head(c);
 	tcp_sock_set_nodelay(sock->sk);
 
+	/*
+	 * The request usually came with the handshake: answered here, while
+	 * nothing else can see the connection, instead of waking a worker.
+	 */
+	if (step(c)) {
+		conn_discard(c);
+		goto err_count;
+	}
+	drop_empty_buffer(c);
+
 	spin_lock(&srv->lock);
 	if (srv->stopping) {
 		spin_unlock(&srv->lock);
-		kmem_cache_free(srv->conn_cache, c);
+		conn_discard(c);
 		goto err_count;
 	}
 	list_add_tail(&c->node, &srv->conns);
 	spin_unlock(&srv->lock);
+	mod_timer(&c->timer, c->deadline);
 	install_callbacks(c);
-	/* Bytes that arrived before the callbacks were in place. */
-	queue_work(srv->wq, &c->work);
 	return;
 
 err_count:

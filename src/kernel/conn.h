@@ -54,6 +54,7 @@ struct khttpd_conn {
 	enum khttpd_conn_state state;
 	enum khttpd_conn_next next;
 	bool dead; /* torn down; the work item only frees it */
+	int cpu; /* where the work item runs: the accepting CPU */
 	char *buf; /* NULL while nothing is buffered */
 	size_t cap;
 	size_t start; /* first unconsumed byte of buf */
@@ -67,7 +68,10 @@ struct khttpd_conn {
 	char head[KHTTPD_HEAD_BUF];
 };
 
-/* Takes over an accepted socket and queues its work item. */
+/*
+ * Takes over an accepted socket: answers what has arrived, then leaves the
+ * rest to the callbacks and the work item.
+ */
 void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock);
 
 /*

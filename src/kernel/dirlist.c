@@ -4,9 +4,14 @@
  * them all and because nothing may be looked up while the directory is
  * being iterated under its lock.  Then each entry is described (a symlink by
  * its target, but only when that stays beneath the root, as for a request),
- * sorted, and rendered through http_out into a buffer as large as a cache
- * entry: a listing that fits becomes a cache entry and leaves in one send;
- * a larger one streams, a chunk per buffer-full.
+ * sorted, and rendered through http_out into one buffer: a listing that the
+ * cache can hold becomes a cache entry, served to every request for the
+ * directory until it changes or the entry's second is up, and leaves in one
+ * send; only a larger one streams, a chunk per buffer-full.
+ *
+ * All listings being built share one memory budget (names, entries and
+ * HTML), so that many requests for large directories at once cannot take
+ * more than that together: a build that would exceed it is answered 503.
  */
 #include "dirlist.h"
 
@@ -37,6 +42,31 @@
 #define LISTING_MAX_NAMES (64 << 20)
 /* The page buffer starts at this size and doubles up to a cache entry's. */
 #define LISTING_BUF_MIN (16 * 1024)
+/* What all listings being built may hold at once: the cache size, and at
+ * least this much. */
+#define LISTING_BUDGET_MIN (4 << 20)
+
+/* Bytes held by listings being built, bounded by budget(). */
+static atomic_long_t building = ATOMIC_LONG_INIT(0);
+
+static size_t budget(void)
+{
+	return max_t(size_t, 2 * khttpd_cache_entry_limit(),
+		     LISTING_BUDGET_MIN);
+}
+
+static bool charge(size_t n)
+{
+	if (atomic_long_add_return(n, &building) <= budget())
+		return true;
+	atomic_long_sub(n, &building);
+	return false;
+}
+
+static void uncharge(size_t n)
+{
+	atomic_long_sub(n, &building);
+}
 
 struct dir_item {
 	struct http_listing_entry e; /* first: sorted as an entry */
@@ -50,9 +80,27 @@ struct dir_collector {
 	bool dotfiles;
 };
 
+/* Every allocation of a build goes through here, charged to the budget. */
 static void *resize(void *p, size_t old_size, size_t new_size)
 {
-	return kvrealloc(p, old_size, new_size, GFP_KERNEL);
+	void *q;
+
+	if (new_size > old_size && !charge(new_size - old_size))
+		return NULL;
+	q = kvrealloc(p, old_size, new_size, GFP_KERNEL);
+	if (!q && new_size > old_size)
+		uncharge(new_size - old_size);
+	else if (q && new_size < old_size)
+		uncharge(old_size - new_size);
+	return q;
+}
+
+static void release(void *p, size_t size)
+{
+	if (p) {
+		kvfree(p);
+		uncharge(size);
+	}
 }
 
 static bool collect(struct dir_context *ctx, const char *name, int len,
@@ -162,6 +210,7 @@ struct listing_sink {
 	bool streaming; /* the head is out; the body follows in pieces */
 	bool chunked;
 	int error;
+	size_t max; /* the largest page: what the cache may hold */
 };
 
 static int start_streaming(struct listing_sink *sink)
@@ -204,10 +253,9 @@ static int flush_listing(struct http_out *out)
 	int err = 0;
 
 	/* Grows the page while it may still become a cache entry. */
-	if (!sink->streaming && out->cap < KHTTPD_CACHE_ENTRY_MAX) {
-		size_t cap =
-			min_t(size_t, 2 * out->cap, KHTTPD_CACHE_ENTRY_MAX);
-		char *buf = kvrealloc(out->buf, out->cap, cap, GFP_KERNEL);
+	if (!sink->streaming && out->cap < sink->max) {
+		size_t cap = min_t(size_t, 2 * out->cap, sink->max);
+		char *buf = resize(out->buf, out->cap, cap);
 
 		if (buf) {
 			out->buf = buf;
@@ -229,7 +277,11 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 		  size_t len, struct http_listing_order order, const char *key,
 		  size_t key_len)
 {
-	struct listing_sink sink = { .x = x };
+	struct listing_sink sink = {
+		.x = x,
+		.max = max_t(size_t, khttpd_cache_entry_limit(),
+			     KHTTPD_CACHE_ENTRY_MAX),
+	};
 	struct khttpd_cache_entry *e;
 	struct http_out out = {
 		.cap = LISTING_BUF_MIN,
@@ -239,7 +291,7 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	size_t i;
 	int ret;
 
-	out.buf = kvmalloc(out.cap, GFP_KERNEL);
+	out.buf = resize(NULL, 0, out.cap);
 	if (!out.buf)
 		return khttpd_respond_status(x, 503);
 	http_listing_begin(&out, path, len, order);
@@ -265,12 +317,14 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	e->expires = jiffies + KHTTPD_CACHE_LISTING_TTL;
 	e->content_type = KHTTPD_HTML_TYPE;
 	e->last_modified = HTTP_NO_TIME;
-	khttpd_cache_compress(e);
+	/* Deflating megabytes each second would cost more than it saves. */
+	if (out.len <= KHTTPD_CACHE_ENTRY_MAX)
+		khttpd_cache_compress(e);
 	khttpd_cache_insert(e);
 	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);
 out:
-	kvfree(out.buf);
+	release(out.buf, out.cap);
 	return ret;
 }
 
@@ -299,8 +353,7 @@ static int answer_preconditions(struct khttpd_exchange *x)
 	return khttpd_respond_bodyless(x, &h);
 }
 
-/* The order the query asks the listing in. */
-static struct http_listing_order listing_order(const struct khttpd_exchange *x)
+struct http_listing_order khttpd_listing_order(const struct khttpd_exchange *x)
 {
 	if (!x->req->has_query)
 		return HTTP_LISTING_ORDER_DEFAULT;
@@ -311,7 +364,7 @@ static struct http_listing_order listing_order(const struct khttpd_exchange *x)
 int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 			 const struct kstat *st, const char *path, size_t len)
 {
-	struct http_listing_order order = listing_order(x);
+	struct http_listing_order order = khttpd_listing_order(x);
 	struct dir_collector dc = {};
 	struct khttpd_cache_entry *e;
 	struct khttpd_validator v;
@@ -354,8 +407,8 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	     http_listing_comparator(order), NULL);
 	ret = render(x, &dc, &v, path, len, order, key, key_len);
 out:
-	kvfree(dc.d.items);
-	kvfree(dc.d.names);
+	release(dc.d.items, dc.d.cap * dc.d.item_size);
+	release(dc.d.names, dc.d.names_cap);
 	kfree(key_buf);
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include "cache.h"
 #include "conn.h"
 #include "dirlist.h"
+#include "http/listing.h"
 #include "http/mime.h"
 #include "http/response.h"
 #include "http/select.h"
@@ -234,9 +235,39 @@ static int serve_dir(struct khttpd_exchange *x, const struct file *dir,
 	return khttpd_serve_listing(x, dir, st, path, len);
 }
 
+/*
+ * The cached answer for path found valid within the second: for a
+ * directory, its listing in the order the query asks for, else its first
+ * cached index name.  The keys are built in place in the path buffer.
+ */
+static struct khttpd_cache_entry *recent_entry(const struct khttpd_exchange *x,
+					       char *path, size_t len)
+{
+	struct khttpd_cache_entry *e;
+	size_t i, klen;
+
+	if (path[len - 1] != '/')
+		return khttpd_cache_get_recent(path, len);
+	if (len + HTTP_LISTING_KEY_EXTRA >= KHTTPD_PATH_BUF)
+		return NULL;
+	klen = http_listing_cache_key(path, path, len, khttpd_listing_order(x));
+	e = khttpd_cache_get_recent(path, klen);
+	path[len] = '\0';
+	for (i = 0; !e && i < HTTP_DEFAULT_INDEX_COUNT; i++) {
+		klen = len + strlen(http_default_index[i]);
+		if (klen >= KHTTPD_PATH_BUF)
+			break;
+		memcpy(path + len, http_default_index[i], klen - len + 1);
+		e = khttpd_cache_get_recent(path, klen);
+		path[len] = '\0';
+	}
+	return e;
+}
+
 int khttpd_serve(struct khttpd_exchange *x)
 {
 	struct khttpd_conn *c = x->conn;
+	struct khttpd_cache_entry *e;
 	char *path = c->path;
 	struct kstat st;
 	struct file *f;
@@ -249,6 +280,14 @@ int khttpd_serve(struct khttpd_exchange *x)
 		return khttpd_respond_status(x, -len);
 	if (!c->srv->dotfiles && http_path_hidden(path, len))
 		return khttpd_respond_status(x, 404);
+	/* A body cached under this path and checked within the second is
+	 * served without a walk through the file system (as sehttpd does). */
+	e = recent_entry(x, path, len);
+	if (e) {
+		ret = khttpd_respond_entry(x, e);
+		khttpd_cache_put(e);
+		return ret;
+	}
 	f = khttpd_open_beneath(c->srv, path, O_PATH);
 	if (IS_ERR(f))
 		return khttpd_respond_status(
