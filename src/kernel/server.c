@@ -75,6 +75,21 @@ err_sock:
 }
 
 /*
+ * An accepted socket is a clone of the listener, our callback and its
+ * sk_user_data included: give it back the socket's own data-ready
+ * callback, so that the connection saves and restores that one.
+ */
+static void disown_accepted(struct khttpd_server *srv, struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = srv->saved_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
  * Accepts every connection waiting, without blocking: one run takes a
  * whole burst.  A failure other than a connection reset before it was
  * accepted (memory) is retried a little later.
@@ -90,6 +105,7 @@ static void accept_work(struct work_struct *work)
 
 		if (!err) {
 			khttpd_count(&khttpd_stats.accepted);
+			disown_accepted(srv, sock);
 			khttpd_conn_start(srv, sock);
 			cond_resched();
 			continue;
@@ -113,7 +129,12 @@ static void listener_data_ready(struct sock *sk)
 
 	read_lock_bh(&sk->sk_callback_lock);
 	srv = sk->sk_user_data;
-	if (srv)
+	/*
+	 * An accepted clone still calls this until disown_accepted(), and a
+	 * call that read the pointer before may run after the connection set
+	 * its own sk_user_data: only the listener's is a server.
+	 */
+	if (srv && sk->sk_state == TCP_LISTEN)
 		queue_delayed_work(system_unbound_wq, &srv->accept, 0);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
