@@ -187,16 +187,37 @@ static size_t cache_key(struct exchange *rc)
 				      listing_order(rc));
 }
 
-/* A cached entry for rc->path that is still fresh, or NULL. */
-static struct cache_entry *cache_lookup(struct exchange *rc)
+/* The fresh entry for key, or NULL. */
+static struct cache_entry *cache_find(struct exchange *rc, size_t key_len)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
 
-	if (content_cache_lookup(w->cache, rc->path, cache_key(rc), w->now_ms,
+	if (content_cache_lookup(w->cache, rc->path, key_len, w->now_ms,
 				 stat_readable, rc, &e) != CACHE_FRESH)
 		return NULL;
 	return e;
+}
+
+/*
+ * A cached entry for rc->path that is still fresh, or NULL.  A directory's
+ * index page is cached under the bare path and answers any order a query
+ * asks for; only a listing is cached per order.
+ */
+static struct cache_entry *cache_lookup(struct exchange *rc)
+{
+	size_t len = (size_t)rc->path_len, key_len = cache_key(rc);
+	struct cache_entry *e;
+
+	/* The key keeps the bare path NUL-terminated at len. */
+	if (key_len != len) {
+		e = cache_find(rc, len);
+		if (e && e->kind == CACHE_FILE)
+			return e;
+		if (e)
+			content_cache_put(e);
+	}
+	return cache_find(rc, key_len);
 }
 
 /* Whether a sibling found as sib may stand for the file st: a regular file

@@ -505,6 +505,25 @@ class CacheRevalidationTest(OwnTreeTestCase):
                         'file: the cached entry is not revalidated'
                         % (read, self.SPACING_S, self.SIZE))
 
+    def test_index_answers_any_listing_order(self):
+        """A sort query on a directory with an index page gets the cached
+        index: it neither misses the cache nor replaces the entry (which
+        would read the file and compress it again for the next client)."""
+        url = '/reval/withindex/'
+        data = text(self.SIZE, 62)
+        self.write(url + 'index.html', data, self.MTIME)
+        pid = self.target.server.proc.pid
+        for ae in (None, 'gzip'):
+            self.assertIsNone(self.check(self.fetch(url, ae), data, ae))
+        before = read_chars(pid)
+        for query in ('?sort=size', '', '?sort=date&order=desc', ''):
+            resp = self.fetch(url + query, 'gzip')
+            self.assertIsNone(self.check(resp, data, 'gzip'),
+                              resp.describe())
+        read = read_chars(pid) - before
+        self.assertLess(read, self.SIZE // 2, 'the server read %d bytes for '
+                        '4 requests to a cached index page' % read)
+
     def test_mode_change_revalidated(self):
         """A cached file the server may no longer read is no longer
         served, as an uncached one would not be."""
