@@ -371,6 +371,23 @@ unsigned content_cache_precompressed(const struct cache_entry *e)
 	return codings;
 }
 
+unsigned content_cache_codings(const struct cache_entry *e, unsigned makes)
+{
+	const struct cache_rep *id = &e->rep[HTTP_CODING_IDENTITY];
+	unsigned codings = 0;
+
+	for (int i = 0; i < HTTP_CODING_COUNT; i++) {
+		const struct cache_rep *r = &e->rep[i];
+
+		if (i == HTTP_CODING_IDENTITY)
+			continue;
+		if (r->data || r->in_file ||
+		    (!r->tried && id->data && (makes & HTTP_CODING_BIT(i))))
+			codings |= HTTP_CODING_BIT(i);
+	}
+	return codings;
+}
+
 bool content_cache_expire_fds(struct content_cache *c, uint64_t now_ms)
 {
 	struct cache_entry *e;

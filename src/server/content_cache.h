@@ -137,6 +137,12 @@ void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 			       unsigned slot, const struct stat *st, char *data,
 			       size_t len);
 
+/*
+ * The codings e can answer in: those it holds, and of makes those
+ * content_cache_rep() could still make from the body in memory.
+ */
+unsigned content_cache_codings(const struct cache_entry *e, unsigned makes);
+
 /* The codings e has from precompressed siblings (HTTP_CODING_BIT). */
 unsigned content_cache_precompressed(const struct cache_entry *e);
 

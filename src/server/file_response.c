@@ -11,11 +11,6 @@
 #include "respond.h"
 #include "server.h"
 
-static bool range_requested(const struct exchange *rc)
-{
-	return http_has_header(rc->req, HTTP_H_RANGE);
-}
-
 static void put_entry(void *arg)
 {
 	content_cache_put(arg);
@@ -69,9 +64,11 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 		return respond_status(rc, 503, NULL, 0);
 	}
 	/* On a tie, what a sibling holds beats what we would make. */
-	if (e->compressible && !(e->kind == CACHE_FILE && range_requested(rc)))
-		coding = request_coding(rc, COMPRESS_CODINGS,
-					content_cache_precompressed(e));
+	if (e->compressible &&
+	    !(e->kind == CACHE_FILE && exchange_range_requested(rc)))
+		coding = request_coding(
+			rc, content_cache_codings(e, COMPRESS_CODINGS),
+			content_cache_precompressed(e));
 	rep = content_cache_rep(w->cache, e, coding, w->compressor);
 	if (rep != &e->rep[HTTP_CODING_IDENTITY])
 		stats_add(&w->stats.cache_compressed_hits, 1);

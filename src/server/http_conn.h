@@ -37,4 +37,10 @@ struct exchange {
 	char path[HTTP_PATH_MAX];
 };
 
+/* A Range request: answered from the identity bytes, never compressed. */
+static inline bool exchange_range_requested(const struct exchange *rc)
+{
+	return http_has_header(rc->req, HTTP_H_RANGE);
+}
+
 #endif /* SERVER_HTTP_CONN_H */

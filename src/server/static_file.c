@@ -64,11 +64,6 @@ static void close_fd(void *arg)
 	close((int)(intptr_t)arg);
 }
 
-static bool range_requested(const struct exchange *rc)
-{
-	return http_has_header(rc->req, HTTP_H_RANGE);
-}
-
 /* Opens and registers the descriptor to be closed after the request. */
 static int open_for_request(struct exchange *rc, const char *path)
 {
@@ -329,7 +324,7 @@ static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
 	unsigned left = sibling_codings();
 	size_t len = strlen(file);
 
-	if (!compressible || range_requested(rc))
+	if (!compressible || exchange_range_requested(rc))
 		left = 0;
 	while (left) {
 		enum http_coding coding = request_coding(rc, left, 0);

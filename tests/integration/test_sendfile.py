@@ -113,6 +113,16 @@ class SiblingTreeTest:
                                      str(len(self.data[url + '.gz'])))
                     self.assertEqual(head.header('Content-Encoding'), 'gzip')
 
+    def test_preferred_coding_missing_falls_to_sibling(self):
+        """A file too large to compress in memory has only its sibling's
+        coding: a preferred br or zstd, which cannot be made, must not
+        push the answer to identity when gzip is acceptable."""
+        for ae in ('gzip;q=0.5, br', 'zstd, gzip;q=0.1'):
+            with self.subTest(accept_encoding=ae):
+                for i in range(2):
+                    self.assert_sibling(self.fetch(self.LARGE, ae),
+                                        self.LARGE, 'request %d: ' % i)
+
     def test_identity_beside_sibling(self):
         for url in (self.LARGE, self.MID):
             for ae in (None, 'identity', 'gzip;q=0'):
