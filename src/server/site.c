@@ -12,10 +12,16 @@
 #include "http/token.h"
 #include "options.h"
 
-/* Header fields whose framing or meaning the server owns. */
+/*
+ * Headers the server writes itself, per response: another line of one
+ * would contradict it (framing, the representation's metadata, validators)
+ * and corrupt or confuse what clients and caches make of the response.
+ */
 static const char *const managed[] = {
-	"Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive",
-	"Upgrade",	  "Trailer",	       "Date",	     "Server",
+	"Content-Length", "Transfer-Encoding", "Connection",	"Keep-Alive",
+	"Upgrade",	  "Trailer",	       "Date",		"Server",
+	"Content-Type",	  "Content-Encoding",  "Content-Range", "Accept-Ranges",
+	"ETag",		  "Last-Modified",     "Location",	"Allow",
 };
 
 /* Splits "[/prefix:]Name: value" without copying. */
