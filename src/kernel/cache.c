@@ -417,5 +417,7 @@ void khttpd_cache_filled(struct khttpd_cache_entry *e, int err)
 	/* The body and its description are complete before the state. */
 	smp_store_release(&e->state,
 			  err ? KHTTPD_FILL_FAILED : KHTTPD_FILL_READY);
+	/* wake_up_var() looks for waiters without a barrier of its own. */
+	smp_mb();
 	wake_up_var(&e->state);
 }

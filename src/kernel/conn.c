@@ -498,6 +498,12 @@ static void install_callbacks(struct khttpd_conn *c)
 	sk->sk_data_ready = conn_data_ready;
 	sk->sk_write_space = conn_write_space;
 	sk->sk_state_change = conn_state_change;
+	/*
+	 * Armed here too: a first pass that outlasted the deadline fires it
+	 * at once, and the closing run waits for this lock before it
+	 * restores the callbacks saved above.
+	 */
+	mod_timer(&c->timer, c->deadline);
 	if (missed_events(c))
 		conn_queue(c);
 	write_unlock_bh(&sk->sk_callback_lock);
@@ -555,7 +561,6 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock)
 	}
 	list_add_tail(&c->node, &srv->conns);
 	spin_unlock(&srv->lock);
-	mod_timer(&c->timer, c->deadline);
 	install_callbacks(c);
 	return;
 

@@ -226,7 +226,7 @@ static int start_streaming(struct listing_sink *sink)
 	khttpd_respond_head_init(x, &h, 200);
 	h.content_type = KHTTPD_HTML_TYPE;
 	h.chunked = sink->chunked;
-	/* A listing that fits a cache entry would be compressed. */
+	/* As every listing: a smaller one of this directory has a gzip form. */
 	h.extra = "Vary: Accept-Encoding\r\n";
 	h.extra_len = strlen(h.extra);
 	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
@@ -337,7 +337,7 @@ static int answer_preconditions(struct khttpd_exchange *x)
 {
 	const struct http_representation r = {
 		.last_modified = HTTP_NO_TIME,
-		.varies = true, /* text/html: compressed when it fits */
+		.varies = true, /* as every listing (see start_streaming) */
 	};
 	char extra[HTTP_SELECT_HEADERS_MAX];
 	struct http_response_head h;

@@ -189,9 +189,17 @@ static int serve_file(struct khttpd_exchange *x, const struct file *opath,
 		if (!ret)
 			break;
 		khttpd_cache_put(e);
-		/* A file that changed under us: nothing was sent. */
-		if (ret == -EIO)
-			return -EIO;
+		/*
+		 * A file that shrank under us: nothing was sent yet, so it
+		 * goes out as it is now, as the waiters for this fill send it.
+		 */
+		if (ret == -EIO) {
+			struct kstat now;
+
+			if (getattr(opath, &now) || !S_ISREG(now.mode))
+				return -EIO;
+			return stream_file(x, opath, &now, type);
+		}
 		return khttpd_respond_status(x, http_status_for_errno(-ret));
 	case KHTTPD_CACHE_HIT:
 		break;

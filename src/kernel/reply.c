@@ -168,7 +168,9 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 		.last_modified = e->last_modified,
 		.size = gzip ? gz_len : e->body_len,
 		.ranges = !e->listing,
-		.varies = e->compressible,
+		/* A listing's size decides whether it has a gzip form: any
+		 * listing may be compressed for another request. */
+		.varies = e->compressible || e->listing,
 		.coding = gzip ? "gzip" : NULL,
 	};
 	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
