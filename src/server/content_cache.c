@@ -246,15 +246,49 @@ static void grow_table(struct content_cache *c)
 	c->nbuckets = n;
 }
 
+/*
+ * Closes e's descriptors whose body is in memory too (a compressible file
+ * sent by sendfile), so that e and its compressed forms stay; true when e
+ * holds none any more.  Not while a response holds e: it may be sending
+ * from one.
+ */
+static bool shed_fds(struct content_cache *c, struct cache_entry *e)
+{
+	if (e->refs > 1)
+		return false;
+	for (int i = 0; i < HTTP_CODING_COUNT; i++) {
+		struct cache_rep *r = &e->rep[i];
+
+		if (r->in_file && r->data) {
+			close(r->fd);
+			r->in_file = false;
+			e->fds--;
+			c->fds--;
+		}
+	}
+	if (e->fds)
+		return false;
+	list_del(&e->fd_lru);
+	return true;
+}
+
+/* The least recently used holder of descriptors gives them up, or goes. */
+static void drop_fds(struct content_cache *c)
+{
+	struct cache_entry *e =
+		list_last_entry(&c->fd_lru, struct cache_entry, fd_lru);
+
+	if (!shed_fds(c, e))
+		content_cache_remove(c, e);
+}
+
 static void evict(struct content_cache *c)
 {
 	while (c->bytes > c->limit && !list_empty(&c->lru))
 		content_cache_remove(
 			c, list_last_entry(&c->lru, struct cache_entry, lru));
 	while (c->fds > c->fd_limit && !list_empty(&c->fd_lru))
-		content_cache_remove(c, list_last_entry(&c->fd_lru,
-							struct cache_entry,
-							fd_lru));
+		drop_fds(c);
 }
 
 struct cache_entry *cache_entry_new(const char *key, size_t key_len,
@@ -396,7 +430,7 @@ bool content_cache_expire_fds(struct content_cache *c, uint64_t now_ms)
 		e = list_last_entry(&c->fd_lru, struct cache_entry, fd_lru);
 		if (now_ms - e->used_ms < CACHE_FD_IDLE_MS)
 			return true;
-		content_cache_remove(c, e);
+		drop_fds(c);
 	}
 	return false;
 }

@@ -555,6 +555,48 @@ TEST(descriptors_bounded_and_closed_with_the_entry)
 	CHECK(!fd_open(fd[0]));
 }
 
+/*
+ * An entry whose body is in memory too (a compressible file, sent by
+ * sendfile) gives up its descriptor under descriptor pressure or when
+ * unused, not its place: its compressed forms would be made again.
+ */
+TEST(descriptors_shed_where_the_body_is_in_memory)
+{
+	struct content_cache *c = content_cache_new(4 << 20);
+	struct stat st = file_stat(9, 64 << 10, 1700000000);
+	char *body = malloc(64 << 10);
+	struct cache_entry *e;
+	const struct cache_rep *r;
+	int fd[2];
+
+	for (int i = 0; i < 2; i++)
+		fd[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	memset(body, 'a', 64 << 10);
+	content_cache_set_fd_limit(c, 1);
+	e = cache_entry_new("/mid.css", 8, CACHE_FILE, body, 64 << 10, &st,
+			    "mid.css", "text/css", true, NOW);
+	content_cache_rep_in_file(e, HTTP_CODING_IDENTITY, fd[0], 64 << 10,
+				  NULL);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	/* Pressure: a second descriptor over a limit of one. */
+	add_in_file(c, "/big", fd[1]);
+	CHECK(present(c, "/mid.css"));
+	CHECK(!fd_open(fd[0]));
+	CHECK_EQ_INT(lookup(c, "/mid.css", NOW, NULL, &e), CACHE_FRESH);
+	r = content_cache_rep(c, e, HTTP_CODING_IDENTITY, NULL);
+	CHECK(!r->in_file);
+	CHECK(r->data != NULL);
+	CHECK_EQ_INT((int)r->len, 64 << 10);
+	content_cache_put(e);
+	/* Unused: the large file's entry, which has nothing else, goes. */
+	CHECK(!content_cache_expire_fds(c, NOW + CACHE_FD_IDLE_MS));
+	CHECK(!present(c, "/big"));
+	CHECK(!fd_open(fd[1]));
+	CHECK(present(c, "/mid.css"));
+	content_cache_free(c);
+}
+
 TEST(unused_descriptors_expire)
 {
 	struct content_cache *c = content_cache_new(1 << 20);
