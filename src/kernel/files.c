@@ -85,7 +85,7 @@ static int getattr(const struct file *f, struct kstat *st)
 			   AT_STATX_SYNC_AS_STAT);
 }
 
-/* Files too large to cache: sent as they are, in pieces. */
+/* Files the cache cannot take: sent as they are, from the page cache. */
 static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 		       const struct kstat *st, const char *type)
 {

@@ -3,7 +3,9 @@
  * The output queue is a list of segments: bytes copied into memory the
  * queue owns (heads, status pages, listing pieces), bytes of a cached body
  * that the queue holds a reference on (no copy however large), and a range
- * of a file read piece by piece as the socket takes it.  Sends never wait:
+ * of a file, handed to the socket as its page-cache pages (kernel_sendpage)
+ * and read into a bounded buffer only where a page is not cached, as the
+ * socket takes it.  Sends never wait:
  * MSG_DONTWAIT, and -EAGAIN leaves the rest for the next sk_write_space.
  */
 #include "net.h"
@@ -22,7 +24,7 @@
 
 /* Small copies share a segment of at least this size. */
 #define SEG_MIN 1024
-/* A file is read in pieces of this size as the socket drains. */
+/* Where its pages are not cached, a file is read in pieces of this size. */
 #define FILE_PIECE (64 * 1024)
 /* Segments gathered into one sendmsg. */
 #define SEND_IOV 8
