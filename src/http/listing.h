@@ -5,6 +5,7 @@
 
 #include "compat.h"
 #include "out.h"
+#include "parser.h"
 
 struct http_listing_entry {
 	const char *name;
@@ -42,6 +43,16 @@ struct http_listing_order {
  */
 struct http_listing_order http_listing_order_parse(const char *query,
 						   size_t len);
+
+/* The order the query of req (whose bytes are in buf) asks for. */
+static inline struct http_listing_order
+http_listing_order_of(const char *buf, const struct http_request *req)
+{
+	if (!req->has_query)
+		return HTTP_LISTING_ORDER_DEFAULT;
+	return http_listing_order_parse(http_span_ptr(buf, req->query),
+					req->query.len);
+}
 
 static inline bool http_listing_order_is_default(struct http_listing_order o)
 {

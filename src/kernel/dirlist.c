@@ -353,18 +353,10 @@ static int answer_preconditions(struct khttpd_exchange *x)
 	return khttpd_respond_bodyless(x, &h);
 }
 
-struct http_listing_order khttpd_listing_order(const struct khttpd_exchange *x)
-{
-	if (!x->req->has_query)
-		return HTTP_LISTING_ORDER_DEFAULT;
-	return http_listing_order_parse(http_span_ptr(x->buf, x->req->query),
-					x->req->query.len);
-}
-
 int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 			 const struct kstat *st, const char *path, size_t len)
 {
-	struct http_listing_order order = khttpd_listing_order(x);
+	struct http_listing_order order = http_listing_order_of(x->buf, x->req);
 	struct dir_collector dc = {};
 	struct khttpd_cache_entry *e;
 	struct khttpd_validator v;

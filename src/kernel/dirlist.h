@@ -6,11 +6,7 @@
 #include <linux/fs.h>
 #include <linux/stat.h>
 
-#include "http/listing.h"
 #include "reply.h"
-
-/* The order the query asks a listing in. */
-struct http_listing_order khttpd_listing_order(const struct khttpd_exchange *x);
 
 /*
  * Answers with the listing of dir (opened O_PATH, described by st), whose

@@ -258,7 +258,8 @@ static struct khttpd_cache_entry *recent_entry(const struct khttpd_exchange *x,
 		return khttpd_cache_get_recent(path, len);
 	if (len + HTTP_LISTING_KEY_EXTRA >= KHTTPD_PATH_BUF)
 		return NULL;
-	klen = http_listing_cache_key(path, path, len, khttpd_listing_order(x));
+	klen = http_listing_cache_key(path, path, len,
+				      http_listing_order_of(x->buf, x->req));
 	e = khttpd_cache_get_recent(path, klen);
 	path[len] = '\0';
 	for (i = 0; !e && i < HTTP_DEFAULT_INDEX_COUNT; i++) {

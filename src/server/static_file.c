@@ -157,15 +157,6 @@ static char *read_all(int fd, size_t size)
 	return buf;
 }
 
-/* The order a directory's listing is asked for in (by the query). */
-static struct http_listing_order listing_order(const struct exchange *rc)
-{
-	if (!rc->req->has_query)
-		return HTTP_LISTING_ORDER_DEFAULT;
-	return http_listing_order_parse(http_span_ptr(rc->buf, rc->req->query),
-					rc->req->query.len);
-}
-
 /*
  * The cache key of rc->path: the path, and for a directory (a path ending
  * in '/') listed in another order, that order after a NUL, so that one
@@ -179,7 +170,7 @@ static size_t cache_key(struct exchange *rc)
 	if (rc->path[len - 1] != '/')
 		return len;
 	return http_listing_cache_key(rc->path, rc->path, len,
-				      listing_order(rc));
+				      http_listing_order_of(rc->buf, rc->req));
 }
 
 /* The fresh entry for key, or NULL. */
@@ -409,7 +400,8 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
 	size_t len;
-	char *html = build_dir_listing(rc, dir_fd, listing_order(rc), &len);
+	char *html = build_dir_listing(
+		rc, dir_fd, http_listing_order_of(rc->buf, rc->req), &len);
 
 	if (!html)
 		return respond_error(rc, http_status_for_errno(errno));
