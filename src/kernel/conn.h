@@ -70,9 +70,9 @@ struct khttpd_conn {
 
 /*
  * Takes over an accepted socket: answers what has arrived, then leaves the
- * rest to the callbacks and the work item.
+ * rest to the callbacks and the work item, which runs on cpu.
  */
-void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock);
+void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu);
 
 /*
  * Unloading, once srv->stopping is set and nothing accepts any more:

@@ -32,6 +32,7 @@ struct khttpd_server {
 	struct socket *listener;
 	void (*saved_data_ready)(struct sock *sk); /* the listener's */
 	struct delayed_work accept; /* queued when connections wait */
+	int last_cpu; /* of the last connection accepted; the accept work's */
 	struct workqueue_struct *wq;
 	struct kmem_cache *conn_cache;
 	struct kmem_cache *path_cache; /* a request's path, while answered */
