@@ -123,47 +123,11 @@ static bool entry_has_key(const struct khttpd_cache_entry *e, u32 hash,
 	       !memcmp(e->key, key, key_len);
 }
 
-struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
-					    const struct khttpd_validator *v)
-{
-	struct khttpd_cache_entry *e, *found = NULL, *stale = NULL;
-	u32 hash;
-
-	if (!cache.max)
-		return NULL;
-	hash = jhash(key, key_len, 0);
-	rcu_read_lock();
-	hash_for_each_possible_rcu(cache.table, e, node, hash) {
-		if (!entry_has_key(e, hash, key, key_len))
-			continue;
-		if (!refcount_inc_not_zero(&e->ref))
-			continue; /* being freed; a newer one may follow */
-		if (smp_load_acquire(&e->state) != KHTTPD_FILL_READY) {
-			khttpd_cache_put(e); /* not ours to serve or drop */
-			break;
-		}
-		if (entry_valid(e, v)) {
-			WRITE_ONCE(e->referenced, true);
-			if (READ_ONCE(e->checked) != jiffies)
-				WRITE_ONCE(e->checked, jiffies);
-			found = e;
-		} else {
-			stale = e;
-		}
-		break;
-	}
-	rcu_read_unlock();
-	if (stale) {
-		spin_lock(&cache.lock);
-		unhash_locked(stale);
-		spin_unlock(&cache.lock);
-		khttpd_cache_put(stale);
-	}
-	return found;
-}
-
-struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
-						   size_t key_len)
+/*
+ * The filled entry for key, referenced, or NULL (none, or a fill in
+ * progress or failed, which is khttpd_cache_claim()'s to wait for).
+ */
+static struct khttpd_cache_entry *get_ready(const char *key, size_t key_len)
 {
 	struct khttpd_cache_entry *e, *found = NULL;
 	u32 hash;
@@ -175,22 +139,53 @@ struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
 	hash_for_each_possible_rcu(cache.table, e, node, hash) {
 		if (!entry_has_key(e, hash, key, key_len))
 			continue;
-		if (time_before(jiffies,
-				READ_ONCE(e->checked) + KHTTPD_CACHE_CHECK) &&
-		    (!e->listing || time_before(jiffies, e->expires)) &&
-		    refcount_inc_not_zero(&e->ref)) {
-			/* A fill in progress is khttpd_cache_claim()'s to wait for. */
-			if (smp_load_acquire(&e->state) != KHTTPD_FILL_READY) {
-				khttpd_cache_put(e);
-				break;
-			}
-			WRITE_ONCE(e->referenced, true);
+		if (!refcount_inc_not_zero(&e->ref))
+			continue; /* being freed; a newer one may follow */
+		if (smp_load_acquire(&e->state) == KHTTPD_FILL_READY)
 			found = e;
-		}
+		else
+			khttpd_cache_put(e);
 		break;
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
+					    const struct khttpd_validator *v)
+{
+	struct khttpd_cache_entry *e = get_ready(key, key_len);
+
+	if (!e)
+		return NULL;
+	if (!entry_valid(e, v)) {
+		spin_lock(&cache.lock);
+		unhash_locked(e);
+		spin_unlock(&cache.lock);
+		khttpd_cache_put(e);
+		return NULL;
+	}
+	WRITE_ONCE(e->referenced, true);
+	if (READ_ONCE(e->checked) != jiffies)
+		WRITE_ONCE(e->checked, jiffies);
+	return e;
+}
+
+struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
+						   size_t key_len)
+{
+	struct khttpd_cache_entry *e = get_ready(key, key_len);
+
+	if (!e)
+		return NULL;
+	if (time_after_eq(jiffies,
+			  READ_ONCE(e->checked) + KHTTPD_CACHE_CHECK) ||
+	    (e->listing && time_after_eq(jiffies, e->expires))) {
+		khttpd_cache_put(e);
+		return NULL;
+	}
+	WRITE_ONCE(e->referenced, true);
+	return e;
 }
 
 struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
