@@ -42,6 +42,20 @@ static inline bool http_body_none(const struct http_request *req)
 }
 
 /*
+ * After a response to a parsed request that ends the connection: whether
+ * to linger before closing.  Only when the client may still be sending (a
+ * body, or bytes read or waiting beyond the request: unread), since a close
+ * with unread data resets the connection under the response; otherwise the
+ * close is at once, with no wait for the client's FIN.  A request the
+ * parser refused always lingers: nothing is known of what follows it.
+ */
+static inline bool http_close_lingers(const struct http_request *req,
+				      bool unread)
+{
+	return unread || !http_body_none(req);
+}
+
+/*
  * Consumes the body's bytes at the front of buf[0..len): sets *used to how
  * many of them belong to the body (all of them unless it ended inside buf)
  * and returns HTTP_BODY_DONE, HTTP_BODY_AGAIN or HTTP_BODY_ERROR.

@@ -324,13 +324,8 @@ void http_conn_serve(struct coro *coro, void *data)
 		/* A client that never sends the body is closed by the
 		 * timeout. */
 		if (!rc.keep_alive) {
-			/*
-			 * Linger only when the client may still be sending
-			 * (a body, pipelined requests): a close with unread
-			 * data would reset the connection under the reply.
-			 */
-			if (rb.end > rb.start || c->maybe_more ||
-			    req.chunked_body || req.content_length)
+			if (http_close_lingers(&req, rb.end > rb.start ||
+							     c->maybe_more))
 				lingering_close(c, &rb);
 			c->close_after = true;
 			return;

@@ -57,6 +57,18 @@ TEST(no_body)
 	CHECK(!http_body_none(&r));
 }
 
+TEST(close_lingers_only_when_more_may_come)
+{
+	struct http_request r = with_length(0);
+
+	CHECK(!http_close_lingers(&r, false));
+	CHECK(http_close_lingers(&r, true));
+	r = with_length(5);
+	CHECK(http_close_lingers(&r, false));
+	r = chunked();
+	CHECK(http_close_lingers(&r, false));
+}
+
 TEST(content_length_stops_at_its_end_in_any_pieces)
 {
 	static const char s[] = "0123456789GET / HTTP/1.1\r\n";
