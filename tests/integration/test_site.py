@@ -14,7 +14,8 @@ from test_cli import run_cli
 ALLOW = 'GET, HEAD, OPTIONS'
 HIDDEN = ('/.env', '/.git/config', '/.git/', '/.git', '/%2eenv',
           '/dots/.hidden.txt', '/dots/.dir/x.txt', '/dots/.dir/',
-          '/.well-known/.hidden', '/..foo')
+          '/.well-known/.hidden', '/..foo', '/dots/.well-known/',
+          '/dots/.well-known/x.txt')
 
 
 def listed_names(body):
@@ -399,14 +400,33 @@ class FileFlagTest(FlagTest):
         tree = session_tree()
         t = self.start('--dotfiles')
         for path in ('/.env', '/.git/config', '/dots/.hidden.txt',
-                     '/dots/.dir/x.txt', '/.well-known/.hidden', '/..foo'):
+                     '/dots/.dir/x.txt', '/.well-known/.hidden', '/..foo',
+                     '/dots/.well-known/x.txt'):
             with self.subTest(path=path):
                 r = self.get(t, path)
                 self.assertEqual((r.status, r.body), (200, tree.files[path]))
         names = listed_names(self.get(t, '/dots/').body)
-        self.assertEqual(names, {'visible.txt', '.hidden.txt', '.dir'})
+        self.assertEqual(names, {'visible.txt', '.hidden.txt', '.dir',
+                                 '.well-known'})
         self.assertEqual(listed_names(self.get(t, '/.git/').body),
                          {'config'})
+        t.server.stop()
+
+    def test_well_known_listed_in_root(self):
+        """ROOT's listing (no index: --index names none) shows
+        .well-known, which is served, and no other dot name."""
+        t = self.start('--index', 'none.html')
+        r = self.get(t, '/')
+        self.assertEqual(r.status, 200, r.describe())
+        names = listed_names(r.body)
+        self.assertIn('.well-known', names)
+        self.assertIn('dots', names)
+        self.assertEqual({n for n in names if n.startswith('.')},
+                         {'.well-known'})
+        self.assertEqual(listed_names(self.get(t, '/.well-known/').body),
+                         {'security.txt'})
+        self.assertEqual(listed_names(self.get(t, '/dots/').body),
+                         {'visible.txt'})
         t.server.stop()
 
     def test_follow_symlinks(self):
