@@ -371,6 +371,12 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			return OPTIONS_EXIT_USAGE;
 		}
 	}
+	/* Either order: --cors may follow the --header it conflicts with. */
+	for (unsigned int i = 0; opt->cors && i < opt->nheaders; i++) {
+		if (bad_site("--header", opt->headers[i],
+			     site_check_header_with_cors))
+			return OPTIONS_EXIT_USAGE;
+	}
 	if (optind < argc)
 		opt->root = argv[optind++];
 	if (optind < argc) {

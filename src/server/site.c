@@ -24,6 +24,19 @@ static const char *const managed[] = {
 	"ETag",		  "Last-Modified",     "Location",	"Allow",
 };
 
+/*
+ * Headers --cors sends itself: with --cors, a --header line of one would
+ * repeat it, and browsers refuse a response with two of them.  Others of
+ * the family (Access-Control-Expose-Headers, -Allow-Credentials) are the
+ * operator's to add.
+ */
+static const char *const cors_managed[] = {
+	"Access-Control-Allow-Origin",
+	"Access-Control-Allow-Methods",
+	"Access-Control-Allow-Headers",
+	"Access-Control-Max-Age",
+};
+
 /* Splits "[/prefix:]Name: value" without copying. */
 struct header_arg {
 	const char *prefix, *name, *value;
@@ -112,6 +125,24 @@ int site_check_header(const char *arg, char *err, size_t cap)
 		return -1;
 	}
 	return split_header(arg, &h, err, cap);
+}
+
+int site_check_header_with_cors(const char *arg, char *err, size_t cap)
+{
+	struct header_arg h;
+
+	if (split_header(arg, &h, err, cap))
+		return -1;
+	for (size_t i = 0; i < sizeof(cors_managed) / sizeof(cors_managed[0]);
+	     i++) {
+		if (strlen(cors_managed[i]) == h.name_len &&
+		    !strncasecmp(cors_managed[i], h.name, h.name_len)) {
+			snprintf(err, cap, "--cors sets %s itself",
+				 cors_managed[i]);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int site_check_cors(const char *origin, char *err, size_t cap)

@@ -49,6 +49,8 @@ struct site {
  */
 int site_check_header(const char *arg, char *err, size_t cap);
 int site_check_cors(const char *origin, char *err, size_t cap);
+/* A --header beside --cors: not one of the headers --cors sends. */
+int site_check_header_with_cors(const char *arg, char *err, size_t cap);
 int site_check_index(const char *name, char *err, size_t cap);
 int site_check_error_page(const char *arg, char *err, size_t cap);
 int site_check_page_path(const char *path, char *err, size_t cap);

@@ -106,7 +106,9 @@ class FlagTest(unittest.TestCase):
 
     def usage_error(self, args, *words):
         """sehttpd refuses args: exit 2, one line on stderr naming words."""
-        rc, out, err = run_cli(list(args) + [session_tree().www])
+        # Loopback and any port, in case it is wrongly accepted and runs.
+        rc, out, err = run_cli(['-b', '127.0.0.1', '-p', '0'] + list(args) +
+                               [session_tree().www])
         self.assertEqual(rc, 2, 'sehttpd %s: exit %s, stderr %r'
                          % (args, rc, err))
         lines = err.splitlines()
@@ -238,6 +240,26 @@ class CorsFlagTest(FlagTest):
             ('Origin', origin), ('Access-Control-Request-Method', 'GET')])
         self.assertEqual(r.status, 204)
         self.assertIsNone(r.header('Access-Control-Allow-Headers'))
+        t.server.stop()
+
+    def test_header_repeating_cors_refused_at_start(self):
+        """A --header of what --cors sends would make two lines of it,
+        which browsers refuse, whichever flag comes first."""
+        for args in (['--cors', '*', '--header',
+                      'Access-Control-Allow-Origin: *'],
+                     ['--header', '/a/:access-control-allow-origin: x',
+                      '--cors', 'https://a.example'],
+                     ['--cors', '*', '--header',
+                      'Access-Control-Max-Age: 60']):
+            with self.subTest(args=args):
+                self.usage_error(args, '--header', '--cors sets',
+                                 'Access-Control-')
+        # The rest of the family is the operator's to add.
+        t = self.start('--cors', '*', '--header',
+                       'Access-Control-Expose-Headers: X-Id')
+        r = self.get(t, '/a.txt')
+        self.assertEqual(r.all('Access-Control-Allow-Origin'), ['*'])
+        self.assertEqual(r.header('Access-Control-Expose-Headers'), 'X-Id')
         t.server.stop()
 
     def test_bad_origins_refused_at_start(self):

@@ -263,6 +263,26 @@ TEST(site_values_named)
 	check_usage_error(&p, "sets Connection itself");
 	p = parse("--cors", "https://a.example/", NULL);
 	check_usage_error(&p, "invalid --cors 'https://a.example/'");
+	/* Headers --cors sends, in either order; other Access-Control-*
+	 * are the operator's, and all of them without --cors. */
+	p = parse("--header", "access-control-allow-origin: *", "--cors",
+		  "https://a.example", NULL);
+	check_usage_error(&p, "invalid --header 'access-control-allow-origin: "
+			      "*': --cors sets Access-Control-Allow-Origin");
+	p = parse("--cors", "*", "--header", "/api/:Access-Control-Max-Age: 60",
+		  NULL);
+	check_usage_error(&p, "--cors sets Access-Control-Max-Age itself");
+	p = parse("--cors", "*", "--header", "Access-Control-Allow-Methods: *",
+		  NULL);
+	check_usage_error(&p, "--cors sets Access-Control-Allow-Methods");
+	p = parse("--cors", "*", "--header", "Access-Control-Allow-Headers: *",
+		  NULL);
+	check_usage_error(&p, "--cors sets Access-Control-Allow-Headers");
+	p = parse("--cors", "*", "--header",
+		  "Access-Control-Expose-Headers: X-Id", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	p = parse("--header", "/fonts/:Access-Control-Allow-Origin: *", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	p = parse("--index", "a/b", NULL);
 	check_usage_error(&p, "invalid --index 'a/b'");
 	p = parse("--error-page", "302=/x.html", NULL);
