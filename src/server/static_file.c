@@ -510,11 +510,12 @@ int serve_request(struct exchange *rc)
 	struct stat st;
 	int fd;
 
-	if (rc->req->method == HTTP_OPTIONS)
-		return respond_options(rc);
 	rc->path_len = http_route(rc->buf, rc->req, rc->path);
 	if (rc->path_len < 0)
 		return respond_error(rc, -rc->path_len);
+	/* After the path is known: --header /PREFIX: rules apply to it. */
+	if (rc->req->method == HTTP_OPTIONS)
+		return respond_options(rc);
 	/* .git/, .env: not served unless --dotfiles. */
 	if (!rc->worker->server->site->dotfiles &&
 	    http_path_hidden(rc->path, (size_t)rc->path_len))

@@ -64,7 +64,8 @@ class DefaultsTest(ServerTestCase):
         self.assertEqual(listed_names(resp.body), {'security.txt'})
 
     def test_options_204(self):
-        for target in ('/a.txt', '/', '/missing', '*'):
+        for target in ('/a.txt', '/', '/missing', '*', '/%61.txt?q',
+                       'http://test/a.txt', 'http://test'):
             with self.subTest(target=target), self.conn() as c:
                 c.send(build_request('OPTIONS', target))
                 resp = c.read_response('OPTIONS')
@@ -76,6 +77,16 @@ class DefaultsTest(ServerTestCase):
                 c.send(build_request('GET', '/a.txt'))
                 resp = c.read_response()
                 self.assertEqual(resp.body, self.tree.files['/a.txt'])
+
+    def test_options_bad_targets_400(self):
+        """An OPTIONS target is "*" or what GET accepts: else 400, as a
+        GET of it gets."""
+        for target in ('x', '*x', '**', '/../../etc/passwd', '/%00',
+                       'example.com:443', 'ftp://test/a.txt'):
+            for method in ('OPTIONS', 'GET'):
+                with self.subTest(target=target, method=method):
+                    resp = self.get(target, method=method)
+                    self.assert_error(resp, 400)
 
     def test_preflight_without_cors_is_not_allowed(self):
         resp = self.get('/a.txt', method='OPTIONS', headers=[
@@ -163,6 +174,15 @@ class HeaderFlagTest(FlagTest):
         # The prefix is matched on the decoded path.
         r = self.get(t, '/%62ig/1m.bin', 'HEAD')
         self.assertEqual(r.header('Cache-Control'), 'max-age=31536000')
+        # OPTIONS' 204 too, on the paths the prefix matches.
+        for target, cc in (('/big/1m.bin', 'max-age=31536000'),
+                           ('/%62ig/x', 'max-age=31536000'),
+                           ('/a.txt', None), ('*', None)):
+            with self.subTest(method='OPTIONS', target=target):
+                r = self.get(t, target, 'OPTIONS')
+                self.assertEqual(r.status, 204, r.describe())
+                self.assertEqual(r.header('Cache-Control'), cc)
+                self.assertEqual(r.header('X-All'), '1')
         t.server.stop()
 
     def test_bad_headers_refused_at_start(self):
