@@ -245,10 +245,11 @@ static int add_rule(struct site *s, size_t *used, const char *prefix,
 }
 
 int site_build(struct site *s, const struct options *opt,
-	       int (*open_page)(void *ctx, const char *path), void *ctx,
-	       char *err, size_t cap)
+	       int (*open_page)(void *ctx, const char *path, uint64_t *size),
+	       void *ctx, char *err, size_t cap)
 {
 	size_t used = 0, need = 64;
+	uint64_t size;
 
 	*s = (struct site){ .dotfiles = opt->dotfiles, .spa = opt->spa };
 	for (unsigned int i = 0; i < opt->nheaders; i++)
@@ -301,13 +302,22 @@ int site_build(struct site *s, const struct options *opt,
 				 opt->error_pages[i]);
 			return -1;
 		}
-		if (open_page(ctx, p->path + 1)) {
+		if (open_page(ctx, p->path + 1, &size)) {
 			snprintf(err, cap, "--error-page %s: %s",
 				 opt->error_pages[i], strerror(errno));
 			return -1;
 		}
+		/* Else every answer would be the built-in page, silently. */
+		if (size > SITE_ERROR_PAGE_MAX) {
+			snprintf(
+				err, cap,
+				"--error-page %s: larger than %u MiB, the most "
+				"an error page may be",
+				opt->error_pages[i], SITE_ERROR_PAGE_MAX >> 20);
+			return -1;
+		}
 	}
-	if (s->spa && open_page(ctx, s->spa + 1)) {
+	if (s->spa && open_page(ctx, s->spa + 1, &size)) {
 		snprintf(err, cap, "--spa %s: %s", s->spa, strerror(errno));
 		return -1;
 	}

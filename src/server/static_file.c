@@ -32,9 +32,6 @@
 #include "server.h"
 #include "site.h"
 
-/* The largest --error-page file sent; a larger one gets the built-in. */
-#define ERROR_PAGE_MAX (1u << 20)
-
 static uint64_t beneath = RESOLVE_BENEATH;
 
 void static_file_follow_symlinks(bool on)
@@ -119,7 +116,7 @@ static int respond_error(struct exchange *rc, int status)
 		return respond_status(rc, status, NULL, 0);
 	fd = open_for_request(rc, page + 1);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size <= ERROR_PAGE_MAX)
+	    st.st_size <= SITE_ERROR_PAGE_MAX)
 		body = malloc((size_t)st.st_size + 1);
 	if (body && coro_defer(rc->conn->coro, free_arg, body)) {
 		free(body);

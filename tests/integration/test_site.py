@@ -397,6 +397,25 @@ class PagesFlagTest(FlagTest):
                 self.assertIn('--error-page', err)
                 self.assertIn(why, err)
 
+    def test_error_page_over_1mib_refused_at_start(self):
+        """A page over the limit would silently become the built-in one
+        on every error: refused at start-up; one at the limit serves."""
+        root = self.site()
+        for name, size in (('big.html', (1 << 20) + 1),
+                           ('edge.html', 1 << 20)):
+            with open(os.path.join(root, 'errors', name), 'wb') as fh:
+                fh.write(b'x' * size)
+        rc, _, err = run_cli(['-b', '127.0.0.1', '-p', '0',
+                              '--error-page', '404=/errors/big.html', root])
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertIn('--error-page 404=/errors/big.html', err)
+        self.assertIn('1 MiB', err)
+        t = self.start('--error-page', '404=/errors/edge.html', root=root)
+        r = self.get(t, '/missing')
+        self.assertEqual((r.status, len(r.body)), (404, 1 << 20))
+        t.server.stop()
+
     def test_spa_fallback(self):
         t = self.start('--spa', '/app/index.html',
                        '--error-page', '404=/errors/404.html',
