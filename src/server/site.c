@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "site.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "http/host.h"
 #include "http/route.h"
 #include "http/site.h"
 #include "http/token.h"
@@ -145,20 +147,26 @@ int site_check_header_with_cors(const char *arg, char *err, size_t cap)
 	return 0;
 }
 
+/* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 3.1) */
+static bool scheme_valid(const char *s, size_t n)
+{
+	if (!n || !isalpha((unsigned char)s[0]))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (!isalnum((unsigned char)s[i]) && !strchr("+-.", s[i]))
+			return false;
+	}
+	return true;
+}
+
 int site_check_cors(const char *origin, char *err, size_t cap)
 {
-	const char *host = strstr(origin, "://");
+	const char *sep = strstr(origin, "://");
+	const char *host = sep ? sep + 3 : "";
+	size_t host_len = strlen(host);
 
 	if (!strcmp(origin, "*"))
 		return 0;
-	/* An origin is scheme://host[:port], which browsers compare as
-	 * strings: a path or trailing slash would never match. */
-	if (!host || host == origin || !host[3] || strchr(host + 3, '/')) {
-		snprintf(err, cap,
-			 "an origin is '*' or scheme://host[:port], "
-			 "without a path");
-		return -1;
-	}
 	for (const char *p = origin; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
@@ -169,9 +177,25 @@ int site_check_cors(const char *origin, char *err, size_t cap)
 			return -1;
 		}
 	}
-	return strlen(origin) > SITE_HEADER_MAX ?
-		       (snprintf(err, cap, "too long"), -1) :
-		       0;
+	if (strlen(origin) > SITE_HEADER_MAX) {
+		snprintf(err, cap, "too long");
+		return -1;
+	}
+	/*
+	 * An origin is scheme://host[:port], which browsers compare as
+	 * strings: a path, trailing slash, query, fragment or user@ would
+	 * never match.  host[:port] is a Host header's (no '/', '?', '#',
+	 * '@'), without an empty port.
+	 */
+	if (!sep || !scheme_valid(origin, (size_t)(sep - origin)) ||
+	    !host_len || host[host_len - 1] == ':' ||
+	    !http_host_valid(host, host_len)) {
+		snprintf(err, cap,
+			 "an origin is '*' or scheme://host[:port], "
+			 "without a path, query, fragment or user@");
+		return -1;
+	}
+	return 0;
 }
 
 int site_check_index(const char *name, char *err, size_t cap)

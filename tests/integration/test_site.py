@@ -284,7 +284,10 @@ class CorsFlagTest(FlagTest):
 
     def test_bad_origins_refused_at_start(self):
         for origin in ('https://a.example/', 'a.example', 'https://',
-                       'https://a b', ''):
+                       'https://a b', '', 'https://a.example?x=1',
+                       'https://a.example#x', 'https://user@a.example',
+                       'https://a.example/path', 'https://a.example:',
+                       'ht tp://a.example'):
             with self.subTest(origin=origin):
                 self.usage_error(['--cors', origin], '--cors')
 

@@ -176,6 +176,29 @@ TEST(checks)
 	CHECK_EQ_INT(site_check_cors("http://localhost:3000", err, sizeof(err)),
 		     0);
 	CHECK_EQ_INT(site_check_cors("null", err, sizeof(err)), -1);
+	CHECK_EQ_INT(site_check_cors("https://[::1]:8443", err, sizeof(err)),
+		     0);
+	CHECK_EQ_INT(site_check_cors("app+x-y.z://a.example", err, sizeof(err)),
+		     0);
+	/* Nothing but scheme://host[:port]. */
+	CHECK_EQ_INT(site_check_cors("https://a.example?x=1", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://a.example#f", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://u@a.example", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://u:p@a.example", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://a.example/", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://a.example:", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://a.example:x", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("1https://a.example", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("://a.example", err, sizeof(err)), -1);
+	CHECK_EQ_INT(site_check_cors("https://", err, sizeof(err)), -1);
 	CHECK_EQ_INT(site_check_index("index.php", err, sizeof(err)), 0);
 	CHECK_EQ_INT(site_check_index(".", err, sizeof(err)), -1);
 	CHECK_EQ_INT(site_check_error_page("599=/x", err, sizeof(err)), 0);
