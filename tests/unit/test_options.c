@@ -192,6 +192,36 @@ TEST(bad_flags_named)
 	check_usage_error(&p, "unexpected argument 'b'");
 }
 
+TEST(long_values_quoted_in_part)
+{
+	static char arg[20001];
+	char want[128];
+	struct parsed p;
+
+	memcpy(arg, "X-Long: ", 8);
+	memset(arg + 8, 'v', sizeof(arg) - 9);
+	p = parse("--header", arg, NULL);
+	snprintf(want, sizeof(want), "'%.64s...': longer than", arg);
+	check_usage_error(&p, want);
+	CHECK(strlen(p.err) < 160);
+	/* Cut before a character, not inside one. */
+	memset(arg, 'a', 63);
+	memcpy(arg + 63, "\xc3\xa9/b", 5);
+	p = parse("--index", arg, NULL);
+	snprintf(want, sizeof(want), "'%.63s...'", arg);
+	check_usage_error(&p, want);
+	p = parse("--nope", arg, NULL);
+	check_usage_error(&p, "unknown option '--nope'");
+	p = parse("-p", arg, NULL);
+	check_usage_error(&p, want);
+	/* Up to the limit, whole. */
+	arg[64] = '\0';
+	memset(arg, 'x', 64);
+	p = parse("--timeout", arg, NULL);
+	snprintf(want, sizeof(want), "'%.64s' (try --help)", arg);
+	check_usage_error(&p, want);
+}
+
 TEST(balancer_options)
 {
 	struct parsed p = parse(NULL);
