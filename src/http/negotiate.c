@@ -7,6 +7,7 @@
 struct coding_q {
 	int q[HTTP_CODING_COUNT];
 	int star;
+	int identity;
 };
 
 /* The codings' names as Accept-Encoding lists them. */
@@ -59,6 +60,7 @@ static void parse_accept(const char *s, size_t len, struct coding_q *q)
 	for (int c = 0; c < HTTP_CODING_COUNT; c++)
 		q->q[c] = -1;
 	q->star = -1;
+	q->identity = -1;
 	while (http_list_next(s, len, &pos, &start, &end)) {
 		size_t tok_end = start, n;
 		int weight = 1000;
@@ -85,6 +87,8 @@ static void parse_accept(const char *s, size_t len, struct coding_q *q)
 			q->q[HTTP_CODING_GZIP] = weight;
 		else if (n == 1 && s[start] == '*')
 			q->star = weight;
+		else if (n == 8 && http_eq_lower(s + start, "identity", 8))
+			q->identity = weight;
 	}
 }
 
@@ -96,10 +100,13 @@ enum http_coding http_choose_coding_favouring(const char *accept, size_t len,
 	int best_q = 0;
 	bool best_favoured = false;
 	struct coding_q q;
+	int identity_q;
 
 	if (!accept)
 		return HTTP_CODING_IDENTITY;
 	parse_accept(accept, len, &q);
+	/* Unranked (-1) when neither names it: then any coding wins. */
+	identity_q = q.identity >= 0 ? q.identity : q.star;
 	for (size_t i = 0; i < ARRAY_SIZE(by_size); i++) {
 		enum http_coding c = by_size[i];
 		int w = q.q[c] >= 0 ? q.q[c] : q.star;
@@ -113,6 +120,9 @@ enum http_coding http_choose_coding_favouring(const char *accept, size_t len,
 			best_favoured = fav;
 		}
 	}
+	/* Ranked strictly above every coding it would have: as it is. */
+	if (identity_q > best_q)
+		return HTTP_CODING_IDENTITY;
 	return best;
 }
 

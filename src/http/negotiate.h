@@ -23,8 +23,10 @@ enum http_coding {
  * with the highest q-value; q=0 refuses a coding, "*" stands for codings
  * not listed.  Among equal q-values one in favoured wins (a server passes
  * the codings it has ready, say precompressed files), then the one that
- * usually makes the smallest output: br, zstd, gzip, deflate.  Falls back
- * to identity.
+ * usually makes the smallest output: br, zstd, gzip, deflate.  Identity
+ * when none is acceptable, or when the client ranks "identity" (or "*",
+ * without an "identity" entry) strictly above the best of them: so
+ * "identity, br;q=0.5" gets identity, "identity, br" gets br.
  */
 enum http_coding http_choose_coding_favouring(const char *accept, size_t len,
 					      unsigned available,

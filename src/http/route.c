@@ -7,7 +7,14 @@ int http_route(const char *buf, const struct http_request *req, char *path)
 {
 	int n;
 
-	if (!http_method_allowed_on_static(req->method))
+	/* The server as a whole (RFC 9110 9.3.7): no path. */
+	if (req->method == HTTP_OPTIONS && req->target.len == 1 &&
+	    buf[req->target.off] == '*') {
+		path[0] = '\0';
+		return 0;
+	}
+	if (!http_method_allowed_on_static(req->method) &&
+	    req->method != HTTP_OPTIONS)
 		return -405;
 	if (!req->target_ok)
 		return -400;

@@ -16,7 +16,9 @@
  * Writes the decoded, normalised path of req (starting with '/') into path,
  * which has HTTP_PATH_MAX bytes, NUL-terminated; returns its length.  Or
  * returns the negated status to answer instead: -405 for methods other than
- * GET and HEAD, -400 for a target that is not a usable path.
+ * GET, HEAD and OPTIONS, -400 for a target that is not a usable path.  An
+ * OPTIONS target is such a path too, or "*" (the server as a whole), for
+ * which path is empty and 0 is returned.
  */
 int http_route(const char *buf, const struct http_request *req, char *path);
 

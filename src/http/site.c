@@ -27,6 +27,17 @@ bool http_path_hidden(const char *path, size_t len)
 	return false;
 }
 
+bool http_entry_hidden(const char *dir, size_t dir_len, const char *name,
+		       size_t len)
+{
+	if (!len || name[0] != '.')
+		return false;
+	/* ROOT's "/.well-known/" is served, so it is listed too. */
+	return !(dir_len == 1 && dir[0] == '/' &&
+		 len == sizeof(WELL_KNOWN) - 2 &&
+		 !memcmp(name, WELL_KNOWN + 1, len));
+}
+
 bool http_path_has_extension(const char *path, size_t len)
 {
 	size_t i = len;

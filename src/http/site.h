@@ -15,11 +15,14 @@
 #define HTTP_DEFAULT_INDEX_COUNT 2
 extern const char *const http_default_index[HTTP_DEFAULT_INDEX_COUNT];
 
-/* A directory entry that is not listed unless dotfiles are on: ".name". */
-static inline bool http_name_hidden(const char *name, size_t len)
-{
-	return len > 0 && name[0] == '.';
-}
+/*
+ * True when a directory entry is left out of its listing unless dotfiles
+ * are on: ".name", except ".well-known" in ROOT, whose path is not hidden
+ * (http_path_hidden).  dir is the listed directory's normalised request
+ * path, "/" for ROOT.
+ */
+bool http_entry_hidden(const char *dir, size_t dir_len, const char *name,
+		       size_t len);
 
 /*
  * True when a normalised path (starting with '/') has a hidden segment and

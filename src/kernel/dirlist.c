@@ -78,6 +78,8 @@ struct dir_collector {
 	struct http_dirents d; /* of struct dir_item */
 	int error;
 	bool dotfiles;
+	const char *path; /* the directory's request path */
+	size_t path_len;
 };
 
 /* Every allocation of a build goes through here, charged to the budget. */
@@ -112,7 +114,8 @@ static bool collect(struct dir_context *ctx, const char *name, int len,
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return true;
-	if (!dc->dotfiles && http_name_hidden(name, len))
+	if (!dc->dotfiles &&
+	    http_entry_hidden(dc->path, dc->path_len, name, len))
 		return true;
 	it = http_dirents_add(&dc->d, name, len);
 	if (!it) {
@@ -377,6 +380,8 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	dc.d.max_count = LISTING_MAX_ENTRIES;
 	dc.d.max_names = LISTING_MAX_NAMES;
 	dc.dotfiles = x->conn->srv->dotfiles;
+	dc.path = path;
+	dc.path_len = len;
 	khttpd_validator_from_stat(&v, st);
 	e = khttpd_cache_get(key, key_len, &v);
 	if (e) {

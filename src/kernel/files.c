@@ -282,11 +282,11 @@ int khttpd_serve(struct khttpd_exchange *x)
 	struct file *f;
 	int len, ret;
 
-	if (x->req->method == HTTP_OPTIONS)
-		return khttpd_respond_options(x);
 	len = http_route(x->buf, x->req, path);
 	if (len < 0)
 		return khttpd_respond_status(x, -len);
+	if (x->req->method == HTTP_OPTIONS)
+		return khttpd_respond_options(x);
 	if (!c->srv->dotfiles && http_path_hidden(path, len))
 		return khttpd_respond_status(x, 404);
 	/* A body cached under this path and checked within the second is

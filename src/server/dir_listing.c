@@ -144,7 +144,9 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
-		if (!dotfiles && http_name_hidden(name, strlen(name)))
+		if (!dotfiles &&
+		    http_entry_hidden(rc->path, (size_t)rc->path_len, name,
+				      strlen(name)))
 			continue;
 		e = http_dirents_add(d, name, strlen(name));
 		if (!e) {

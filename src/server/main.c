@@ -52,7 +52,7 @@ static int open_root(struct server *s, const char *root)
 }
 
 /* A site page (--error-page, --spa) as requests will open it. */
-static int open_page(void *ctx, const char *path)
+static int open_page(void *ctx, const char *path, uint64_t *size)
 {
 	int fd = open_beneath(*(int *)ctx, path, O_RDONLY | O_NONBLOCK);
 	struct stat st;
@@ -63,6 +63,7 @@ static int open_page(void *ctx, const char *path)
 	if (fstat(fd, &st) == 0) {
 		ret = S_ISREG(st.st_mode) ? 0 : -1;
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		*size = (uint64_t)st.st_size;
 	}
 	close(fd);
 	return ret;

@@ -129,25 +129,38 @@ static void usage(FILE *out)
 		"  -V, --version          show the version and exit\n");
 }
 
-static int bad(const char *what, const char *value)
-{
-	fprintf(stderr, "sehttpd: invalid %s '%s' (try --help)\n", what, value);
-	return -1;
-}
+/* The most of a bad value an error message quotes. */
+#define QUOTE_MAX 64
 
-/* Writes value to stderr with control bytes as \xHH: one line always. */
+/*
+ * Writes value to stderr with control bytes as \xHH, so that it is one
+ * line always, and at most QUOTE_MAX of its bytes (cut before a UTF-8
+ * continuation byte), then "..." when there were more.
+ */
 static void put_escaped(const char *value)
 {
-	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
+	size_t n = strlen(value), shown = n;
+
+	if (n > QUOTE_MAX) {
+		shown = QUOTE_MAX;
+		while (shown > 0 &&
+		       ((unsigned char)value[shown] & 0xc0) == 0x80)
+			shown--;
 	}
+	for (size_t i = 0; i < shown; i++) {
+		unsigned char c = (unsigned char)value[i];
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+	if (shown < n)
+		fputs("...", stderr);
 }
 
-/* As bad(), for a value that may hold control bytes. */
-static int bad_text(const char *what, const char *value)
+/* A bad value, which may be long or hold control bytes. */
+static int bad(const char *what, const char *value)
 {
 	fprintf(stderr, "sehttpd: invalid %s '", what);
 	put_escaped(value);
@@ -332,8 +345,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_MIME:
 			if (!mime_map_arg_valid(optarg))
-				return bad_text("MIME mapping (EXT=TYPE)",
-						optarg),
+				return bad("MIME mapping (EXT=TYPE)", optarg),
 				       OPTIONS_EXIT_USAGE;
 			if (add_value("--mime", opt->mime, &opt->mime_count,
 				      OPTIONS_MIME_MAX, optarg))
@@ -341,7 +353,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_DEFAULT_TYPE:
 			if (!mime_map_type_valid(optarg))
-				return bad_text("media type", optarg),
+				return bad("media type", optarg),
 				       OPTIONS_EXIT_USAGE;
 			opt->default_type = optarg;
 			break;
@@ -361,21 +373,29 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			printf("sehttpd %s\n", SEHTTPD_VERSION);
 			return OPTIONS_EXIT_OK;
 		case ':':
-			fprintf(stderr, "sehttpd: option '%s' needs a value\n",
-				argv[optind - 1]);
+			fputs("sehttpd: option '", stderr);
+			put_escaped(argv[optind - 1]);
+			fputs("' needs a value\n", stderr);
 			return OPTIONS_EXIT_USAGE;
 		default:
-			fprintf(stderr,
-				"sehttpd: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+			fputs("sehttpd: unknown option '", stderr);
+			put_escaped(argv[optind - 1]);
+			fputs("' (try --help)\n", stderr);
 			return OPTIONS_EXIT_USAGE;
 		}
+	}
+	/* Either order: --cors may follow the --header it conflicts with. */
+	for (unsigned int i = 0; opt->cors && i < opt->nheaders; i++) {
+		if (bad_site("--header", opt->headers[i],
+			     site_check_header_with_cors))
+			return OPTIONS_EXIT_USAGE;
 	}
 	if (optind < argc)
 		opt->root = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, "sehttpd: unexpected argument '%s'\n",
-			argv[optind]);
+		fputs("sehttpd: unexpected argument '", stderr);
+		put_escaped(argv[optind]);
+		fputs("'\n", stderr);
 		return OPTIONS_EXIT_USAGE;
 	}
 	return OPTIONS_RUN;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "site.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "http/host.h"
 #include "http/route.h"
 #include "http/site.h"
 #include "http/token.h"
@@ -22,6 +24,19 @@ static const char *const managed[] = {
 	"Upgrade",	  "Trailer",	       "Date",		"Server",
 	"Content-Type",	  "Content-Encoding",  "Content-Range", "Accept-Ranges",
 	"ETag",		  "Last-Modified",     "Location",	"Allow",
+};
+
+/*
+ * Headers --cors sends itself: with --cors, a --header line of one would
+ * repeat it, and browsers refuse a response with two of them.  Others of
+ * the family (Access-Control-Expose-Headers, -Allow-Credentials) are the
+ * operator's to add.
+ */
+static const char *const cors_managed[] = {
+	"Access-Control-Allow-Origin",
+	"Access-Control-Allow-Methods",
+	"Access-Control-Allow-Headers",
+	"Access-Control-Max-Age",
 };
 
 /* Splits "[/prefix:]Name: value" without copying. */
@@ -114,20 +129,44 @@ int site_check_header(const char *arg, char *err, size_t cap)
 	return split_header(arg, &h, err, cap);
 }
 
+int site_check_header_with_cors(const char *arg, char *err, size_t cap)
+{
+	struct header_arg h;
+
+	if (split_header(arg, &h, err, cap))
+		return -1;
+	for (size_t i = 0; i < sizeof(cors_managed) / sizeof(cors_managed[0]);
+	     i++) {
+		if (strlen(cors_managed[i]) == h.name_len &&
+		    !strncasecmp(cors_managed[i], h.name, h.name_len)) {
+			snprintf(err, cap, "--cors sets %s itself",
+				 cors_managed[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 3.1) */
+static bool scheme_valid(const char *s, size_t n)
+{
+	if (!n || !isalpha((unsigned char)s[0]))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (!isalnum((unsigned char)s[i]) && !strchr("+-.", s[i]))
+			return false;
+	}
+	return true;
+}
+
 int site_check_cors(const char *origin, char *err, size_t cap)
 {
-	const char *host = strstr(origin, "://");
+	const char *sep = strstr(origin, "://");
+	const char *host = sep ? sep + 3 : "";
+	size_t host_len = strlen(host);
 
 	if (!strcmp(origin, "*"))
 		return 0;
-	/* An origin is scheme://host[:port], which browsers compare as
-	 * strings: a path or trailing slash would never match. */
-	if (!host || host == origin || !host[3] || strchr(host + 3, '/')) {
-		snprintf(err, cap,
-			 "an origin is '*' or scheme://host[:port], "
-			 "without a path");
-		return -1;
-	}
 	for (const char *p = origin; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
@@ -138,9 +177,25 @@ int site_check_cors(const char *origin, char *err, size_t cap)
 			return -1;
 		}
 	}
-	return strlen(origin) > SITE_HEADER_MAX ?
-		       (snprintf(err, cap, "too long"), -1) :
-		       0;
+	if (strlen(origin) > SITE_HEADER_MAX) {
+		snprintf(err, cap, "too long");
+		return -1;
+	}
+	/*
+	 * An origin is scheme://host[:port], which browsers compare as
+	 * strings: a path, trailing slash, query, fragment or user@ would
+	 * never match.  host[:port] is a Host header's (no '/', '?', '#',
+	 * '@'), without an empty port.
+	 */
+	if (!sep || !scheme_valid(origin, (size_t)(sep - origin)) ||
+	    !host_len || host[host_len - 1] == ':' ||
+	    !http_host_valid(host, host_len)) {
+		snprintf(err, cap,
+			 "an origin is '*' or scheme://host[:port], "
+			 "without a path, query, fragment or user@");
+		return -1;
+	}
+	return 0;
 }
 
 int site_check_index(const char *name, char *err, size_t cap)
@@ -214,10 +269,11 @@ static int add_rule(struct site *s, size_t *used, const char *prefix,
 }
 
 int site_build(struct site *s, const struct options *opt,
-	       int (*open_page)(void *ctx, const char *path), void *ctx,
-	       char *err, size_t cap)
+	       int (*open_page)(void *ctx, const char *path, uint64_t *size),
+	       void *ctx, char *err, size_t cap)
 {
 	size_t used = 0, need = 64;
+	uint64_t size;
 
 	*s = (struct site){ .dotfiles = opt->dotfiles, .spa = opt->spa };
 	for (unsigned int i = 0; i < opt->nheaders; i++)
@@ -270,13 +326,22 @@ int site_build(struct site *s, const struct options *opt,
 				 opt->error_pages[i]);
 			return -1;
 		}
-		if (open_page(ctx, p->path + 1)) {
+		if (open_page(ctx, p->path + 1, &size)) {
 			snprintf(err, cap, "--error-page %s: %s",
 				 opt->error_pages[i], strerror(errno));
 			return -1;
 		}
+		/* Else every answer would be the built-in page, silently. */
+		if (size > SITE_ERROR_PAGE_MAX) {
+			snprintf(
+				err, cap,
+				"--error-page %s: larger than %u MiB, the most "
+				"an error page may be",
+				opt->error_pages[i], SITE_ERROR_PAGE_MAX >> 20);
+			return -1;
+		}
 	}
-	if (s->spa && open_page(ctx, s->spa + 1)) {
+	if (s->spa && open_page(ctx, s->spa + 1, &size)) {
 		snprintf(err, cap, "--spa %s: %s", s->spa, strerror(errno));
 		return -1;
 	}

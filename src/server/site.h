@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "http/response.h"
 
@@ -21,6 +22,9 @@
 #define SITE_HEADER_MAX 1024
 /* Bytes of all of them, so that every response head still fits. */
 #define SITE_HEADERS_TOTAL_MAX 8192
+/* The largest --error-page file: refused at start, the built-in page if
+ * it grows larger later. */
+#define SITE_ERROR_PAGE_MAX (1u << 20)
 
 struct options;
 
@@ -49,6 +53,8 @@ struct site {
  */
 int site_check_header(const char *arg, char *err, size_t cap);
 int site_check_cors(const char *origin, char *err, size_t cap);
+/* A --header beside --cors: not one of the headers --cors sends. */
+int site_check_header_with_cors(const char *arg, char *err, size_t cap);
 int site_check_index(const char *name, char *err, size_t cap);
 int site_check_error_page(const char *arg, char *err, size_t cap);
 int site_check_page_path(const char *path, char *err, size_t cap);
@@ -56,12 +62,13 @@ int site_check_page_path(const char *path, char *err, size_t cap);
 /*
  * Builds the site from checked options; then, with ROOT open, checks that
  * every page named exists there (open_page: 0 when path, relative to ROOT,
- * opens as a regular file, else -1 with errno).  Returns 0, or -1 with the
- * reason in err.
+ * opens as a regular file, whose size it stores, else -1 with errno) and
+ * that error pages are within SITE_ERROR_PAGE_MAX.  Returns 0, or -1 with
+ * the reason in err.
  */
 int site_build(struct site *s, const struct options *opt,
-	       int (*open_page)(void *ctx, const char *path), void *ctx,
-	       char *err, size_t cap);
+	       int (*open_page)(void *ctx, const char *path, uint64_t *size),
+	       void *ctx, char *err, size_t cap);
 void site_free(struct site *s);
 
 /* The --error-page for status, or NULL. */

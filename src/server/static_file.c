@@ -32,9 +32,6 @@
 #include "server.h"
 #include "site.h"
 
-/* The largest --error-page file sent; a larger one gets the built-in. */
-#define ERROR_PAGE_MAX (1u << 20)
-
 static uint64_t beneath = RESOLVE_BENEATH;
 
 void static_file_follow_symlinks(bool on)
@@ -119,7 +116,7 @@ static int respond_error(struct exchange *rc, int status)
 		return respond_status(rc, status, NULL, 0);
 	fd = open_for_request(rc, page + 1);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size <= ERROR_PAGE_MAX)
+	    st.st_size <= SITE_ERROR_PAGE_MAX)
 		body = malloc((size_t)st.st_size + 1);
 	if (body && coro_defer(rc->conn->coro, free_arg, body)) {
 		free(body);
@@ -510,11 +507,12 @@ int serve_request(struct exchange *rc)
 	struct stat st;
 	int fd;
 
-	if (rc->req->method == HTTP_OPTIONS)
-		return respond_options(rc);
 	rc->path_len = http_route(rc->buf, rc->req, rc->path);
 	if (rc->path_len < 0)
 		return respond_error(rc, -rc->path_len);
+	/* After the path is known: --header /PREFIX: rules apply to it. */
+	if (rc->req->method == HTTP_OPTIONS)
+		return respond_options(rc);
 	/* .git/, .env: not served unless --dotfiles. */
 	if (!rc->worker->server->site->dotfiles &&
 	    http_path_hidden(rc->path, (size_t)rc->path_len))

@@ -355,17 +355,23 @@ static void check_route(const char *buf, const struct http_request *req)
 {
 	char *path = malloc(HTTP_PATH_MAX);
 	int r = http_route(buf, req, path);
+	bool routed = http_method_allowed_on_static(req->method) ||
+		      req->method == HTTP_OPTIONS;
 
 	if (r < 0) {
 		FUZZ_ASSERT(r == -400 || r == -405);
-		FUZZ_ASSERT((r == -405) ==
-			    !http_method_allowed_on_static(req->method));
+		FUZZ_ASSERT((r == -405) == !routed);
+	} else if (r == 0) {
+		/* Only OPTIONS *: the server as a whole, no path. */
+		FUZZ_ASSERT(req->method == HTTP_OPTIONS);
+		FUZZ_ASSERT(req->target.len == 1 &&
+			    buf[req->target.off] == '*' && path[0] == '\0');
 	} else {
 		size_t cap = (size_t)r * 3 + 2 + req->query.len;
 		char *loc;
 		size_t n;
 
-		FUZZ_ASSERT(http_method_allowed_on_static(req->method));
+		FUZZ_ASSERT(routed);
 		FUZZ_ASSERT(r > 0 && r < HTTP_PATH_MAX);
 		FUZZ_ASSERT(path[r] == '\0' && strlen(path) == (size_t)r);
 		check_normalized(path, (size_t)r);

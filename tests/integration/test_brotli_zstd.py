@@ -32,7 +32,11 @@ RULES = [
     ('*;q=0.5, zstd', 'zstd'),
     ('br;q=0, zstd;q=0, gzip;q=0', 'identity'),
     ('br;q=0.000, zstd; q=0', 'identity'),
-    ('identity, br;q=0.5', 'br'),
+    # identity ranked above every coding there is: sent as it is.
+    ('identity, br;q=0.5', 'identity'),
+    ('identity;q=1, br;q=0.2', 'identity'),
+    ('identity, br', 'br'),
+    ('identity;q=0.5, br;q=0.4, zstd;q=0.6', 'zstd'),
     ('brotli, zst, x-br', 'identity'),
 ]
 CODINGS = ('br', 'zstd', 'gzip')

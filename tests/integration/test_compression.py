@@ -32,7 +32,13 @@ RULES = [
     ('gzip;q=1.0, identity;q=0.5', 'gzip'),
     ('gzip;q=0.001', 'gzip'),
     ('*;q=0, gzip', 'gzip'),
-    ('identity;q=0.5, *;q=0.1', BEST),
+    ('identity;q=0.1, *;q=0.5', BEST),
+    # identity ranked above every coding there is: sent as it is.
+    ('identity;q=0.5, *;q=0.1', 'identity'),
+    ('identity, gzip;q=0.5', 'identity'),
+    ('identity, deflate;q=0.5, br;q=0.5, zstd;q=0.5, gzip;q=0.5',
+     'identity'),
+    ('identity;q=0.5, gzip;q=0.5', 'gzip'),
 ]
 DEFLATE_RULES = [
     ('deflate', DEFLATE),

@@ -14,7 +14,8 @@ from test_cli import run_cli
 ALLOW = 'GET, HEAD, OPTIONS'
 HIDDEN = ('/.env', '/.git/config', '/.git/', '/.git', '/%2eenv',
           '/dots/.hidden.txt', '/dots/.dir/x.txt', '/dots/.dir/',
-          '/.well-known/.hidden', '/..foo')
+          '/.well-known/.hidden', '/..foo', '/dots/.well-known/',
+          '/dots/.well-known/x.txt')
 
 
 def listed_names(body):
@@ -63,7 +64,8 @@ class DefaultsTest(ServerTestCase):
         self.assertEqual(listed_names(resp.body), {'security.txt'})
 
     def test_options_204(self):
-        for target in ('/a.txt', '/', '/missing', '*'):
+        for target in ('/a.txt', '/', '/missing', '*', '/%61.txt?q',
+                       'http://test/a.txt', 'http://test'):
             with self.subTest(target=target), self.conn() as c:
                 c.send(build_request('OPTIONS', target))
                 resp = c.read_response('OPTIONS')
@@ -75,6 +77,16 @@ class DefaultsTest(ServerTestCase):
                 c.send(build_request('GET', '/a.txt'))
                 resp = c.read_response()
                 self.assertEqual(resp.body, self.tree.files['/a.txt'])
+
+    def test_options_bad_targets_400(self):
+        """An OPTIONS target is "*" or what GET accepts: else 400, as a
+        GET of it gets."""
+        for target in ('x', '*x', '**', '/../../etc/passwd', '/%00',
+                       'example.com:443', 'ftp://test/a.txt'):
+            for method in ('OPTIONS', 'GET'):
+                with self.subTest(target=target, method=method):
+                    resp = self.get(target, method=method)
+                    self.assert_error(resp, 400)
 
     def test_preflight_without_cors_is_not_allowed(self):
         resp = self.get('/a.txt', method='OPTIONS', headers=[
@@ -105,12 +117,16 @@ class FlagTest(unittest.TestCase):
 
     def usage_error(self, args, *words):
         """sehttpd refuses args: exit 2, one line on stderr naming words."""
-        rc, out, err = run_cli(list(args) + [session_tree().www])
+        # Loopback and any port, in case it is wrongly accepted and runs.
+        rc, out, err = run_cli(['-b', '127.0.0.1', '-p', '0'] + list(args) +
+                               [session_tree().www])
         self.assertEqual(rc, 2, 'sehttpd %s: exit %s, stderr %r'
                          % (args, rc, err))
         lines = err.splitlines()
         self.assertEqual(len(lines), 1, err)
         self.assertTrue(lines[0].startswith('sehttpd: '), err)
+        # A long value is quoted in part, not echoed whole.
+        self.assertLess(len(lines[0]), 300, err)
         for w in words:
             self.assertIn(w, lines[0])
 
@@ -160,6 +176,15 @@ class HeaderFlagTest(FlagTest):
         # The prefix is matched on the decoded path.
         r = self.get(t, '/%62ig/1m.bin', 'HEAD')
         self.assertEqual(r.header('Cache-Control'), 'max-age=31536000')
+        # OPTIONS' 204 too, on the paths the prefix matches.
+        for target, cc in (('/big/1m.bin', 'max-age=31536000'),
+                           ('/%62ig/x', 'max-age=31536000'),
+                           ('/a.txt', None), ('*', None)):
+            with self.subTest(method='OPTIONS', target=target):
+                r = self.get(t, target, 'OPTIONS')
+                self.assertEqual(r.status, 204, r.describe())
+                self.assertEqual(r.header('Cache-Control'), cc)
+                self.assertEqual(r.header('X-All'), '1')
         t.server.stop()
 
     def test_bad_headers_refused_at_start(self):
@@ -182,9 +207,10 @@ class HeaderFlagTest(FlagTest):
             ('/prefix-only', 'no header'),
             ('/a b/:X: 1', 'prefix'),
             ('X-Long: ' + 'v' * 2000, 'longer'),
+            ('X-Long: ' + 'v' * 20000, "vvv...': longer"),
         ]
         for arg, why in cases:
-            with self.subTest(arg=arg):
+            with self.subTest(arg=arg[:80]):
                 self.usage_error(['--header', arg], '--header', why)
         # All of them must leave room in a response head.
         many = []
@@ -239,9 +265,32 @@ class CorsFlagTest(FlagTest):
         self.assertIsNone(r.header('Access-Control-Allow-Headers'))
         t.server.stop()
 
+    def test_header_repeating_cors_refused_at_start(self):
+        """A --header of what --cors sends would make two lines of it,
+        which browsers refuse, whichever flag comes first."""
+        for args in (['--cors', '*', '--header',
+                      'Access-Control-Allow-Origin: *'],
+                     ['--header', '/a/:access-control-allow-origin: x',
+                      '--cors', 'https://a.example'],
+                     ['--cors', '*', '--header',
+                      'Access-Control-Max-Age: 60']):
+            with self.subTest(args=args):
+                self.usage_error(args, '--header', '--cors sets',
+                                 'Access-Control-')
+        # The rest of the family is the operator's to add.
+        t = self.start('--cors', '*', '--header',
+                       'Access-Control-Expose-Headers: X-Id')
+        r = self.get(t, '/a.txt')
+        self.assertEqual(r.all('Access-Control-Allow-Origin'), ['*'])
+        self.assertEqual(r.header('Access-Control-Expose-Headers'), 'X-Id')
+        t.server.stop()
+
     def test_bad_origins_refused_at_start(self):
         for origin in ('https://a.example/', 'a.example', 'https://',
-                       'https://a b', ''):
+                       'https://a b', '', 'https://a.example?x=1',
+                       'https://a.example#x', 'https://user@a.example',
+                       'https://a.example/path', 'https://a.example:',
+                       'ht tp://a.example'):
             with self.subTest(origin=origin):
                 self.usage_error(['--cors', origin], '--cors')
 
@@ -354,6 +403,25 @@ class PagesFlagTest(FlagTest):
                 self.assertIn('--error-page', err)
                 self.assertIn(why, err)
 
+    def test_error_page_over_1mib_refused_at_start(self):
+        """A page over the limit would silently become the built-in one
+        on every error: refused at start-up; one at the limit serves."""
+        root = self.site()
+        for name, size in (('big.html', (1 << 20) + 1),
+                           ('edge.html', 1 << 20)):
+            with open(os.path.join(root, 'errors', name), 'wb') as fh:
+                fh.write(b'x' * size)
+        rc, _, err = run_cli(['-b', '127.0.0.1', '-p', '0',
+                              '--error-page', '404=/errors/big.html', root])
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertIn('--error-page 404=/errors/big.html', err)
+        self.assertIn('1 MiB', err)
+        t = self.start('--error-page', '404=/errors/edge.html', root=root)
+        r = self.get(t, '/missing')
+        self.assertEqual((r.status, len(r.body)), (404, 1 << 20))
+        t.server.stop()
+
     def test_spa_fallback(self):
         t = self.start('--spa', '/app/index.html',
                        '--error-page', '404=/errors/404.html',
@@ -399,14 +467,33 @@ class FileFlagTest(FlagTest):
         tree = session_tree()
         t = self.start('--dotfiles')
         for path in ('/.env', '/.git/config', '/dots/.hidden.txt',
-                     '/dots/.dir/x.txt', '/.well-known/.hidden', '/..foo'):
+                     '/dots/.dir/x.txt', '/.well-known/.hidden', '/..foo',
+                     '/dots/.well-known/x.txt'):
             with self.subTest(path=path):
                 r = self.get(t, path)
                 self.assertEqual((r.status, r.body), (200, tree.files[path]))
         names = listed_names(self.get(t, '/dots/').body)
-        self.assertEqual(names, {'visible.txt', '.hidden.txt', '.dir'})
+        self.assertEqual(names, {'visible.txt', '.hidden.txt', '.dir',
+                                 '.well-known'})
         self.assertEqual(listed_names(self.get(t, '/.git/').body),
                          {'config'})
+        t.server.stop()
+
+    def test_well_known_listed_in_root(self):
+        """ROOT's listing (no index: --index names none) shows
+        .well-known, which is served, and no other dot name."""
+        t = self.start('--index', 'none.html')
+        r = self.get(t, '/')
+        self.assertEqual(r.status, 200, r.describe())
+        names = listed_names(r.body)
+        self.assertIn('.well-known', names)
+        self.assertIn('dots', names)
+        self.assertEqual({n for n in names if n.startswith('.')},
+                         {'.well-known'})
+        self.assertEqual(listed_names(self.get(t, '/.well-known/').body),
+                         {'security.txt'})
+        self.assertEqual(listed_names(self.get(t, '/dots/').body),
+                         {'visible.txt'})
         t.server.stop()
 
     def test_follow_symlinks(self):

@@ -430,6 +430,9 @@ def _spec():
     f('www/dots/.hidden.txt', 'DOTFILE-HIDDEN-MARKER\n')
     d('www/dots/.dir')
     f('www/dots/.dir/x.txt', 'inside a hidden directory\n')
+    # Only ROOT's .well-known is public.
+    d('www/dots/.well-known')
+    f('www/dots/.well-known/x.txt', 'not the site\'s .well-known\n')
     _content_spec(f, d)
     _precompressed_spec(f, d)
     return e

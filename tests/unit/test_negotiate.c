@@ -146,6 +146,42 @@ TEST(q_zero_refuses)
 	CHECK_EQ_INT(choose("*;q=0", ALL), HTTP_CODING_IDENTITY);
 }
 
+TEST(identity_by_its_q_value)
+{
+	unsigned gzip_only = HTTP_CODING_BIT(HTTP_CODING_GZIP);
+
+	/* Ranked above every available coding: identity. */
+	CHECK_EQ_INT(choose("identity;q=1, br;q=0.2", ALL),
+		     HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("identity, gzip;q=0.5", BOTH),
+		     HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("identity, br;q=0.5", ALL), HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("IDENTITY;q=0.6, gzip;q=0.5", BOTH),
+		     HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("identity;q=0.5, *;q=0.1", ALL),
+		     HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("br, identity;q=0.9, gzip;q=0.5", gzip_only),
+		     HTTP_CODING_IDENTITY);
+	/* "*" ranks it when "identity" is not listed. */
+	CHECK_EQ_INT(choose("*, gzip;q=0.5", gzip_only), HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("*;q=0.5, gzip", gzip_only), HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("identity;q=0.1, *, gzip;q=0.5", gzip_only),
+		     HTTP_CODING_GZIP);
+	/* Ties, lower ranks, q=0 and no rank at all: the coding. */
+	CHECK_EQ_INT(choose("identity, br", ALL), HTTP_CODING_BR);
+	CHECK_EQ_INT(choose("identity;q=0.5, gzip;q=0.5", BOTH),
+		     HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("gzip;q=1.0, identity;q=0.5", BOTH),
+		     HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("identity;q=0, gzip;q=0.1", BOTH),
+		     HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("gzip;q=0.1", BOTH), HTTP_CODING_GZIP);
+	CHECK_EQ_INT(choose("*;q=0, gzip;q=0.1", BOTH), HTTP_CODING_GZIP);
+	/* Only what is available counts against it. */
+	CHECK_EQ_INT(choose("br, identity;q=0.5, gzip;q=0.4", gzip_only),
+		     HTTP_CODING_IDENTITY);
+}
+
 TEST(favoured_codings_win_ties_only)
 {
 	unsigned gz = HTTP_CODING_BIT(HTTP_CODING_GZIP);

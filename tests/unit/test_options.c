@@ -192,6 +192,36 @@ TEST(bad_flags_named)
 	check_usage_error(&p, "unexpected argument 'b'");
 }
 
+TEST(long_values_quoted_in_part)
+{
+	static char arg[20001];
+	char want[128];
+	struct parsed p;
+
+	memcpy(arg, "X-Long: ", 8);
+	memset(arg + 8, 'v', sizeof(arg) - 9);
+	p = parse("--header", arg, NULL);
+	snprintf(want, sizeof(want), "'%.64s...': longer than", arg);
+	check_usage_error(&p, want);
+	CHECK(strlen(p.err) < 160);
+	/* Cut before a character, not inside one. */
+	memset(arg, 'a', 63);
+	memcpy(arg + 63, "\xc3\xa9/b", 5);
+	p = parse("--index", arg, NULL);
+	snprintf(want, sizeof(want), "'%.63s...'", arg);
+	check_usage_error(&p, want);
+	p = parse("--nope", arg, NULL);
+	check_usage_error(&p, "unknown option '--nope'");
+	p = parse("-p", arg, NULL);
+	check_usage_error(&p, want);
+	/* Up to the limit, whole. */
+	arg[64] = '\0';
+	memset(arg, 'x', 64);
+	p = parse("--timeout", arg, NULL);
+	snprintf(want, sizeof(want), "'%.64s' (try --help)", arg);
+	check_usage_error(&p, want);
+}
+
 TEST(balancer_options)
 {
 	struct parsed p = parse(NULL);
@@ -263,6 +293,26 @@ TEST(site_values_named)
 	check_usage_error(&p, "sets Connection itself");
 	p = parse("--cors", "https://a.example/", NULL);
 	check_usage_error(&p, "invalid --cors 'https://a.example/'");
+	/* Headers --cors sends, in either order; other Access-Control-*
+	 * are the operator's, and all of them without --cors. */
+	p = parse("--header", "access-control-allow-origin: *", "--cors",
+		  "https://a.example", NULL);
+	check_usage_error(&p, "invalid --header 'access-control-allow-origin: "
+			      "*': --cors sets Access-Control-Allow-Origin");
+	p = parse("--cors", "*", "--header", "/api/:Access-Control-Max-Age: 60",
+		  NULL);
+	check_usage_error(&p, "--cors sets Access-Control-Max-Age itself");
+	p = parse("--cors", "*", "--header", "Access-Control-Allow-Methods: *",
+		  NULL);
+	check_usage_error(&p, "--cors sets Access-Control-Allow-Methods");
+	p = parse("--cors", "*", "--header", "Access-Control-Allow-Headers: *",
+		  NULL);
+	check_usage_error(&p, "--cors sets Access-Control-Allow-Headers");
+	p = parse("--cors", "*", "--header",
+		  "Access-Control-Expose-Headers: X-Id", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	p = parse("--header", "/fonts/:Access-Control-Allow-Origin: *", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	p = parse("--index", "a/b", NULL);
 	check_usage_error(&p, "invalid --index 'a/b'");
 	p = parse("--error-page", "302=/x.html", NULL);

@@ -60,9 +60,9 @@ TEST(get_and_head_route_to_normalised_paths)
 	CHECK_ROUTE("GET", "http://h:80//a/../b/", "/b/");
 }
 
-TEST(methods_other_than_get_head_405)
+TEST(methods_other_than_get_head_options_405)
 {
-	static const char *const m[] = { "POST",  "PUT",   "DELETE", "OPTIONS",
+	static const char *const m[] = { "POST",  "PUT",   "DELETE",
 					 "PATCH", "TRACE", "CONNECT" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
@@ -71,6 +71,24 @@ TEST(methods_other_than_get_head_405)
 		CHECK_ROUTE_ERR(m[i], "*", 405);
 		CHECK_ROUTE_ERR(m[i], "/..", 405);
 	}
+}
+
+TEST(options_targets)
+{
+	/* "*": the server as a whole, no path. */
+	CHECK_ROUTE("OPTIONS", "*", "");
+	CHECK_ROUTE("OPTIONS", "/a/./b/../c", "/a/c");
+	CHECK_ROUTE("OPTIONS", "/%41.txt?x", "/A.txt");
+	CHECK_ROUTE("OPTIONS", "http://h", "/");
+	CHECK_ROUTE("OPTIONS", "http://h/x/", "/x/");
+	/* Anything else is refused as GET refuses it. */
+	CHECK_ROUTE_ERR("OPTIONS", "x", 400);
+	CHECK_ROUTE_ERR("OPTIONS", "*x", 400);
+	CHECK_ROUTE_ERR("OPTIONS", "**", 400);
+	CHECK_ROUTE_ERR("OPTIONS", "/../../etc/passwd", 400);
+	CHECK_ROUTE_ERR("OPTIONS", "/%00", 400);
+	CHECK_ROUTE_ERR("OPTIONS", "example.com:443", 400);
+	CHECK_ROUTE_ERR("OPTIONS", "ftp://h/x", 400);
 }
 
 TEST(unusable_targets_400)

@@ -37,12 +37,25 @@ TEST(well_known_is_public)
 	CHECK(hidden("/.well-known/.hidden"));
 }
 
+static bool entry_hidden(const char *dir, const char *name)
+{
+	return http_entry_hidden(dir, strlen(dir), name, strlen(name));
+}
+
 TEST(names)
 {
-	CHECK(http_name_hidden(".env", 4));
-	CHECK(http_name_hidden(".well-known", 11));
-	CHECK(!http_name_hidden("a.b", 3));
-	CHECK(!http_name_hidden("", 0));
+	CHECK(entry_hidden("/", ".env"));
+	CHECK(entry_hidden("/a/", ".env"));
+	CHECK(!entry_hidden("/", "a.b"));
+	CHECK(!entry_hidden("/", ""));
+	/* Listed where it is served: in ROOT only. */
+	CHECK(!entry_hidden("/", ".well-known"));
+	CHECK(entry_hidden("/a/", ".well-known"));
+	CHECK(entry_hidden("/.well-known/", ".well-known"));
+	CHECK(entry_hidden("/", ".well-knownx"));
+	CHECK(entry_hidden("/", ".well-know"));
+	CHECK(entry_hidden("/.well-known/", ".hidden"));
+	CHECK(!entry_hidden("/.well-known/", "security.txt"));
 	CHECK_EQ_STR(http_default_index[0], "index.html");
 	CHECK_EQ_STR(http_default_index[1], "index.htm");
 }

@@ -9,7 +9,7 @@
 
 static int opens;
 
-static int page_exists(void *ctx, const char *path)
+static int page_exists(void *ctx, const char *path, uint64_t *size)
 {
 	(void)ctx;
 	opens++;
@@ -17,6 +17,9 @@ static int page_exists(void *ctx, const char *path)
 		errno = ENOENT;
 		return -1;
 	}
+	*size = !strncmp(path, "big", 3) ? SITE_ERROR_PAGE_MAX + 1 : 100;
+	if (!strcmp(path, "big-edge.html"))
+		*size = SITE_ERROR_PAGE_MAX;
 	return 0;
 }
 
@@ -113,6 +116,31 @@ TEST(missing_page_named)
 	site_free(&s);
 }
 
+TEST(error_page_size_bounded)
+{
+	struct options opt = {
+		.error_pages = { "404=/big-edge.html" },
+		.nerror_pages = 1,
+	};
+	struct site s;
+	char err[256];
+
+	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
+		     0);
+	site_free(&s);
+	opt.error_pages[0] = "500=/big.html";
+	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
+		     -1);
+	CHECK_EQ_STR(err, "--error-page 500=/big.html: larger than 1 MiB, the "
+			  "most an error page may be");
+	site_free(&s);
+	/* A single-page app's page is sent as any file: no limit. */
+	opt = (struct options){ .spa = "/big.html" };
+	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
+		     0);
+	site_free(&s);
+}
+
 TEST(total_bounded)
 {
 	static char big[SITE_HEADER_MAX + 1];
@@ -148,6 +176,29 @@ TEST(checks)
 	CHECK_EQ_INT(site_check_cors("http://localhost:3000", err, sizeof(err)),
 		     0);
 	CHECK_EQ_INT(site_check_cors("null", err, sizeof(err)), -1);
+	CHECK_EQ_INT(site_check_cors("https://[::1]:8443", err, sizeof(err)),
+		     0);
+	CHECK_EQ_INT(site_check_cors("app+x-y.z://a.example", err, sizeof(err)),
+		     0);
+	/* Nothing but scheme://host[:port]. */
+	CHECK_EQ_INT(site_check_cors("https://a.example?x=1", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://a.example#f", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://u@a.example", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://u:p@a.example", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://a.example/", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://a.example:", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("https://a.example:x", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("1https://a.example", err, sizeof(err)),
+		     -1);
+	CHECK_EQ_INT(site_check_cors("://a.example", err, sizeof(err)), -1);
+	CHECK_EQ_INT(site_check_cors("https://", err, sizeof(err)), -1);
 	CHECK_EQ_INT(site_check_index("index.php", err, sizeof(err)), 0);
 	CHECK_EQ_INT(site_check_index(".", err, sizeof(err)), -1);
 	CHECK_EQ_INT(site_check_error_page("599=/x", err, sizeof(err)), 0);
