@@ -455,10 +455,12 @@ static void conn_state_change(struct sock *sk)
 	c = sk->sk_user_data;
 	if (c) {
 		/*
-		 * Not when the client acknowledged our FIN: nothing to read
-		 * or send changed.  Its own FIN comes with sk_data_ready.
+		 * Not for our own SHUT_WR (the work item that made it runs
+		 * on), nor when the client acknowledged our FIN: nothing to
+		 * read or send changed.  Its own FIN comes with sk_data_ready.
 		 */
-		if (sk->sk_state != TCP_FIN_WAIT2)
+		if (sk->sk_state != TCP_FIN_WAIT1 &&
+		    sk->sk_state != TCP_FIN_WAIT2)
 			conn_queue(c);
 		c->saved_state_change(sk);
 	}
