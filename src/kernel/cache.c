@@ -220,6 +220,12 @@ void khttpd_cache_compress(struct khttpd_cache_entry *e)
 /* Second chance for recently used entries, within a bounded sweep. */
 static void evict_locked(void);
 
+bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e)
+{
+	return e->compressible &&
+	       (smp_load_acquire(&e->gz) || !test_bit(0, &e->gz_claimed));
+}
+
 const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len)
 {
 	char *gz = smp_load_acquire(&e->gz);

@@ -124,6 +124,12 @@ struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 void khttpd_cache_compress(struct khttpd_cache_entry *e);
 
 /*
+ * Whether e may be sent as gzip: its type is compressible and no one found
+ * it not to shrink, nor is compressing it now.
+ */
+bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e);
+
+/*
  * The gzip representation of a compressible entry, compressed now if no
  * one did yet; NULL (send the identity) when it is not smaller, or while
  * another request is still compressing it.
