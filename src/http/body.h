@@ -19,6 +19,29 @@
 #define HTTP_LINGER_MAX_BYTES (256 * 1024)
 #define HTTP_LINGER_MAX_MS 2000
 
+/*
+ * The slowest a transfer may go, in bytes per second: a response being sent
+ * or a request body being skipped.  A transfer that began at start may go
+ * on until start + timeout + (its bytes so far) / HTTP_MIN_RATE, besides
+ * going no longer than the timeout without progress.  So one that trickles
+ * (a byte or a segment per timeout) ends about a timeout after it began,
+ * and one at a rate r below this ends after timeout / (1 - r/HTTP_MIN_RATE)
+ * whatever its size, where progress alone let it hold its file (or cache
+ * entry) and connection for ever.  16 KiB/s is 128 kbit/s: holding N
+ * responses open costs a client N times that of its own bandwidth (1,000:
+ * 16 MiB/s).  Slower links still get the timeout and more: at half the
+ * rate a client is cut off after twice the timeout; a lower rate would
+ * make holding connections cheap again.
+ */
+#define HTTP_MIN_RATE (16 * 1024)
+
+/* What bytes earn a transfer at HTTP_MIN_RATE: milliseconds, rounded down. */
+static inline uint64_t http_transfer_allowance_ms(uint64_t bytes)
+{
+	return bytes / HTTP_MIN_RATE * 1000 +
+	       bytes % HTTP_MIN_RATE * 1000 / HTTP_MIN_RATE;
+}
+
 /* Steps over one request body, Content-Length or chunked, in any pieces. */
 struct http_body_skipper {
 	struct http_chunked_decoder chunks;

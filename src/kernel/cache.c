@@ -52,11 +52,26 @@ int khttpd_cache_init(size_t max_bytes)
 	return cache.slab ? 0 : -ENOMEM;
 }
 
+bool khttpd_budget_charge(struct khttpd_budget *b, size_t n)
+{
+	if (atomic_long_add_return(n, &b->used) <= b->limit())
+		return true;
+	atomic_long_sub(n, &b->used);
+	return false;
+}
+
+void khttpd_budget_uncharge(struct khttpd_budget *b, size_t n)
+{
+	atomic_long_sub(n, &b->used);
+}
+
 static void entry_free_rcu(struct rcu_head *head)
 {
 	struct khttpd_cache_entry *e =
 		container_of(head, struct khttpd_cache_entry, rcu);
 
+	if (e->budget)
+		khttpd_budget_uncharge(e->budget, e->charged);
 	kvfree(e->gz);
 	kvfree(e->body);
 	kfree(e->key);
@@ -220,6 +235,12 @@ void khttpd_cache_compress(struct khttpd_cache_entry *e)
 /* Second chance for recently used entries, within a bounded sweep. */
 static void evict_locked(void);
 
+bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e)
+{
+	return e->compressible &&
+	       (smp_load_acquire(&e->gz) || !test_bit(0, &e->gz_claimed));
+}
+
 const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len)
 {
 	char *gz = smp_load_acquire(&e->gz);
@@ -228,6 +249,15 @@ const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len)
 
 	if (!gz && e->compressible && !test_and_set_bit(0, &e->gz_claimed) &&
 	    !khttpd_gzip(e->body, e->body_len, &buf, &n)) {
+		/* Outside the cache, the gzip form is charged as the body is
+		 * (the entry is this request's alone: no one else looks). */
+		if (e->budget) {
+			if (!khttpd_budget_charge(e->budget, n)) {
+				kvfree(buf);
+				return NULL;
+			}
+			e->charged += n;
+		}
 		e->gz_len = n;
 		smp_store_release(&e->gz, buf);
 		gz = buf;
@@ -310,6 +340,11 @@ void khttpd_cache_insert(struct khttpd_cache_entry *e)
 {
 	if (e->cost > khttpd_cache_entry_limit())
 		return;
+	if (e->budget) {
+		khttpd_budget_uncharge(e->budget, e->charged);
+		e->budget = NULL;
+		e->charged = 0;
+	}
 	spin_lock(&cache.lock);
 	link_locked(e);
 	spin_unlock(&cache.lock);

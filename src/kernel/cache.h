@@ -7,6 +7,7 @@
 #ifndef KHTTPD_CACHE_H
 #define KHTTPD_CACHE_H
 
+#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -25,6 +26,19 @@
 #define KHTTPD_CACHE_CHECK HZ
 /* A listing also shows its entries' sizes and times: keep it briefly. */
 #define KHTTPD_CACHE_LISTING_TTL HZ
+
+/*
+ * Memory shared by many requests up to a bound (the listings being built
+ * and those too large for the cache being sent): limit() gives the bound.
+ */
+struct khttpd_budget {
+	atomic_long_t used;
+	size_t (*limit)(void);
+};
+
+/* Takes n bytes of b if they fit under its bound. */
+bool khttpd_budget_charge(struct khttpd_budget *b, size_t n);
+void khttpd_budget_uncharge(struct khttpd_budget *b, size_t n);
 
 /* What must not have changed for a cached body to be served. */
 struct khttpd_validator {
@@ -67,6 +81,13 @@ struct khttpd_cache_entry {
 	char *gz; /* published with release after gz_len */
 	size_t key_len;
 	char *key;
+	/*
+	 * An entry the cache does not hold (a listing too large for it) keeps
+	 * its memory charged to a budget until it is freed, its last
+	 * response sent: charged bytes of budget, or NULL.
+	 */
+	struct khttpd_budget *budget;
+	size_t charged;
 };
 
 /* max_bytes bounds the total size of cached entries; 0 disables caching. */
@@ -124,6 +145,12 @@ struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 void khttpd_cache_compress(struct khttpd_cache_entry *e);
 
 /*
+ * Whether e may be sent as gzip: its type is compressible and no one found
+ * it not to shrink, nor is compressing it now.
+ */
+bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e);
+
+/*
  * The gzip representation of a compressible entry, compressed now if no
  * one did yet; NULL (send the identity) when it is not smaller, or while
  * another request is still compressing it.
@@ -137,7 +164,11 @@ size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
 /* The cost of the largest entry khttpd_cache_insert() keeps. */
 size_t khttpd_cache_entry_limit(void);
 
-/* Publishes a filled entry, replacing any older one for its key. */
+/*
+ * Publishes a filled entry, replacing any older one for its key; the cache
+ * counts it from then on, so its budget is given back.  An entry too large
+ * to keep stays the caller's, charged.
+ */
 void khttpd_cache_insert(struct khttpd_cache_entry *e);
 
 void khttpd_cache_put(struct khttpd_cache_entry *e);

@@ -17,9 +17,15 @@
  * it returns, is
  *   HEAD:   timeout after the connection became idle, however the head
  *           trickles in;
- *   SEND:   timeout after the last byte the socket took;
- *   BODY:   timeout after the last body byte received;
+ *   SEND:   timeout after the last progress (the socket took bytes or the
+ *           client acknowledged some), and at the latest timeout plus what
+ *           the bytes acknowledged earn at HTTP_MIN_RATE after the
+ *           response began: a slow reader cannot hold it for ever;
+ *   BODY:   the same, with the body bytes received, after the body began;
+ *           then the connection lingers (the response is out);
  *   LINGER: the linger bound, at most timeout.
+ * Acknowledged bytes, not those the socket took, count for the rate: a
+ * send buffer of megabytes would otherwise give a slow reader minutes.
  *
  * Tear-down happens in the work item: callbacks restored under
  * sk_callback_lock, timer stopped, connection off the server's list, socket
@@ -55,6 +61,45 @@ enum step { STEP_WAIT, STEP_AGAIN, STEP_CLOSE };
 static void set_deadline(struct khttpd_conn *c, long timeout)
 {
 	c->deadline = jiffies + timeout;
+}
+
+/* A response or a body begins: the timeout from now, until progress. */
+static void start_transfer(struct khttpd_conn *c, u64 base)
+{
+	c->xfer_start = c->xfer_last = jiffies;
+	c->xfer_base = c->xfer_bytes = base;
+	set_deadline(c, c->srv->timeout);
+}
+
+/*
+ * start + timeout + min(last progress - start, what bytes earn at
+ * HTTP_MIN_RATE): the timeout after the last progress, but no later than
+ * the transfer's allowance.
+ */
+static void transfer_deadline(struct khttpd_conn *c, u64 bytes)
+{
+	u64 ms = http_transfer_allowance_ms(bytes);
+	unsigned long allow = ms >= UINT_MAX ? MAX_JIFFY_OFFSET :
+					       msecs_to_jiffies(ms);
+
+	c->deadline = c->xfer_start + c->srv->timeout +
+		      min(c->xfer_last - c->xfer_start, allow);
+}
+
+static u64 bytes_acked(const struct khttpd_conn *c)
+{
+	return READ_ONCE(tcp_sk(c->sock->sk)->bytes_acked);
+}
+
+/* SEND: sent bytes, or bytes the client acknowledged since, are progress. */
+static void send_progress(struct khttpd_conn *c, size_t sent)
+{
+	u64 acked = bytes_acked(c);
+
+	if (sent || acked != c->xfer_bytes)
+		c->xfer_last = jiffies;
+	c->xfer_bytes = acked;
+	transfer_deadline(c, acked - c->xfer_base);
 }
 
 /*
@@ -140,7 +185,7 @@ static void respond(struct khttpd_conn *c, int r)
 	int err;
 
 	c->state = KHTTPD_SEND;
-	set_deadline(c, c->srv->timeout);
+	start_transfer(c, bytes_acked(c));
 	if (r < 0) {
 		khttpd_exchange_init(&x, c, c->buf + c->start, NULL);
 		err = khttpd_respond_status(&x, -r);
@@ -210,6 +255,7 @@ static enum step step_body(struct khttpd_conn *c)
 			r = http_body_skip(&c->body, c->buf + c->start,
 					   c->end - c->start, &used);
 			c->start += used;
+			c->xfer_bytes += used;
 			if (r == HTTP_BODY_DONE) {
 				enter_head(c);
 				return STEP_AGAIN;
@@ -218,11 +264,13 @@ static enum step step_body(struct khttpd_conn *c)
 				return STEP_CLOSE;
 		}
 		r = receive(c);
-		if (r == -EAGAIN)
+		if (r == -EAGAIN) {
+			transfer_deadline(c, c->xfer_bytes);
 			return STEP_WAIT;
+		}
 		if (r <= 0)
 			return STEP_CLOSE;
-		set_deadline(c, c->srv->timeout); /* progress */
+		c->xfer_last = jiffies; /* progress */
 	}
 }
 
@@ -248,6 +296,19 @@ static enum step step_linger(struct khttpd_conn *c)
 	}
 }
 
+/* The response is out: half-closes and drains until the client's FIN. */
+static enum step enter_linger(struct khttpd_conn *c)
+{
+	if (kernel_sock_shutdown(c->sock, SHUT_WR))
+		return STEP_CLOSE;
+	c->state = KHTTPD_LINGER;
+	c->lingered = 0;
+	c->start = c->end = 0;
+	set_deadline(c, min_t(long, c->srv->timeout,
+			      msecs_to_jiffies(HTTP_LINGER_MAX_MS)));
+	return STEP_AGAIN;
+}
+
 /* The response is out: what its request asked for next. */
 static enum step step_sent(struct khttpd_conn *c)
 {
@@ -255,14 +316,7 @@ static enum step step_sent(struct khttpd_conn *c)
 	case KHTTPD_NEXT_CLOSE:
 		return STEP_CLOSE;
 	case KHTTPD_NEXT_LINGER:
-		if (kernel_sock_shutdown(c->sock, SHUT_WR))
-			return STEP_CLOSE;
-		c->state = KHTTPD_LINGER;
-		c->lingered = 0;
-		c->start = c->end = 0;
-		set_deadline(c, min_t(long, c->srv->timeout,
-				      msecs_to_jiffies(HTTP_LINGER_MAX_MS)));
-		return STEP_AGAIN;
+		return enter_linger(c);
 	case KHTTPD_NEXT_BODY:
 		break;
 	}
@@ -271,15 +325,23 @@ static enum step step_sent(struct khttpd_conn *c)
 	} else {
 		c->state = KHTTPD_BODY;
 		http_body_skip_init(&c->body, &c->req);
+		start_transfer(c, 0);
 	}
 	return STEP_AGAIN;
 }
 
-/* The deadline passed: a head cut short still gets its 408. */
+/*
+ * The deadline passed: a head cut short still gets its 408; a response cut
+ * short ends with a reset, which tells the client at once and frees what
+ * the socket still holds of it, rather than a FIN after that, which a
+ * slow reader would take as long to reach as the response it was cut off.
+ */
 static void timed_out(struct khttpd_conn *c)
 {
 	size_t sent;
 
+	if (c->state == KHTTPD_SEND)
+		sock_no_linger(c->sock->sk);
 	if (c->state != KHTTPD_HEAD || c->end == c->start)
 		return;
 	respond(c, -408);
@@ -291,7 +353,12 @@ static bool run(struct khttpd_conn *c)
 {
 	enum step s;
 
-	if (time_after_eq(jiffies, c->deadline)) {
+	/* Acknowledgements since the last run may have moved it. */
+	if (c->state == KHTTPD_SEND)
+		send_progress(c, 0);
+	/* A body too slow to skip: its response is out, so linger. */
+	if (time_after_eq(jiffies, c->deadline) &&
+	    (c->state != KHTTPD_BODY || enter_linger(c) != STEP_AGAIN)) {
 		timed_out(c);
 		return true;
 	}
@@ -299,8 +366,8 @@ static bool run(struct khttpd_conn *c)
 		size_t sent;
 		int r = khttpd_out_flush(&c->out, &sent);
 
-		if (sent && c->state == KHTTPD_SEND)
-			set_deadline(c, c->srv->timeout); /* progress */
+		if (c->state == KHTTPD_SEND)
+			send_progress(c, sent);
 		if (r == -EAGAIN)
 			return false;
 		if (r)
@@ -455,10 +522,12 @@ static void conn_state_change(struct sock *sk)
 	c = sk->sk_user_data;
 	if (c) {
 		/*
-		 * Not when the client acknowledged our FIN: nothing to read
-		 * or send changed.  Its own FIN comes with sk_data_ready.
+		 * Not for our own SHUT_WR (the work item that made it runs
+		 * on), nor when the client acknowledged our FIN: nothing to
+		 * read or send changed.  Its own FIN comes with sk_data_ready.
 		 */
-		if (sk->sk_state != TCP_FIN_WAIT2)
+		if (sk->sk_state != TCP_FIN_WAIT1 &&
+		    sk->sk_state != TCP_FIN_WAIT2)
 			conn_queue(c);
 		c->saved_state_change(sk);
 	}

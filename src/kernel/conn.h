@@ -51,6 +51,10 @@ struct khttpd_conn {
 	void (*saved_write_space)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	unsigned long deadline; /* jiffies: see conn.c */
+	/* SEND and BODY: when the transfer began and last made progress. */
+	unsigned long xfer_start, xfer_last;
+	u64 xfer_base; /* SEND: the socket's bytes_acked when it began */
+	u64 xfer_bytes; /* SEND: bytes_acked last seen; BODY: bytes skipped */
 	enum khttpd_conn_state state;
 	enum khttpd_conn_next next;
 	bool dead; /* torn down; the work item only frees it */

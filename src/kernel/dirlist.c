@@ -12,6 +12,9 @@
  * All listings being built share one memory budget (names, entries and
  * HTML), so that many requests for large directories at once cannot take
  * more than that together: a build that would exceed it is answered 503.
+ * A listing too large for the cache stays charged to it until its entry is
+ * freed, once its response is sent or its connection closed: clients that
+ * read slowly cannot hold more than the budget between them either.
  */
 #include "dirlist.h"
 
@@ -46,26 +49,23 @@
  * least this much. */
 #define LISTING_BUDGET_MIN (4 << 20)
 
-/* Bytes held by listings being built, bounded by budget(). */
-static atomic_long_t building = ATOMIC_LONG_INIT(0);
-
 static size_t budget(void)
 {
 	return max_t(size_t, 2 * khttpd_cache_entry_limit(),
 		     LISTING_BUDGET_MIN);
 }
 
+/* Listings being built, and those outside the cache being sent. */
+static struct khttpd_budget listings = { .limit = budget };
+
 static bool charge(size_t n)
 {
-	if (atomic_long_add_return(n, &building) <= budget())
-		return true;
-	atomic_long_sub(n, &building);
-	return false;
+	return khttpd_budget_charge(&listings, n);
 }
 
 static void uncharge(size_t n)
 {
-	atomic_long_sub(n, &building);
+	khttpd_budget_uncharge(&listings, n);
 }
 
 struct dir_item {
@@ -309,11 +309,19 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 			ret = send_piece(&sink, out.buf, out.len, true);
 		goto out;
 	}
-	e = khttpd_cache_alloc(key, key_len, out.len);
-	if (!e) {
+	/* Charged until the cache takes it, or until it is freed. */
+	if (!charge(out.len)) {
 		ret = khttpd_respond_status(x, 503);
 		goto out;
 	}
+	e = khttpd_cache_alloc(key, key_len, out.len);
+	if (!e) {
+		uncharge(out.len);
+		ret = khttpd_respond_status(x, 503);
+		goto out;
+	}
+	e->budget = &listings;
+	e->charged = out.len;
 	memcpy(e->body, out.buf, out.len);
 	e->valid = *v;
 	e->listing = true;

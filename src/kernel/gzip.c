@@ -13,7 +13,8 @@
  * own CPU's, and only when all are busy waits for that one.  The gzip header
  * and trailer (CRC-32 and length) are added here.  The output buffer is one
  * byte smaller than the input: a stream that does not fit is not worth
- * sending.
+ * sending.  The result is copied into memory of its own size, which is what
+ * the cache counts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -132,8 +133,8 @@ static size_t deflate_into(const void *src, size_t len, u8 *dst, size_t cap)
 int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len)
 {
 	size_t cap = len ? len - 1 : 0;
-	size_t dlen;
-	u8 *buf;
+	size_t dlen, n;
+	u8 *buf, *exact;
 
 	if (cap <= GZIP_HEADER_LEN + GZIP_TRAILER_LEN || len > U32_MAX)
 		return -E2BIG;
@@ -151,7 +152,15 @@ int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len)
 	put_unaligned_le32(~crc32_le(~0, src, len),
 			   buf + GZIP_HEADER_LEN + dlen);
 	put_unaligned_le32(len, buf + GZIP_HEADER_LEN + dlen + 4);
-	*out_len = GZIP_HEADER_LEN + dlen + GZIP_TRAILER_LEN;
-	*out = buf;
+	n = GZIP_HEADER_LEN + dlen + GZIP_TRAILER_LEN;
+	/* kvrealloc() does not shrink: a copy, so no slack stays behind. */
+	exact = kvmalloc(n, GFP_KERNEL);
+	if (exact)
+		memcpy(exact, buf, n);
+	kvfree(buf);
+	if (!exact)
+		return -ENOMEM;
+	*out_len = n;
+	*out = exact;
 	return 0;
 }

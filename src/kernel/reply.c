@@ -134,37 +134,41 @@ int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
 
 /*
  * gzip when the entry's type is compressible, the client takes it and no
- * Range asks for bytes of the identity representation; the gzip body is
- * made now if no response carried it yet.  NULL: the identity.
+ * Range asks for bytes of the identity representation, unless the entry
+ * was found not to shrink.  Only decides: the body is made (by
+ * khttpd_cache_gzip) once an answer is going to carry it.
  */
-static const char *choose_gzip(const struct khttpd_exchange *x,
-			       struct khttpd_cache_entry *e, size_t *len)
+static bool wants_gzip(const struct khttpd_exchange *x,
+		       const struct khttpd_cache_entry *e)
 {
 	const struct http_request *req = x->req;
 	char tmp[HTTP_LIST_JOIN_MAX];
 	const char *accept;
 	size_t alen;
 
-	if (!e->compressible || !http_has_header(req, HTTP_H_ACCEPT_ENCODING) ||
+	if (!khttpd_cache_gzip_possible(e) ||
+	    !http_has_header(req, HTTP_H_ACCEPT_ENCODING) ||
 	    (!e->listing && http_has_header(req, HTTP_H_RANGE)))
-		return NULL;
+		return false;
 	/* Accept-Encoding on several lines is one list (RFC 9110 5.3). */
 	alen = http_header_list(x->buf, req, HTTP_H_ACCEPT_ENCODING, tmp,
 				sizeof(tmp), &accept);
-	if (http_choose_coding(accept, alen,
-			       HTTP_CODING_BIT(HTTP_CODING_GZIP)) !=
-	    HTTP_CODING_GZIP)
-		return NULL;
-	return khttpd_cache_gzip(e, len);
+	return http_choose_coding(accept, alen,
+				  HTTP_CODING_BIT(HTTP_CODING_GZIP)) ==
+	       HTTP_CODING_GZIP;
 }
 
-int khttpd_respond_entry(struct khttpd_exchange *x,
-			 struct khttpd_cache_entry *e)
+/*
+ * The representation's description and the selection for it.  The gzip
+ * representation's ETag and validators do not need its bytes, so a 304 or
+ * 412 is decided without compressing; its size is filled in once it is.
+ */
+static void select_for(const struct khttpd_exchange *x,
+		       const struct khttpd_cache_entry *e, bool gzip,
+		       size_t gz_len, struct http_representation *r, char *etag,
+		       struct http_selection *sel)
 {
-	size_t gz_len = 0;
-	const char *gz = choose_gzip(x, e, &gz_len);
-	bool gzip = gz;
-	struct http_representation r = {
+	*r = (struct http_representation){
 		.last_modified = e->last_modified,
 		.size = gzip ? gz_len : e->body_len,
 		.ranges = !e->listing,
@@ -173,17 +177,44 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 		.varies = e->compressible || e->listing,
 		.coding = gzip ? "gzip" : NULL,
 	};
+	if (!e->listing) {
+		r->etag = etag;
+		r->etag_len = khttpd_cache_etag(e, gzip, etag);
+	}
+	http_select(x->buf, x->req, r, sel);
+}
+
+/*
+ * A HEAD for the gzip form compresses too: its Content-Length must be the
+ * one a GET would carry (RFC 9110 9.3.2), and the result stays with the
+ * entry for the GETs that follow.
+ */
+int khttpd_respond_entry(struct khttpd_exchange *x,
+			 struct khttpd_cache_entry *e)
+{
 	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
-	const char *body = gzip ? gz : e->body;
+	struct http_representation r;
 	struct http_response_head h;
 	struct http_selection sel;
 	struct http_layout l;
+	bool gzip = wants_gzip(x, e);
+	const char *body = e->body;
+	size_t gz_len = 0;
 
-	if (!e->listing) {
-		r.etag = etag;
-		r.etag_len = khttpd_cache_etag(e, gzip, etag);
+	select_for(x, e, gzip, 0, &r, etag, &sel);
+	if (gzip && !http_selection_bodyless(&sel)) {
+		/* Ranges are never of the gzip form: this is the 200. */
+		body = khttpd_cache_gzip(e, &gz_len);
+		if (body) {
+			r.size = gz_len;
+			sel.len = gz_len;
+		} else {
+			/* Not smaller, or being made: the identity after all. */
+			gzip = false;
+			body = e->body;
+			select_for(x, e, false, 0, &r, etag, &sel);
+		}
 	}
-	http_select(x->buf, x->req, &r, &sel);
 	khttpd_respond_head_init(x, &h, sel.status);
 	h.content_type = e->content_type;
 	h.extra = extra;

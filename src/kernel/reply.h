@@ -42,7 +42,10 @@ void khttpd_respond_head_init(const struct khttpd_exchange *x,
 int khttpd_respond_status(struct khttpd_exchange *x, int status);
 int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
 			    size_t len);
-/* May make e's gzip representation, the first time one is sent. */
+/*
+ * Makes e's gzip representation when the answer is the first to carry it
+ * (a 200, or a HEAD for one): never for a 304 or 412.
+ */
 int khttpd_respond_entry(struct khttpd_exchange *x,
 			 struct khttpd_cache_entry *e);
 /* Sends the pieces of l; more: further bytes of the response follow. */

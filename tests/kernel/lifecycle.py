@@ -20,6 +20,13 @@ through its forwarded port:
            (the half-sent ones with a 408), then a clean unload.
   burst: 2,000 connections opened at once inside the guest (htstress),
            more than the listen backlog: every one is accepted and served.
+  limits: with timeout_ms=2000, a request body trickled a byte at a time
+           within the timeout is cut off (and a large one sent at once is
+           skipped); a client in the guest reading a response at half
+           HTTP_MIN_RATE (16 KiB/s) is cut off, one at 4x is not; with
+           cache_kb=1024, listings too large for the cache held by clients
+           that do not read stay charged to the listing budget: beyond it
+           a 503, and once those clients leave, a 200 again.
   10,000: as many idle connections held, the memory per connection
            printed (slab deltas); one more is refused at max_conns, logged
            and counted in /proc/khttpd; the unload takes under
@@ -295,6 +302,131 @@ class Lifecycle:
         self.c.check('%s: the half-sent ones got a 408 first (%s)'
                      % (name, res.get('half_408')),
                      res.get('half_408') == 1000, repr(res))
+        self.unload(name)
+        self.check_released(name, baseline)
+
+    def trickled_body(self, name):
+        """A body trickled a byte per 0.7 timeout is not skipped for ever;
+        one sent at full speed is, and the connection goes on."""
+        port = self.args.http_port
+        timeout_s = 2.0
+        s = socket.create_connection(('127.0.0.1', port), timeout=10)
+        try:
+            s.sendall(b'POST /a.txt HTTP/1.1\r\nHost: t\r\n'
+                      b'Content-Length: 9999999999999999999\r\n\r\n')
+            head, _ = read_response(s)
+            start = time.monotonic()
+            closed = False
+            sent = 0
+            while not closed and time.monotonic() - start < 15:
+                try:
+                    s.sendall(b'x')
+                    sent += 1
+                except OSError:
+                    closed = True
+                    break
+                closed, _ = read_until_closed(s, 0.7 * timeout_s)
+            took = time.monotonic() - start
+            self.c.check('%s: a body trickled a byte per %.1f s is cut off '
+                         '(after %.1f s, %d bytes)'
+                         % (name, 0.7 * timeout_s, took, sent),
+                         head.startswith(b'HTTP/1.1 405') and closed and
+                         took < 3 * timeout_s + 2, repr(head[:40]))
+        finally:
+            s.close()
+        s = socket.create_connection(('127.0.0.1', port), timeout=30)
+        try:
+            size = 4 << 20
+            s.sendall(b'POST /a.txt HTTP/1.1\r\nHost: t\r\n'
+                      b'Content-Length: %d\r\n\r\n' % size)
+            head1, _ = read_response(s)
+            s.sendall(bytes(size))
+            s.sendall(b'GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n')
+            head2, body = read_response(s, 60)
+            self.c.check('%s: a 4 MiB body sent at once is skipped, the '
+                         'connection goes on' % name,
+                         head1.startswith(b'HTTP/1.1 405') and
+                         head2.startswith(b'HTTP/1.1 200') and
+                         body == self.tree.files['/a.txt'],
+                         '%r %r' % (head1[:40], head2[:40]))
+        finally:
+            s.close()
+
+    def slow_read(self, url, rate, seconds, extra=''):
+        out = self.g.value('slowread -p %d -u %s -r %d -w %d %s'
+                           % (self.args.guest_port, url, rate, seconds,
+                              extra), timeout=seconds + 60)
+        m = re.search(r'^\{.*\}$', out, re.M)
+        return json.loads(m.group(0)) if m else {}
+
+    def slow_readers(self, name):
+        """Below HTTP_MIN_RATE a response is cut off, whatever progress
+        it makes; above it, it goes on."""
+        # Half the rate: cut off after about twice the timeout (plus what
+        # the client's receive buffer holds).  The socket takes some bytes
+        # at every turn, so progress alone never cut it off.
+        res = self.slow_read('/big/10m.bin', 8192, 15)
+        self.c.check('%s: a reader at 8 KiB/s is cut off within 10 s (%s)'
+                     % (name, res), res.get('status') == 200 and
+                     res.get('closed') == 1 and res['seconds'] < 10,
+                     repr(res))
+        res = self.slow_read('/big/10m.bin', 65536, 8)
+        self.c.check('%s: a reader at 64 KiB/s is not (%s)' % (name, res),
+                     res.get('status') == 200 and
+                     res.get('closed') == 0 and
+                     res['bytes'] > 6 * 65536, repr(res))
+
+    def held_listings(self, name):
+        """Listings too large for the cache, held by clients that do not
+        read, stay charged to the listing budget (4 MiB here) until their
+        connections end: a build beyond it is 503."""
+        count = 2200  # about 700 KiB of listing: over cache_kb / 2
+        self.g.value('mkdir -p /srv/www/midlist && cd /srv/www/midlist && '
+                     'printf "entry-%%04d-%s\\n" $(seq 0 %d) | xargs touch'
+                     % ('x' * 89, count - 1), timeout=180)
+        try:
+            out = self.g.value(
+                'for i in 1 2 3 4 5 6 7 8; do '
+                'slowread -p %d -u /midlist/ -r 0 -w 15 >/tmp/mid$i.out & '
+                'sleep 1; done; wait; cat /tmp/mid*.out; rm -f /tmp/mid*'
+                % self.args.guest_port, timeout=120)
+            statuses = [json.loads(m).get('status') for m in
+                        re.findall(r'^\{.*\}$', out, re.M)]
+            self.c.check('%s: 8 clients holding a %d-entry listing each: '
+                         'the budget runs out (%s)'
+                         % (name, count, statuses),
+                         len(statuses) == 8 and statuses[0] == 200 and
+                         503 in statuses and
+                         set(statuses) <= {200, 503}, out[-500:])
+            status, _, body = http_get(self.args.http_port, '/midlist/')
+            self.c.check('%s: once they are gone, it is served again'
+                         % name, status == 200 and
+                         b'entry-%04d' % (count - 1) in body, str(status))
+        finally:
+            self.g.run('rm -rf /srv/www/midlist')
+
+    def limits(self, baseline):
+        name = 'limits'
+        out, rc = self.insmod('cache_kb=1024', timeout_ms=2000)
+        if not self.c.check('%s: insmod succeeds' % name, rc == 0, out):
+            return
+        try:
+            self.trickled_body(name)
+            self.slow_readers(name)
+        except (OSError, http.client.HTTPException, RuntimeError,
+                ValueError) as e:
+            self.c.check('%s: transfer checks ran' % name, False, repr(e))
+        self.unload(name)
+        out, rc = self.insmod('cache_kb=1024', timeout_ms=30000)
+        if not self.c.check('%s: insmod succeeds again' % name, rc == 0,
+                            out):
+            return
+        try:
+            self.held_listings(name)
+        except (OSError, http.client.HTTPException, RuntimeError,
+                ValueError) as e:
+            self.c.check('%s: listing budget checks ran' % name, False,
+                         repr(e))
         self.unload(name)
         self.check_released(name, baseline)
 
@@ -582,8 +714,10 @@ class Lifecycle:
 
     def compression_checks(self, name, cached):
         """A compressible file is deflated only for an answer that carries
-        the gzip body: never for HEAD, 304 or a client without gzip, and
-        never at all when it cannot be cached (it streams as it is)."""
+        the gzip body (or a HEAD for it, whose Content-Length is the
+        gzip body's): never for a HEAD or GET without gzip, nor a 304 or
+        412 with it, and never at all when it cannot be cached (it
+        streams as it is)."""
         url, path = '/comp.txt', '/srv/www/comp.txt'
         gz = {'Accept-Encoding': 'gzip'}
         try:
@@ -605,9 +739,17 @@ class Lifecycle:
                                         {'If-None-Match': etag})
             self.c.check('%s: its ETag gives 304' % name, status == 304,
                          str(status))
+            status, _, _ = self.request('GET', url,
+                                        {'If-None-Match': '*', **gz})
+            self.c.check('%s: If-None-Match: * with gzip gives 304'
+                         % name, status == 304, str(status))
+            status, _, _ = self.request('GET', url,
+                                        {'If-Match': '"other"', **gz})
+            self.c.check('%s: If-Match of another tag with gzip gives 412'
+                         % name, status == 412, str(status))
             after = self.stats()
-            self.c.check('%s: HEAD, GET and 304 without gzip deflate '
-                         'nothing (%d deflated)' % (
+            self.c.check('%s: HEAD, GET and 304 without gzip, 304 and 412 '
+                         'with it deflate nothing (%d deflated)' % (
                              name,
                              after['compressions'] -
                              before['compressions']),
@@ -964,7 +1106,7 @@ class Lifecycle:
         # KHTTPD_LIFECYCLE=crowd,10000 runs only those parts (while
         # working on one of them).
         only = os.environ.get('KHTTPD_LIFECYCLE',
-                              'cycles,crowd,burst,10000')
+                              'cycles,crowd,burst,10000,limits')
         if 'cycles' in only:
             for i, params in enumerate(('', 'cache_kb=0', 'listing=0'), 1):
                 self.cycle(i, baseline, params)
@@ -974,6 +1116,8 @@ class Lifecycle:
             self.burst(baseline)
         if '10000' in only:
             self.ten_thousand(baseline)
+        if 'limits' in only:
+            self.limits(baseline)
 
         g.dmesg()
         bad = bad_lines(g.klog)

@@ -15,7 +15,8 @@
 # Environment: BUILD (build dir), MAKE, HTSTRESS_BIN, KHTTPD_TIMEOUT_S (the
 # module's timeout during the integration suite, seconds), and
 # KHTTPD_TESTS (a -k filter passed to the integration runner), and
-# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,crowd,burst,10000).
+# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,crowd,burst,10000,
+# limits).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
@@ -94,6 +95,11 @@ if ! gcc -static -O2 -std=gnu11 -o "$root/bin/holdconns" \
 	tests/kernel/holdconns.c >"$work/holdconns.log" 2>&1; then
 	tail -n 20 "$work/holdconns.log"
 	check "a static holdconns for the guest builds" 1
+fi
+if ! gcc -static -O2 -std=gnu11 -o "$root/bin/slowread" \
+	tests/kernel/slowread.c >"$work/slowread.log" 2>&1; then
+	tail -n 20 "$work/slowread.log"
+	check "a static slowread for the guest builds" 1
 fi
 cp "$BUILD/kecho.ko" "$root/kecho.ko"
 if ! guest_static_echo_bench "$root/bin/echo-bench" "$work/echo.log"; then
