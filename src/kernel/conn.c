@@ -12,7 +12,9 @@
  *
  * The states: a request head is read (HEAD), its response is sent (SEND),
  * its body skipped (BODY), and after a response that ends the connection
- * the client's remaining bytes are drained until its FIN (LINGER).  The one
+ * while the client may still be sending (http_close_lingers), or one to a
+ * refused head, the client's remaining bytes are drained until its FIN
+ * (LINGER); otherwise the socket is released at once.  The one
  * deadline, checked whenever the work item runs and armed as the timer when
  * it returns, is
  *   HEAD:   timeout after the connection became idle, however the head
@@ -210,7 +212,7 @@ static void respond(struct khttpd_conn *c, int r)
 		c->path = NULL;
 		c->start += c->req.head_len;
 		c->next = err		? KHTTPD_NEXT_CLOSE :
-			  !x.keep_alive ? KHTTPD_NEXT_LINGER :
+			  !x.keep_alive ? KHTTPD_NEXT_END :
 					  KHTTPD_NEXT_BODY;
 	}
 	/* A response that could not be completed: the rest is dropped. */
@@ -303,10 +305,18 @@ static enum step enter_linger(struct khttpd_conn *c)
 		return STEP_CLOSE;
 	c->state = KHTTPD_LINGER;
 	c->lingered = 0;
+	khttpd_count(&khttpd_stats.lingers);
 	c->start = c->end = 0;
 	set_deadline(c, min_t(long, c->srv->timeout,
 			      msecs_to_jiffies(HTTP_LINGER_MAX_MS)));
 	return STEP_AGAIN;
+}
+
+/* Bytes beyond the answered request, read or waiting in the socket. */
+static bool unread(const struct khttpd_conn *c)
+{
+	return c->end > c->start ||
+	       !skb_queue_empty_lockless(&c->sock->sk->sk_receive_queue);
 }
 
 /* The response is out: what its request asked for next. */
@@ -316,6 +326,11 @@ static enum step step_sent(struct khttpd_conn *c)
 	case KHTTPD_NEXT_CLOSE:
 		return STEP_CLOSE;
 	case KHTTPD_NEXT_LINGER:
+		return enter_linger(c);
+	case KHTTPD_NEXT_END:
+		/* As sehttpd: no wait for the FIN of a client that is done. */
+		if (!http_close_lingers(&c->req, unread(c)))
+			return STEP_CLOSE;
 		return enter_linger(c);
 	case KHTTPD_NEXT_BODY:
 		break;

@@ -37,7 +37,8 @@ enum khttpd_conn_state {
 /* What follows once the current response has been sent. */
 enum khttpd_conn_next {
 	KHTTPD_NEXT_BODY, /* the request's body, then the next request */
-	KHTTPD_NEXT_LINGER,
+	KHTTPD_NEXT_LINGER, /* a refused head: drain until the client's FIN */
+	KHTTPD_NEXT_END, /* close, lingering only if more may come */
 	KHTTPD_NEXT_CLOSE,
 };
 

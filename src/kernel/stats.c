@@ -23,6 +23,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "accepted %ld\n",
 		   atomic_long_read(&khttpd_stats.accepted));
 	seq_printf(m, "refused %ld\n", atomic_long_read(&khttpd_stats.refused));
+	seq_printf(m, "lingers %ld\n", atomic_long_read(&khttpd_stats.lingers));
 	return 0;
 }
 

@@ -18,6 +18,7 @@ struct khttpd_stats {
 	atomic_long_t read_bytes; /* of them: read (copied) into a buffer */
 	atomic_long_t accepted; /* connections accepted */
 	atomic_long_t refused; /* of them: closed at once, max_conns open */
+	atomic_long_t lingers; /* closes that drained the client first */
 };
 
 extern struct khttpd_stats khttpd_stats;

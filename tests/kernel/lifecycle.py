@@ -712,6 +712,33 @@ class Lifecycle:
         finally:
             conn.close()
 
+    def linger_checks(self, name):
+        """A response that ends the connection drains the client first
+        (lingers) only when it may still be sending: a lone request with
+        Connection: close is closed at once, with no wait for the
+        client's FIN; one followed by a pipelined request lingers."""
+        head = b'GET /a.txt HTTP/1.1\r\nHost: k\r\nConnection: close\r\n\r\n'
+        for what, data, lingers in (
+                ('a lone close request', head, 0),
+                ('a close request with one pipelined after it',
+                 head + b'GET /a.txt HTTP/1.1\r\nHost: k\r\n\r\n', 1)):
+            try:
+                before = self.stats().get('lingers')
+                with socket.create_connection(
+                        ('127.0.0.1', self.args.http_port), timeout=30) as s:
+                    s.sendall(data)
+                    closed, n = read_until_closed(s, 20)
+                after = self.stats().get('lingers')
+                self.c.check(
+                    '%s: %s is answered and closed, lingering %d time(s)'
+                    % (name, what, lingers),
+                    closed and n > len(self.tree.files['/a.txt']) and
+                    before is not None and after == before + lingers,
+                    'closed %s after %d bytes, lingers %s -> %s'
+                    % (closed, n, before, after))
+            except OSError as e:
+                self.c.check('%s: %s' % (name, what), False, repr(e))
+
     def compression_checks(self, name, cached):
         """A compressible file is deflated only for an answer that carries
         the gzip body (or a HEAD for it, whose Content-Length is the
@@ -1041,6 +1068,7 @@ class Lifecycle:
         if rc != 0:
             return
         self.serve_checks(name, 'listing=0' not in params)
+        self.linger_checks(name)
         if 'listing=0' not in params:
             self.cache_checks(name)
             self.compression_checks(name, 'cache_kb=0' not in params)
