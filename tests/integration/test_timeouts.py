@@ -244,7 +244,10 @@ class TransferDeadlineTest(ServerTestCase):
     def test_trickled_body_cut_off(self):
         """A byte every 0.4 s is progress within every timeout, yet the
         body ends about a timeout after it began (then a linger of at
-        most the timeout)."""
+        most the timeout).  Before the transfer deadline the body had no
+        progress rule, only the deadline the timer held from the idle
+        wait, so this was cut off too: the guard is against a progress
+        rule without the total bound."""
         with self.conn() as c:
             closed, elapsed = self.post_then_trickle(c, b'z', 0.4, 6)
             self.assertTrue(closed, 'a body trickled a byte every 0.4 s '
