@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "coro.h"
+#include "http/body.h"
 #include "server.h"
 
 /* The most one sendfile(2) call moves; also bounds time between yields. */
@@ -26,39 +27,89 @@ static int unacked_bytes(const struct conn *c)
 	return ioctl(c->fd, SIOCOUTQ, &n) ? -1 : n;
 }
 
+void conn_transfer_begin(struct conn *c)
+{
+	c->xfer_start_ms = c->xfer_last_ms = c->worker->now_ms;
+	c->xfer_base = c->xfer_sent = c->bytes_sent;
+	c->xfer_bytes = 0;
+}
+
+/*
+ * start + timeout + min(last progress - start, what the bytes so far earn
+ * at HTTP_MIN_RATE): the timeout after the last progress, but no later than
+ * the transfer's allowance.
+ */
+static uint64_t transfer_deadline(const struct conn *c)
+{
+	uint64_t allow = http_transfer_allowance_ms(c->xfer_bytes);
+	uint64_t since = c->xfer_last_ms - c->xfer_start_ms;
+
+	return c->xfer_start_ms + c->worker->server->timeout_ms +
+	       (since < allow ? since : allow);
+}
+
+/*
+ * A response's deadline, as of now: bytes the socket took since the last
+ * look, or bytes the client acknowledged, are progress.  Bytes sent for
+ * earlier responses and not yet acknowledged when this one began are not
+ * its own.
+ */
+static uint64_t send_deadline(struct conn *c)
+{
+	int unacked = unacked_bytes(c);
+	uint64_t acked = c->bytes_sent - (unacked > 0 ? (uint64_t)unacked : 0);
+
+	acked = acked > c->xfer_base ? acked - c->xfer_base : 0;
+	if (c->bytes_sent != c->xfer_sent || acked != c->xfer_bytes)
+		c->xfer_last_ms = c->worker->now_ms;
+	c->xfer_sent = c->bytes_sent;
+	c->xfer_bytes = acked;
+	return transfer_deadline(c);
+}
+
 /*
  * Suspends until the socket reports events (or an error, or the timer).
- * While writing, the deadline moves with every wait, and with any progress
- * during one: epoll reports the socket writable only once a third of a send
- * buffer that may hold megabytes is free, which a slow but steady reader can
- * take longer than the timeout to drain.  One that stops is cut off.
+ * While writing, the deadline is the response's (conn_transfer_begin),
+ * looked at again when the timer fires: epoll reports the socket writable
+ * only once a third of a send buffer that may hold megabytes is free,
+ * which a slow but steady reader can take longer than the timeout to
+ * drain.  One that stops, or reads too slowly, is cut off, with a reset:
+ * a FIN would reach it only after all the socket still holds, as late as
+ * the rest of the response would.
  */
 static int wait_for(struct conn *c, uint32_t events)
 {
+	static const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
 	struct worker *w = c->worker;
-	int unacked = -1;
 
 	if (c->timed_out) {
 		errno = ETIMEDOUT;
 		return -1;
 	}
 	for (;;) {
-		/* Every wait has a deadline, even after the timer served a
-		 * turn. */
-		if ((events & EPOLLOUT) || !timer_pending(&c->timer))
+		if (events & EPOLLOUT) {
+			uint64_t deadline = send_deadline(c);
+
+			if (deadline <= w->now_ms ||
+			    atomic_load(&w->force_stop))
+				break;
+			timer_wheel_add(&w->wheel, &c->timer, deadline);
+		} else if (!timer_pending(&c->timer)) {
+			/* Every wait has a deadline, even after the timer
+			 * served a turn. */
 			timer_wheel_add(&w->wheel, &c->timer,
 					w->now_ms + w->server->timeout_ms);
-		if (events & EPOLLOUT)
-			unacked = unacked_bytes(c);
+		}
 		coro_yield(c->coro, (int)events);
 		if (!c->timed_out)
 			return 0;
-		/* Nothing is written while waiting: fewer unacknowledged
-		 * bytes means the client took some. */
-		if (unacked < 0 || atomic_load(&w->force_stop) ||
-		    unacked_bytes(c) >= unacked)
+		if (!(events & EPOLLOUT))
 			break;
 		c->timed_out = false;
+	}
+	if (events & EPOLLOUT) {
+		c->timed_out = true;
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
 	}
 	errno = ETIMEDOUT;
 	return -1;
@@ -86,6 +137,27 @@ ssize_t conn_read(struct conn *c, void *buf, size_t len)
 		if (errno != EAGAIN || wait_for(c, EPOLLIN))
 			return -1;
 	}
+}
+
+ssize_t conn_read_body(struct conn *c, void *buf, size_t len)
+{
+	struct worker *w = c->worker;
+	uint64_t deadline = transfer_deadline(c);
+	ssize_t n;
+
+	if (deadline <= w->now_ms) {
+		c->timed_out = true;
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	/* A pending timer is the one wait_for keeps while reading. */
+	timer_wheel_add(&w->wheel, &c->timer, deadline);
+	n = conn_read(c, buf, len);
+	if (n > 0) {
+		c->xfer_last_ms = w->now_ms;
+		c->xfer_bytes += (uint64_t)n;
+	}
+	return n;
 }
 
 int conn_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more)

@@ -29,4 +29,18 @@ int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len);
 /* Lets the thread's other connections run before continuing. */
 int conn_yield_turn(struct conn *c);
 
+/*
+ * A transfer begins: a response (before its first byte is written), or a
+ * request body to skip.  Besides going no longer than the timeout without
+ * progress, it may go on until its start + timeout + what its bytes so far
+ * earn at HTTP_MIN_RATE (http/body.h), as in khttpd.  For a response these
+ * are the bytes the client acknowledged, not those the socket took (a big
+ * send buffer would give a slow reader minutes); they are looked up only
+ * when a write has to wait, so a response the socket takes at once costs
+ * no further system call.  A response cut off ends with a reset.
+ */
+void conn_transfer_begin(struct conn *c);
+/* Reads like conn_read, as part of a body: bytes read count for the rate. */
+ssize_t conn_read_body(struct conn *c, void *buf, size_t len);
+
 #endif /* SERVER_CONN_IO_H */

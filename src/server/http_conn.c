@@ -64,7 +64,11 @@ static enum read_result fill(struct conn *c, struct read_buffer *rb, bool fresh)
 	return READ_OK;
 }
 
-/* Skips a request body: Content-Length bytes, or a chunked body. */
+/*
+ * Skips a request body: Content-Length bytes, or a chunked body, within the
+ * transfer deadline (conn_io.h).  A body too slow to skip fails with
+ * c->timed_out set.
+ */
 static int skip_body(struct conn *c, struct read_buffer *rb,
 		     const struct http_request *req)
 {
@@ -74,6 +78,7 @@ static int skip_body(struct conn *c, struct read_buffer *rb,
 	if (http_body_none(req))
 		return 0;
 	http_body_skip_init(&b, req);
+	conn_transfer_begin(c);
 	for (;;) {
 		size_t used;
 		int r = http_body_skip(&b, rb->data + rb->start,
@@ -85,7 +90,7 @@ static int skip_body(struct conn *c, struct read_buffer *rb,
 		if (r == HTTP_BODY_ERROR)
 			return -1;
 		rb->start = rb->end = 0;
-		n = conn_read(c, rb->data, HTTP_CONN_READ_BUF);
+		n = conn_read_body(c, rb->data, HTTP_CONN_READ_BUF);
 		if (n <= 0)
 			return -1;
 		rb->end = (size_t)n;
@@ -295,6 +300,7 @@ void http_conn_serve(struct coro *coro, void *data)
 		 * that stays open: a client holding it back for 100-continue
 		 * must be told to send it first.
 		 */
+		conn_transfer_begin(c);
 		if (rc.keep_alive && http_body_expects_continue(rc.buf, &req) &&
 		    conn_write(c, HTTP_CONTINUE_RESPONSE,
 			       sizeof(HTTP_CONTINUE_RESPONSE) - 1, false)) {
@@ -331,6 +337,12 @@ void http_conn_serve(struct coro *coro, void *data)
 			return;
 		}
 		if (skip_body(c, &rb, &req)) {
+			/* Too slow: the response is out, so linger (unless
+			 * the drain is over). */
+			if (c->timed_out && !atomic_load(&w->force_stop)) {
+				c->timed_out = false;
+				lingering_close(c, &rb);
+			}
 			c->close_after = true;
 			return;
 		}

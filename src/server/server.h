@@ -96,6 +96,17 @@ struct conn {
 	struct timer timer;
 	struct client_addr peer; /* for the access log */
 	uint64_t bytes_sent; /* so far, for the access log */
+	/*
+	 * The transfer under way, a response or a request body skipped, for
+	 * its deadline (conn_io.h): when it began and last made progress,
+	 * bytes_sent when it began and at the last look, and its bytes so
+	 * far (acknowledged by the client, or skipped).
+	 */
+	uint64_t xfer_start_ms;
+	uint64_t xfer_last_ms;
+	uint64_t xfer_base;
+	uint64_t xfer_sent;
+	uint64_t xfer_bytes;
 	bool proxy_pending; /* its PROXY header has yet to be read */
 };
 

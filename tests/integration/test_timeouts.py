@@ -208,3 +208,122 @@ class SteadyReaderTest(ServerTestCase):
                 if ahead > 0:
                     time.sleep(ahead)
             self.assertGreater(got, 5e6)
+
+
+MIN_RATE = 16 * 1024  # HTTP_MIN_RATE in src/http/body.h, bytes per second
+
+
+@needs_process('starts sehttpd with --timeout 0.5')
+class TransferDeadlineTest(ServerTestCase):
+    """Besides the timeout without progress, a response or a skipped body
+    has a total deadline: start + timeout + its bytes / HTTP_MIN_RATE (the
+    acknowledged bytes, for a response), as in khttpd."""
+    server_args = ('--timeout', '0.5')
+    T = 0.5
+
+    def post_then_trickle(self, c, piece, pause, seconds):
+        """Sends a POST with a huge body, reads its answer, then sends
+        the body piece by piece every pause seconds, for at most seconds.
+        Returns (closed, elapsed)."""
+        c.send(b'POST / HTTP/1.1\r\nHost: t\r\n'
+               b'Content-Length: 9999999999999999999\r\n\r\n')
+        resp = c.read_response()
+        self.assertLess(resp.status, 500)
+        self.assertNotIn('close', resp.connection_tokens())
+        start = time.monotonic()
+        while time.monotonic() - start < seconds:
+            try:
+                c.send(piece)
+            except OSError:
+                return True, time.monotonic() - start
+            gone, _ = c.wait_closed(pause)
+            if gone:
+                return True, time.monotonic() - start
+        return False, time.monotonic() - start
+
+    def test_trickled_body_cut_off(self):
+        """A byte every 0.4 s is progress within every timeout, yet the
+        body ends about a timeout after it began (then a linger of at
+        most the timeout).  Before the transfer deadline the body had no
+        progress rule, only the deadline the timer held from the idle
+        wait, so this was cut off too: the guard is against a progress
+        rule without the total bound."""
+        with self.conn() as c:
+            closed, elapsed = self.post_then_trickle(c, b'z', 0.4, 6)
+            self.assertTrue(closed, 'a body trickled a byte every 0.4 s '
+                            'still skipped after %.1f s (--timeout 0.5)'
+                            % elapsed)
+            self.assertLess(elapsed, 3.0)
+
+    def test_slow_body_cut_off(self):
+        """A body at 4 KiB/s, a quarter of HTTP_MIN_RATE, ends after about
+        timeout / (1 - 1/4), plus the linger."""
+        with self.conn() as c:
+            closed, elapsed = self.post_then_trickle(c, b'z' * 1024, 0.25,
+                                                     6)
+            self.assertTrue(closed, 'a body at 4 KiB/s still skipped '
+                            'after %.1f s (--timeout 0.5)' % elapsed)
+            self.assertLess(elapsed, 3.0)
+
+    def test_steady_body_longer_than_timeout_skipped(self):
+        """A body sent steadily at about 1 MB/s for three timeouts and
+        more is skipped, and the next request on the connection answered
+        (before: cut off a timeout after the request)."""
+        size = 2 << 20
+        with self.conn() as c:
+            c.send(build_request('POST', '/a.txt',
+                                 headers=[('Content-Length', str(size))]))
+            resp = c.read_response()
+            self.assertNotIn('close', resp.connection_tokens())
+            start = time.monotonic()
+            piece = b'b' * 65536
+            for _ in range(size // len(piece)):
+                c.send(piece)
+                time.sleep(0.05)
+            elapsed = time.monotonic() - start
+            self.assertGreater(elapsed, 3 * self.T)
+            c.send(build_request('GET', '/a.txt'))
+            self.assert_file(c.read_response(), '/a.txt')
+
+    def read_steadily(self, rate, seconds, url='/big/10m.bin'):
+        """Reads url at rate bytes per second, with a small receive buffer,
+        for at most seconds.  Returns (bytes, seconds, cut off)."""
+        size = len(self.tree.files[url])
+        with self.conn(rcvbuf=4096) as c:
+            c.send(build_request('GET', url))
+            resp = c.read_response(body=False)
+            self.assertEqual(resp.status, 200)
+            got = len(c.buf)
+            c.buf.clear()
+            start = time.monotonic()
+            while got < size and time.monotonic() - start < seconds:
+                try:
+                    chunk = c.sock.recv(4096)
+                except ConnectionResetError:
+                    chunk = b''
+                if not chunk:
+                    return got, time.monotonic() - start, True
+                got += len(chunk)
+                ahead = got / rate - (time.monotonic() - start)
+                if ahead > 0:
+                    time.sleep(ahead)
+            return got, time.monotonic() - start, False
+
+    def test_reader_below_min_rate_cut_off(self):
+        """At 6 KiB/s (r = 3/8 of HTTP_MIN_RATE) the client acknowledges
+        bytes all the time, yet the response ends after about
+        timeout / (1 - r) (0.8 s; 6 s allowed for the receive buffers)."""
+        rate = 6 * 1024
+        got, elapsed, cut = self.read_steadily(rate, 8)
+        self.assertTrue(cut, 'a reader at 6 KiB/s not cut off after %.1f '
+                        's (%d bytes, --timeout 0.5)' % (elapsed, got))
+        self.assertLess(elapsed, 6.0)
+
+    def test_reader_above_min_rate_not_cut(self):
+        """At 64 KiB/s (4 times HTTP_MIN_RATE) the allowance grows faster
+        than time: not cut off in 5 s (ten timeouts)."""
+        rate = 64 * 1024
+        got, elapsed, cut = self.read_steadily(rate, 5)
+        self.assertFalse(cut, 'a reader at 64 KiB/s cut off after %.1f s '
+                         '(%d bytes, --timeout 0.5)' % (elapsed, got))
+        self.assertGreater(got, 4 * rate)
