@@ -35,7 +35,7 @@ bool http_entry_hidden(const char *dir, size_t dir_len, const char *name,
 	/* ROOT's "/.well-known/" is served, so it is listed too. */
 	return !(dir_len == 1 && dir[0] == '/' &&
 		 len == sizeof(WELL_KNOWN) - 2 &&
-		 !memcmp(name, WELL_KNOWN + 1, len));
+		 !memcmp(name, &WELL_KNOWN[1], len));
 }
 
 bool http_path_has_extension(const char *path, size_t len)
