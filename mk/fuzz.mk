@@ -16,6 +16,13 @@ FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -Isrc $(WARNINGS) -g -O1 \
 FUZZ_ARGS := -max_len=26000 -timeout=10 -rss_limit_mb=2048 \
 	     -artifact_prefix=$(FUZZ_DIR)/
 
+# True where FUZZ_CC links a libFuzzer target at all: then a target that does
+# not build is a failure (a warning clang makes and gcc does not, say), not
+# a missing tool.
+FUZZ_HAVE_LIBFUZZER = printf 'int LLVMFuzzerTestOneInput(const char *d, \
+	unsigned long n) { return d && n; }\n' | $(FUZZ_CC) -x c \
+	-fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1
+
 # Each target: its source tests/fuzz/fuzz_NAME.c, seeds, time.
 FUZZ_TARGETS := request proxy
 fuzz_seeds_request := tests/fuzz/corpus
@@ -64,6 +71,10 @@ suite-fuzz:
 				     "$${input:-none} (log $$log)"; \
 				fail=$$((fail + 1)); \
 			fi; \
+		elif $(FUZZ_HAVE_LIBFUZZER); then \
+			tail -n 40 $$log; \
+			echo "fuzz $$t: does not build with $(FUZZ_CC) ($$log)"; \
+			fail=$$((fail + 1)); \
 		else \
 			echo "fuzz $$t: no libFuzzer ($$log); replaying the seeds"; \
 			skip=$$((skip + 1)); \
