@@ -35,11 +35,18 @@
  */
 #define HTTP_MIN_RATE (16 * 1024)
 
-/* What bytes earn a transfer at HTTP_MIN_RATE: milliseconds, rounded down. */
-static inline uint64_t http_transfer_allowance_ms(uint64_t bytes)
+/*
+ * How far past start + timeout a transfer's deadline lies, in ms: the time
+ * from its start to its last progress (so the timeout runs from there),
+ * but no more than its bytes so far earn at HTTP_MIN_RATE.
+ */
+static inline uint64_t http_transfer_extension_ms(uint64_t progress_ms,
+						  uint64_t bytes)
 {
-	return bytes / HTTP_MIN_RATE * 1000 +
-	       bytes % HTTP_MIN_RATE * 1000 / HTTP_MIN_RATE;
+	uint64_t earned = bytes / HTTP_MIN_RATE * 1000 +
+			  bytes % HTTP_MIN_RATE * 1000 / HTTP_MIN_RATE;
+
+	return progress_ms < earned ? progress_ms : earned;
 }
 
 /* Steps over one request body, Content-Length or chunked, in any pieces. */

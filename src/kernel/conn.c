@@ -73,19 +73,14 @@ static void start_transfer(struct khttpd_conn *c, u64 base)
 	set_deadline(c, c->srv->timeout);
 }
 
-/*
- * start + timeout + min(last progress - start, what bytes earn at
- * HTTP_MIN_RATE): the timeout after the last progress, but no later than
- * the transfer's allowance.
- */
+/* start + timeout + the core's extension for the progress and bytes. */
 static void transfer_deadline(struct khttpd_conn *c, u64 bytes)
 {
-	u64 ms = http_transfer_allowance_ms(bytes);
-	unsigned long allow = ms >= UINT_MAX ? MAX_JIFFY_OFFSET :
-					       msecs_to_jiffies(ms);
+	unsigned int progress = jiffies_to_msecs(c->xfer_last - c->xfer_start);
 
-	c->deadline = c->xfer_start + c->srv->timeout +
-		      min(c->xfer_last - c->xfer_start, allow);
+	c->deadline =
+		c->xfer_start + c->srv->timeout +
+		msecs_to_jiffies(http_transfer_extension_ms(progress, bytes));
 }
 
 static u64 bytes_acked(const struct khttpd_conn *c)

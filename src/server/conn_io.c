@@ -34,18 +34,12 @@ void conn_transfer_begin(struct conn *c)
 	c->xfer_bytes = 0;
 }
 
-/*
- * start + timeout + min(last progress - start, what the bytes so far earn
- * at HTTP_MIN_RATE): the timeout after the last progress, but no later than
- * the transfer's allowance.
- */
+/* start + timeout + the core's extension for the progress and bytes. */
 static uint64_t transfer_deadline(const struct conn *c)
 {
-	uint64_t allow = http_transfer_allowance_ms(c->xfer_bytes);
-	uint64_t since = c->xfer_last_ms - c->xfer_start_ms;
-
 	return c->xfer_start_ms + c->worker->server->timeout_ms +
-	       (since < allow ? since : allow);
+	       http_transfer_extension_ms(c->xfer_last_ms - c->xfer_start_ms,
+					  c->xfer_bytes);
 }
 
 /*

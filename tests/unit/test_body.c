@@ -57,6 +57,19 @@ TEST(no_body)
 	CHECK(!http_body_none(&r));
 }
 
+TEST(transfer_extension_is_progress_bounded_by_the_rate)
+{
+	/* One second's worth of bytes earns one second. */
+	CHECK(http_transfer_extension_ms(5000, HTTP_MIN_RATE) == 1000);
+	CHECK(http_transfer_extension_ms(500, HTTP_MIN_RATE) == 500);
+	CHECK(http_transfer_extension_ms(5000, HTTP_MIN_RATE / 2) == 500);
+	CHECK(http_transfer_extension_ms(5000, 0) == 0);
+	/* No overflow at the largest counts. */
+	CHECK(http_transfer_extension_ms(UINT64_MAX, UINT64_MAX) ==
+	      UINT64_MAX / HTTP_MIN_RATE * 1000 +
+		      UINT64_MAX % HTTP_MIN_RATE * 1000 / HTTP_MIN_RATE);
+}
+
 TEST(close_lingers_only_when_more_may_come)
 {
 	struct http_request r = with_length(0);
