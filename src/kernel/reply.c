@@ -165,12 +165,12 @@ static bool wants_gzip(const struct khttpd_exchange *x,
  */
 static void select_for(const struct khttpd_exchange *x,
 		       const struct khttpd_cache_entry *e, bool gzip,
-		       size_t gz_len, struct http_representation *r, char *etag,
+		       struct http_representation *r, char *etag,
 		       struct http_selection *sel)
 {
 	*r = (struct http_representation){
 		.last_modified = e->last_modified,
-		.size = gzip ? gz_len : e->body_len,
+		.size = gzip ? 0 : e->body_len, /* gzip's: once it is made */
 		.ranges = !e->listing,
 		/* A listing's size decides whether it has a gzip form: any
 		 * listing may be compressed for another request. */
@@ -201,7 +201,7 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 	const char *body = e->body;
 	size_t gz_len = 0;
 
-	select_for(x, e, gzip, 0, &r, etag, &sel);
+	select_for(x, e, gzip, &r, etag, &sel);
 	if (gzip && !http_selection_bodyless(&sel)) {
 		/* Ranges are never of the gzip form: this is the 200. */
 		body = khttpd_cache_gzip(e, &gz_len);
@@ -212,7 +212,7 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 			/* Not smaller, or being made: the identity after all. */
 			gzip = false;
 			body = e->body;
-			select_for(x, e, false, 0, &r, etag, &sel);
+			select_for(x, e, false, &r, etag, &sel);
 		}
 	}
 	khttpd_respond_head_init(x, &h, sel.status);
