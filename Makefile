@@ -16,9 +16,9 @@ LDLIBS    := -pthread
 SEHTTPD_LIBS := -ldeflate -lbrotlienc -lbrotlicommon -lzstd -lm
 
 HTTP_SRCS    := $(wildcard src/http/*.c)
-SERVER_SRCS  := $(filter-out src/server/main.c,$(wildcard src/server/*.c)) \
-		src/server/arch/coro_switch_$(ARCH).S
-LIB_SRCS     := $(HTTP_SRCS) $(SERVER_SRCS)
+SEHTTPD_SRCS  := $(filter-out src/sehttpd/main.c,$(wildcard src/sehttpd/*.c)) \
+		src/sehttpd/arch/coro_switch_$(ARCH).S
+LIB_SRCS     := $(HTTP_SRCS) $(SEHTTPD_SRCS)
 HTSTRESS_SRCS := $(wildcard tools/htstress/*.c)
 UNIT_SRCS    := $(wildcard tests/unit/test_*.c)
 UNIT_NAMES   := $(patsubst tests/unit/%.c,%,$(UNIT_SRCS))
@@ -63,9 +63,9 @@ $(BUILD)/san/libhtstress.a: $(call obj,$(BUILD)/san,$(HTSTRESS_LIB_SRCS))
 	$(AR) rcs $@ $^
 
 # --- programs ------------------------------------------------------------
-$(BUILD)/sehttpd: $(call obj,$(BUILD),src/server/main.c) $(BUILD)/libsehttpd.a
+$(BUILD)/sehttpd: $(call obj,$(BUILD),src/sehttpd/main.c) $(BUILD)/libsehttpd.a
 	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS)
-$(BUILD)/san/sehttpd: $(call obj,$(BUILD)/san,src/server/main.c) $(BUILD)/san/libsehttpd.a
+$(BUILD)/san/sehttpd: $(call obj,$(BUILD)/san,src/sehttpd/main.c) $(BUILD)/san/libsehttpd.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS)
 $(BUILD)/htstress: $(call obj,$(BUILD),tools/htstress/main.c) $(BUILD)/libhtstress.a
 	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) -lm

@@ -32,7 +32,7 @@ SERVER_CPU = '1'
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HAPROXY_CFG = os.path.join(REPO, 'deploy', 'haproxy.cfg')
 KEEPALIVE_S = 3600
-GZIP_LEVEL = 6  # sehttpd's COMPRESS_LEVEL, src/server/compress.h
+GZIP_LEVEL = 6  # sehttpd's COMPRESS_LEVEL, src/sehttpd/compress.h
 BROTLI_LEVEL = 5  # its COMPRESS_BROTLI_LEVEL
 ZSTD_LEVEL = 9  # its COMPRESS_ZSTD_LEVEL
 

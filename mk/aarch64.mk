@@ -7,7 +7,7 @@ AARCH64_CC   ?= aarch64-linux-gnu-gcc
 AARCH64_QEMU ?= qemu-aarch64
 AARCH64_DIR  := $(BUILD)/aarch64
 AARCH64_CORO_SRCS := tests/unit/test_coro.c tests/unit/harness.c \
-		     src/server/coro.c src/server/arch/coro_switch_aarch64.S
+		     src/sehttpd/coro.c src/sehttpd/arch/coro_switch_aarch64.S
 
 $(AARCH64_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

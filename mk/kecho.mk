@@ -1,6 +1,6 @@
 # kecho: the CMWQ echo server (src/kecho/, a module built like khttpd.ko),
 # its user-space twin user-echo-server and the echo-bench client
-# (tools/echo/).  `make bench-echo` runs the experiment in the qemu guest.
+# (src/kecho/user/).  `make bench-echo` runs the experiment in the qemu guest.
 
 KECHO_DIR := $(BUILD)/kecho
 KECHO_FILES := $(patsubst src/kecho/%,$(KECHO_DIR)/%,\
@@ -23,16 +23,16 @@ $(BUILD)/kecho.ko: $(KECHO_FILES)
 
 module: $(BUILD)/kecho.ko
 
-$(BUILD)/user-echo-server: $(call obj,$(BUILD),tools/echo/user_echo_server.c)
+$(BUILD)/user-echo-server: $(call obj,$(BUILD),src/kecho/user/user_echo_server.c)
 	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/echo-bench: $(call obj,$(BUILD),tools/echo/echo_bench.c)
+$(BUILD)/echo-bench: $(call obj,$(BUILD),src/kecho/user/echo_bench.c)
 	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS) -lm
 
 # The echo test of the kernel suite, against the user-space twin on the host.
 suite-echo: $(BUILD)/user-echo-server $(BUILD)/echo-bench
-	@BUILD=$(BUILD) tests/echo/run.sh
+	@BUILD=$(BUILD) tests/kecho/run.sh
 
 bench-echo: deps-build
 	@scripts/install-deps.sh $(BENCH_KERNEL_DEPS) $(KERNEL_CC) gnuplot-nox
 	@$(MAKE) --no-print-directory module
-	BUILD=$(BUILD) bench/echo/run.sh
+	BUILD=$(BUILD) bench/kecho/run.sh

@@ -1,4 +1,4 @@
-# khttpd: the HTTP core as a Linux kernel module (src/kernel/), built against
+# khttpd: the HTTP core as a Linux kernel module (src/khttpd/), built against
 # the installed Debian kernel's headers and tested in a qemu guest that boots
 # that kernel (tests/kernel/).  `make module` builds build/khttpd.ko;
 # `make check-kernel` runs the kernel suite alone.
@@ -10,8 +10,8 @@ KERNEL_HEADERS = /usr/src/linux-headers-$(KERNEL_VERSION)
 # Kbuild cannot reach ../http from M=, so the sources are staged together.
 KMOD_DIR := $(BUILD)/kmod
 KMOD_FILES := \
-	$(patsubst src/kernel/%,$(KMOD_DIR)/%,\
-		$(wildcard src/kernel/*.c src/kernel/*.h src/kernel/Kbuild)) \
+	$(patsubst src/khttpd/%,$(KMOD_DIR)/%,\
+		$(wildcard src/khttpd/*.c src/khttpd/*.h src/khttpd/Kbuild)) \
 	$(patsubst src/http/%,$(KMOD_DIR)/http/%,\
 		$(wildcard src/http/*.c src/http/*.h)) \
 	$(KMOD_DIR)/warnings.mk
@@ -28,7 +28,7 @@ $(KMOD_DIR)/http/%: src/http/%
 $(KMOD_DIR)/warnings.mk: mk/warnings.mk
 	@mkdir -p $(dir $@)
 	@cp $< $@
-$(KMOD_DIR)/%: src/kernel/%
+$(KMOD_DIR)/%: src/khttpd/%
 	@mkdir -p $(dir $@)
 	@cp $< $@
 
@@ -37,7 +37,7 @@ $(KMOD_DIR)/%: src/kernel/%
 $(BUILD)/khttpd.ko: $(KMOD_FILES)
 	@for f in $(KMOD_DIR)/http/*.[ch] $(KMOD_DIR)/*.[ch]; do \
 		case $$f in *.mod.c) continue ;; */http/*) src=src/http ;; \
-		*) src=src/kernel ;; esac; \
+		*) src=src/khttpd ;; esac; \
 		[ -e "$$src/$${f##*/}" ] || rm -f "$$f" "$${f%.*}.o"; \
 	done
 	$(MAKE) -C $(KERNEL_HEADERS) M=$(abspath $(KMOD_DIR)) \

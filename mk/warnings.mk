@@ -1,5 +1,5 @@
 # The one warning list, read by the Makefile (user space) and by
-# src/kernel/Kbuild (the HTTP core inside the module), so the core is held
+# src/khttpd/Kbuild (the HTTP core inside the module), so the core is held
 # to the same rules in both.  Any warning is an error in both builds.
 #
 # WARNINGS_CORE: what both builds add to their compiler's defaults.  The

@@ -42,7 +42,7 @@ guest_static_htstress() {
 # guest_static_echo_bench OUT LOG: a static echo-bench, the kecho client.
 guest_static_echo_bench() {
 	gcc -static -O2 -std=gnu11 -D_GNU_SOURCE -pthread \
-		-o "$1" tools/echo/echo_bench.c -lm >"$2" 2>&1
+		-o "$1" src/kecho/user/echo_bench.c -lm >"$2" 2>&1
 }
 
 # guest_pack ROOT OUT: ROOT as a newc cpio archive.

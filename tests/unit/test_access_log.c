@@ -10,7 +10,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 
-#include "server/access_log.h"
+#include "sehttpd/access_log.h"
 
 #define CLF_TIME "[10/Oct/2000:13:55:36 +0000]"
 

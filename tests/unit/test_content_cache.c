@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
-#include "server/content_cache.h"
+#include "sehttpd/cache.h"
 
 #define NOW 5000000 /* an arbitrary clock value to start from */
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "server/coro.h"
+#include "sehttpd/coro.h"
 
 #define STACK_SIZE (256 * 1024)
 

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/log_writer.h"
+#include "sehttpd/log_writer.h"
 
 /* Static: a writer abandoned while blocked still reaches its buffers. */
 static struct log_writer writer;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "http/mime.h"
-#include "server/mime_map.h"
+#include "sehttpd/mime_map.h"
 
 static const char *type(const struct mime_map *m, const char *name)
 {

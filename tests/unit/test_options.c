@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "server/options.h"
+#include "sehttpd/options.h"
 
 /* The result of one parse and what it printed to stderr. */
 struct parsed {

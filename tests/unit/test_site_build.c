@@ -4,8 +4,8 @@
 #include <errno.h>
 
 #include "harness.h"
-#include "server/options.h"
-#include "server/site.h"
+#include "sehttpd/options.h"
+#include "sehttpd/config.h"
 
 static int opens;
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "server/timer_wheel.h"
+#include "sehttpd/timer_wheel.h"
 
 #define START 1000000 /* an arbitrary clock value to start from */
 #define HOUR (3600 * 1000ull)

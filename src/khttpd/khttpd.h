@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The server as a whole: its settings, listener and live connections. */
+#ifndef KHTTPD_KHTTPD_H
+#define KHTTPD_KHTTPD_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/path.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#define KHTTPD_SERVER_TOKEN "khttpd"
+
+struct socket;
+struct sock;
+struct kmem_cache;
+
+struct khttpd_config {
+	const char *root;
+	unsigned short port;
+	int backlog;
+	unsigned int timeout_ms;
+	unsigned int max_conns;
+	bool listing;
+	bool dotfiles;
+};
+
+struct khttpd_server {
+	struct path root;
+	struct socket *listener;
+	void (*saved_data_ready)(struct sock *sk); /* the listener's */
+	struct delayed_work accept; /* queued when connections wait */
+	int last_cpu; /* of the last connection accepted; the accept work's */
+	struct workqueue_struct *wq;
+	struct kmem_cache *conn_cache;
+	struct kmem_cache *path_cache; /* a request's path, while answered */
+	spinlock_t lock; /* protects conns and stopping; never sleeps */
+	struct list_head conns;
+	bool stopping;
+	atomic_t nconns; /* connections not yet freed */
+	wait_queue_head_t drained; /* woken when nconns drops to 0 */
+	unsigned int max_conns;
+	long timeout; /* jiffies: idle, request head and send progress */
+	/*
+	 * Work items run as "nobody" without capabilities, so the VFS checks
+	 * permissions on every path component as for any web server user:
+	 * kworkers otherwise read any file, whatever its mode.
+	 */
+	const struct cred *cred;
+	bool listing;
+	bool dotfiles; /* serve and list ".name" (else 404, hidden) */
+};
+
+int khttpd_server_start(struct khttpd_server *srv,
+			const struct khttpd_config *cfg);
+void khttpd_server_stop(struct khttpd_server *srv);
+
+/* True once unloading began: connections finish their reply and close. */
+static inline bool khttpd_stopping(const struct khttpd_server *srv)
+{
+	return READ_ONCE(srv->stopping);
+}
+
+#endif /* KHTTPD_KHTTPD_H */

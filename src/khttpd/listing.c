@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Names are collected by iterate_dir() into memory, because sorting needs
+ * them all and because nothing may be looked up while the directory is
+ * being iterated under its lock.  Then each entry is described (a symlink by
+ * its target, but only when that stays beneath the root, as for a request),
+ * sorted, and rendered through http_out into one buffer: a listing that the
+ * cache can hold becomes a cache entry, served to every request for the
+ * directory until it changes or the entry's second is up, and leaves in one
+ * send; only a larger one streams, a chunk per buffer-full.
+ *
+ * All listings being built share one memory budget (names, entries and
+ * HTML), so that many requests for large directories at once cannot take
+ * more than that together: a build that would exceed it is answered 503.
+ * A listing too large for the cache stays charged to it until its entry is
+ * freed, once its response is sent or its connection closed: clients that
+ * read slowly cannot hold more than the budget between them either.
+ */
+#include "listing.h"
+
+#include <linux/cred.h>
+#include <linux/dcache.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/jiffies.h>
+#include <linux/mm.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "cache.h"
+#include "conn.h"
+#include "serve.h"
+#include "http/dirents.h"
+#include "http/layout.h"
+#include "http/listing.h"
+#include "http/out.h"
+#include "http/response.h"
+#include "http/select.h"
+#include "http/site.h"
+#include "outq.h"
+
+/* Bounds on what one listing may hold in memory. */
+#define LISTING_MAX_ENTRIES (1 << 20)
+#define LISTING_MAX_NAMES (64 << 20)
+/* The page buffer starts at this size and doubles up to a cache entry's. */
+#define LISTING_BUF_MIN (16 * 1024)
+/* What all listings being built may hold at once: the cache size, and at
+ * least this much. */
+#define LISTING_BUDGET_MIN (4 << 20)
+
+static size_t budget(void)
+{
+	return max_t(size_t, 2 * khttpd_cache_entry_limit(),
+		     LISTING_BUDGET_MIN);
+}
+
+/* Listings being built, and those outside the cache being sent. */
+static struct khttpd_budget listings = { .limit = budget };
+
+static bool charge(size_t n)
+{
+	return khttpd_budget_charge(&listings, n);
+}
+
+static void uncharge(size_t n)
+{
+	khttpd_budget_uncharge(&listings, n);
+}
+
+struct dir_item {
+	struct http_listing_entry e; /* first: sorted as an entry */
+	unsigned int d_type;
+};
+
+struct dir_collector {
+	struct dir_context ctx;
+	struct http_dirents d; /* of struct dir_item */
+	int error;
+	bool dotfiles;
+	const char *path; /* the directory's request path */
+	size_t path_len;
+};
+
+/* Every allocation of a build goes through here, charged to the budget. */
+static void *resize(void *p, size_t old_size, size_t new_size)
+{
+	void *q;
+
+	if (new_size > old_size && !charge(new_size - old_size))
+		return NULL;
+	q = kvrealloc(p, old_size, new_size, GFP_KERNEL);
+	if (!q && new_size > old_size)
+		uncharge(new_size - old_size);
+	else if (q && new_size < old_size)
+		uncharge(old_size - new_size);
+	return q;
+}
+
+static void release(void *p, size_t size)
+{
+	if (p) {
+		kvfree(p);
+		uncharge(size);
+	}
+}
+
+static bool collect(struct dir_context *ctx, const char *name, int len,
+		    loff_t off, u64 ino, unsigned int d_type)
+{
+	struct dir_collector *dc = container_of(ctx, struct dir_collector, ctx);
+	struct dir_item *it;
+
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return true;
+	if (!dc->dotfiles &&
+	    http_entry_hidden(dc->path, dc->path_len, name, len))
+		return true;
+	it = http_dirents_add(&dc->d, name, len);
+	if (!it) {
+		dc->error = -ENOMEM;
+		return false;
+	}
+	it->d_type = d_type;
+	return true;
+}
+
+static int read_names(const struct file *dir, struct dir_collector *dc)
+{
+	struct file *file;
+	size_t before;
+	int err;
+
+	file = khttpd_open_read(&dir->f_path, O_RDONLY | O_DIRECTORY);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	dc->ctx.actor = collect;
+	/* Like getdents: until a pass adds nothing. */
+	do {
+		before = dc->d.count;
+		err = iterate_dir(file, &dc->ctx);
+	} while (!err && !dc->error && dc->d.count != before);
+	fput(file);
+	if (!err)
+		err = dc->error;
+	http_dirents_done(&dc->d);
+	return err;
+}
+
+static void fill_stat(struct http_listing_entry *e, const struct kstat *st)
+{
+	e->is_dir = S_ISDIR(st->mode);
+	e->has_stat = true;
+	e->size = st->size;
+	e->mtime = st->mtime.tv_sec;
+}
+
+/* A symlink, followed as a request would follow it. */
+static void describe_link(const struct khttpd_server *srv, const char *dir,
+			  size_t dir_len, struct http_listing_entry *e)
+{
+	struct kstat st;
+	struct file *f;
+	char *path;
+
+	path = kmalloc(dir_len + e->name_len + 1, GFP_KERNEL);
+	if (!path)
+		return;
+	memcpy(path, dir, dir_len);
+	memcpy(path + dir_len, e->name, e->name_len + 1);
+	f = khttpd_open_beneath(srv, path, O_PATH);
+	kfree(path);
+	if (IS_ERR(f))
+		return;
+	if (!vfs_getattr(&f->f_path, &st, STATX_BASIC_STATS,
+			 AT_STATX_SYNC_AS_STAT))
+		fill_stat(e, &st);
+	fput(f);
+}
+
+static void describe(const struct khttpd_server *srv, const struct file *dir,
+		     const char *path, size_t len, struct dir_item *it)
+{
+	struct http_listing_entry *e = &it->e;
+	struct dentry *d;
+	struct kstat st;
+	int err;
+
+	if (it->d_type == DT_LNK) {
+		describe_link(srv, path, len, e);
+		return;
+	}
+	d = lookup_one_len_unlocked(e->name, dir->f_path.dentry, e->name_len);
+	if (IS_ERR(d))
+		return;
+	if (d_really_is_positive(d)) {
+		struct path p = { .mnt = dir->f_path.mnt, .dentry = d };
+
+		err = vfs_getattr(&p, &st, STATX_BASIC_STATS,
+				  AT_STATX_SYNC_AS_STAT);
+		if (!err && S_ISLNK(st.mode))
+			describe_link(srv, path, len, e);
+		else if (!err)
+			fill_stat(e, &st);
+	}
+	dput(d);
+}
+
+/* Where rendered HTML goes once it no longer fits one buffer. */
+struct listing_sink {
+	struct khttpd_exchange *x;
+	bool streaming; /* the head is out; the body follows in pieces */
+	bool chunked;
+	int error;
+	size_t max; /* the largest page: what the cache may hold */
+};
+
+static int start_streaming(struct listing_sink *sink)
+{
+	struct khttpd_exchange *x = sink->x;
+	struct khttpd_conn *c = x->conn;
+	struct http_response_head h;
+	size_t hlen;
+
+	sink->chunked = x->req->version_minor >= 1;
+	if (!sink->chunked)
+		x->keep_alive = false; /* the close ends the body */
+	khttpd_respond_head_init(x, &h, 200);
+	h.content_type = KHTTPD_HTML_TYPE;
+	h.chunked = sink->chunked;
+	/* As every listing: a smaller one of this directory has a gzip form. */
+	h.extra = "Vary: Accept-Encoding\r\n";
+	h.extra_len = strlen(h.extra);
+	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
+	sink->streaming = true;
+	if (!hlen)
+		return -EOVERFLOW;
+	return khttpd_out_copy(&c->out, c->head, hlen);
+}
+
+static int send_piece(struct listing_sink *sink, const char *data, size_t len,
+		      bool last)
+{
+	struct http_layout l;
+
+	if (sink->x->head_only || (!len && !last))
+		return 0;
+	http_layout_piece(&l, data, len, sink->chunked, last);
+	return khttpd_respond_layout(sink->x, &l, !last);
+}
+
+static int flush_listing(struct http_out *out)
+{
+	struct listing_sink *sink = out->ctx;
+	int err = 0;
+
+	/* Grows the page while it may still become a cache entry. */
+	if (!sink->streaming && out->cap < sink->max) {
+		size_t cap = min_t(size_t, 2 * out->cap, sink->max);
+		char *buf = resize(out->buf, out->cap, cap);
+
+		if (buf) {
+			out->buf = buf;
+			out->cap = cap;
+			return 0;
+		}
+	}
+	if (!sink->streaming)
+		err = start_streaming(sink);
+	if (!err)
+		err = send_piece(sink, out->buf, out->len, false);
+	out->len = 0;
+	sink->error = err;
+	return err ? -1 : 0;
+}
+
+static int render(struct khttpd_exchange *x, struct dir_collector *dc,
+		  const struct khttpd_validator *v, const char *path,
+		  size_t len, struct http_listing_order order, const char *key,
+		  size_t key_len)
+{
+	struct listing_sink sink = {
+		.x = x,
+		.max = max_t(size_t, khttpd_cache_entry_limit(),
+			     KHTTPD_CACHE_ENTRY_MAX),
+	};
+	struct khttpd_cache_entry *e;
+	struct http_out out = {
+		.cap = LISTING_BUF_MIN,
+		.flush = flush_listing,
+		.ctx = &sink,
+	};
+	size_t i;
+	int ret;
+
+	out.buf = resize(NULL, 0, out.cap);
+	if (!out.buf)
+		return khttpd_respond_status(x, 503);
+	http_listing_begin(&out, path, len, order);
+	for (i = 0; i < dc->d.count; i++)
+		http_listing_entry(&out, http_dirents_entry(&dc->d, i));
+	http_listing_end(&out);
+
+	if (sink.streaming) {
+		if (out.error)
+			ret = sink.error ?: -EIO;
+		else
+			ret = send_piece(&sink, out.buf, out.len, true);
+		goto out;
+	}
+	/* Charged until the cache takes it, or until it is freed. */
+	if (!charge(out.len)) {
+		ret = khttpd_respond_status(x, 503);
+		goto out;
+	}
+	e = khttpd_cache_alloc(key, key_len, out.len);
+	if (!e) {
+		uncharge(out.len);
+		ret = khttpd_respond_status(x, 503);
+		goto out;
+	}
+	e->budget = &listings;
+	e->charged = out.len;
+	memcpy(e->body, out.buf, out.len);
+	e->valid = *v;
+	e->listing = true;
+	e->expires = jiffies + KHTTPD_CACHE_LISTING_TTL;
+	e->content_type = KHTTPD_HTML_TYPE;
+	e->last_modified = HTTP_NO_TIME;
+	/* Deflating megabytes each second would cost more than it saves. */
+	if (out.len <= KHTTPD_CACHE_ENTRY_MAX)
+		khttpd_cache_compress(e);
+	khttpd_cache_insert(e);
+	ret = khttpd_respond_entry(x, e);
+	khttpd_cache_put(e);
+out:
+	release(out.buf, out.cap);
+	return ret;
+}
+
+/*
+ * A listing has no validators, so only "*" preconditions can apply; decided
+ * before it is built, also for one too large to cache.  Returns 1 when the
+ * listing is to be sent, else what answering without it returned.
+ */
+static int answer_preconditions(struct khttpd_exchange *x)
+{
+	const struct http_representation r = {
+		.last_modified = HTTP_NO_TIME,
+		.varies = true, /* as every listing (see start_streaming) */
+	};
+	char extra[HTTP_SELECT_HEADERS_MAX];
+	struct http_response_head h;
+	struct http_selection sel;
+
+	http_select(x->buf, x->req, &r, &sel);
+	if (!http_selection_bodyless(&sel))
+		return 1;
+	khttpd_respond_head_init(x, &h, sel.status);
+	h.extra = extra;
+	h.extra_len =
+		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	return khttpd_respond_bodyless(x, &h);
+}
+
+int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
+			 const struct kstat *st, const char *path, size_t len)
+{
+	struct http_listing_order order = http_listing_order_of(x->buf, x->req);
+	struct dir_collector dc = {};
+	struct khttpd_cache_entry *e;
+	struct khttpd_validator v;
+	const char *key = path;
+	char *key_buf = NULL;
+	size_t i, key_len = len;
+	int ret;
+
+	/* Each order is cached apart, under a key of its own. */
+	if (!http_listing_order_is_default(order)) {
+		key_buf = kmalloc(len + HTTP_LISTING_KEY_EXTRA, GFP_KERNEL);
+		if (!key_buf)
+			return khttpd_respond_status(x, 503);
+		key_len = http_listing_cache_key(key_buf, path, len, order);
+		key = key_buf;
+	}
+	http_dirents_init(&dc.d, sizeof(struct dir_item), resize);
+	dc.d.max_count = LISTING_MAX_ENTRIES;
+	dc.d.max_names = LISTING_MAX_NAMES;
+	dc.dotfiles = x->conn->srv->dotfiles;
+	dc.path = path;
+	dc.path_len = len;
+	khttpd_validator_from_stat(&v, st);
+	e = khttpd_cache_get(key, key_len, &v);
+	if (e) {
+		ret = khttpd_respond_entry(x, e);
+		khttpd_cache_put(e);
+		goto out;
+	}
+	ret = answer_preconditions(x);
+	if (ret != 1)
+		goto out;
+	ret = read_names(dir, &dc);
+	if (ret) {
+		ret = khttpd_respond_status(x, http_status_for_errno(-ret));
+		goto out;
+	}
+	for (i = 0; i < dc.d.count; i++)
+		describe(x->conn->srv, dir, path, len,
+			 (struct dir_item *)http_dirents_entry(&dc.d, i));
+	sort(dc.d.items, dc.d.count, dc.d.item_size,
+	     http_listing_comparator(order), NULL);
+	ret = render(x, &dc, &v, path, len, order, key, key_len);
+out:
+	release(dc.d.items, dc.d.cap * dc.d.item_size);
+	release(dc.d.names, dc.d.names_cap);
+	kfree(key_buf);
+	return ret;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * khttpd: the static file server's HTTP core (src/http) serving a directory
+ * from inside the kernel.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "cache.h"
+#include "compress.h"
+#include "khttpd.h"
+#include "stats.h"
+
+static ushort port = 8081;
+module_param(port, ushort, 0444);
+MODULE_PARM_DESC(port, "TCP port to listen on, all IPv4 addresses (8081)");
+
+static char *root = "/var/www";
+module_param(root, charp, 0444);
+MODULE_PARM_DESC(root, "Directory to serve; must exist (/var/www)");
+
+static int backlog = 128;
+module_param(backlog, int, 0444);
+MODULE_PARM_DESC(backlog, "Listen backlog (128)");
+
+static uint timeout_ms = 15000;
+module_param(timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms,
+		 "Idle, request-head and send-progress timeout in ms (15000)");
+
+static uint max_conns = 10000;
+module_param(max_conns, uint, 0444);
+MODULE_PARM_DESC(max_conns,
+		 "Connections served at once; more are closed at once (10000)");
+
+static bool listing = true;
+module_param(listing, bool, 0444);
+MODULE_PARM_DESC(listing, "List directories without an index (on)");
+
+static bool dotfiles;
+module_param(dotfiles, bool, 0444);
+MODULE_PARM_DESC(dotfiles,
+		 "Serve and list names starting with '.' (off: 404 and hidden, "
+		 "but /.well-known/ is served)");
+
+static uint cache_kb = 65536;
+module_param(cache_kb, uint, 0444);
+MODULE_PARM_DESC(cache_kb, "Content cache size in KiB, 0 to disable (65536)");
+
+static struct khttpd_server server;
+
+static int __init khttpd_init(void)
+{
+	struct khttpd_config cfg = {
+		.root = root,
+		.port = port,
+		.backlog = backlog,
+		.timeout_ms = timeout_ms,
+		.max_conns = max_conns,
+		.listing = listing,
+		.dotfiles = dotfiles,
+	};
+	int err;
+
+	if (!root || !root[0] || backlog <= 0 || timeout_ms == 0 ||
+	    max_conns == 0) {
+		pr_err("root must be set, backlog, timeout_ms and max_conns positive\n");
+		return -EINVAL;
+	}
+	err = khttpd_gzip_init();
+	if (err)
+		return err;
+	err = khttpd_cache_init((size_t)cache_kb * 1024);
+	if (err)
+		goto err_gzip;
+	err = khttpd_stats_init();
+	if (err)
+		goto err_cache;
+	err = khttpd_server_start(&server, &cfg);
+	if (err)
+		goto err_stats;
+	pr_info("serving %s on port %u\n", root, port);
+	return 0;
+
+err_stats:
+	khttpd_stats_exit();
+err_cache:
+	khttpd_cache_exit();
+err_gzip:
+	khttpd_gzip_exit();
+	return err;
+}
+
+static void __exit khttpd_exit(void)
+{
+	khttpd_server_stop(&server);
+	khttpd_stats_exit();
+	khttpd_cache_exit();
+	khttpd_gzip_exit();
+	pr_info("stopped\n");
+}
+
+module_init(khttpd_init);
+module_exit(khttpd_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("sehttpd authors");
+MODULE_DESCRIPTION("In-kernel static HTTP/1.1 server");

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "respond.h"
+
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "cache.h"
+#include "conn.h"
+#include "http/negotiate.h"
+#include "http/select.h"
+#include "http/route.h"
+#include "outq.h"
+
+void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
+			  const char *buf, const struct http_request *req)
+{
+	x->conn = c;
+	x->buf = buf;
+	x->req = req;
+	x->head_only = req && req->method == HTTP_HEAD;
+	x->keep_alive = req && req->keep_alive && !khttpd_stopping(c->srv);
+	x->now = ktime_get_real_seconds();
+	http_format_date(x->date, x->now);
+}
+
+void khttpd_respond_head_init(const struct khttpd_exchange *x,
+			      struct http_response_head *h, int status)
+{
+	*h = (struct http_response_head){
+		.status = status,
+		.version_minor = x->req ? x->req->version_minor : 1,
+		.keep_alive = x->keep_alive,
+		.server = KHTTPD_SERVER_TOKEN,
+		.date = x->date,
+		.content_length = HTTP_NO_LENGTH,
+		.last_modified = HTTP_NO_TIME,
+	};
+}
+
+/* Pieces inside pin's bodies are queued by reference, not copied. */
+static int queue_layout(struct khttpd_exchange *x, const struct http_layout *l,
+			const struct khttpd_cache_entry *pin)
+{
+	struct kvec vec[HTTP_LAYOUT_PIECES];
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		vec[i] = (struct kvec){ .iov_base = (void *)l->piece[i].base,
+					.iov_len = l->piece[i].len };
+	/* Sent at once as far as the socket takes it, the rest queued. */
+	return khttpd_out_vec(&x->conn->out, vec, l->n, pin);
+}
+
+int khttpd_respond_layout(struct khttpd_exchange *x,
+			  const struct http_layout *l, bool more)
+{
+	return queue_layout(x, l, NULL);
+}
+
+/* h with its status page as the body. */
+static int reply_html(struct khttpd_exchange *x, struct http_response_head *h,
+		      char *head, size_t cap)
+{
+	size_t blen;
+	const char *body = http_error_body(h->status, &blen);
+	struct http_layout l;
+
+	h->content_type = KHTTPD_HTML_TYPE;
+	if (http_layout_response(&l, head, cap, h, body, blen, x->head_only))
+		return -EOVERFLOW;
+	return khttpd_respond_layout(x, &l, false);
+}
+
+int khttpd_respond_status(struct khttpd_exchange *x, int status)
+{
+	struct http_response_head h;
+
+	if (http_status_closes(status))
+		x->keep_alive = false;
+	khttpd_respond_head_init(x, &h, status);
+	h.allow_get_head = status == 405;
+	h.allow_options = true;
+	return reply_html(x, &h, x->conn->head, sizeof(x->conn->head));
+}
+
+int khttpd_respond_options(struct khttpd_exchange *x)
+{
+	struct http_response_head h;
+
+	khttpd_respond_head_init(x, &h, 204);
+	h.allow_get_head = true;
+	h.allow_options = true;
+	return khttpd_respond_bodyless(x, &h);
+}
+
+int khttpd_respond_bodyless(struct khttpd_exchange *x,
+			    struct http_response_head *h)
+{
+	struct khttpd_conn *c = x->conn;
+	struct http_layout l;
+
+	if (http_layout_bodyless(&l, c->head, sizeof(c->head), h, x->head_only))
+		return -EOVERFLOW;
+	return khttpd_respond_layout(x, &l, false);
+}
+
+int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
+			    size_t len)
+{
+	/* Every byte may be percent-encoded; then "/", "?" and the query. */
+	size_t loc_cap = 3 * len + 2 + x->req->query.len;
+	size_t head_cap = loc_cap + KHTTPD_HEAD_BUF;
+	struct http_response_head h;
+	char *mem, *head;
+	int ret;
+
+	mem = kvmalloc(loc_cap + head_cap, GFP_KERNEL);
+	if (!mem)
+		return khttpd_respond_status(x, 503);
+	head = mem + loc_cap;
+	khttpd_respond_head_init(x, &h, 301);
+	h.location = mem;
+	h.location_len = http_dir_redirect_location(mem, loc_cap, x->buf,
+						    x->req, path, len);
+	if (h.location_len)
+		ret = reply_html(x, &h, head, head_cap);
+	else
+		ret = khttpd_respond_status(x, 500);
+	kvfree(mem);
+	return ret;
+}
+
+/*
+ * gzip when the entry's type is compressible, the client takes it and no
+ * Range asks for bytes of the identity representation, unless the entry
+ * was found not to shrink.  Only decides: the body is made (by
+ * khttpd_cache_gzip) once an answer is going to carry it.
+ */
+static bool wants_gzip(const struct khttpd_exchange *x,
+		       const struct khttpd_cache_entry *e)
+{
+	const struct http_request *req = x->req;
+	char tmp[HTTP_LIST_JOIN_MAX];
+	const char *accept;
+	size_t alen;
+
+	if (!khttpd_cache_gzip_possible(e) ||
+	    !http_has_header(req, HTTP_H_ACCEPT_ENCODING) ||
+	    (!e->listing && http_has_header(req, HTTP_H_RANGE)))
+		return false;
+	/* Accept-Encoding on several lines is one list (RFC 9110 5.3). */
+	alen = http_header_list(x->buf, req, HTTP_H_ACCEPT_ENCODING, tmp,
+				sizeof(tmp), &accept);
+	return http_choose_coding(accept, alen,
+				  HTTP_CODING_BIT(HTTP_CODING_GZIP)) ==
+	       HTTP_CODING_GZIP;
+}
+
+/*
+ * The representation's description and the selection for it.  The gzip
+ * representation's ETag and validators do not need its bytes, so a 304 or
+ * 412 is decided without compressing; its size is filled in once it is.
+ */
+static void select_for(const struct khttpd_exchange *x,
+		       const struct khttpd_cache_entry *e, bool gzip,
+		       struct http_representation *r, char *etag,
+		       struct http_selection *sel)
+{
+	*r = (struct http_representation){
+		.last_modified = e->last_modified,
+		.size = gzip ? 0 : e->body_len, /* gzip's: once it is made */
+		.ranges = !e->listing,
+		/* A listing's size decides whether it has a gzip form: any
+		 * listing may be compressed for another request. */
+		.varies = e->compressible || e->listing,
+		.coding = gzip ? "gzip" : NULL,
+	};
+	if (!e->listing) {
+		r->etag = etag;
+		r->etag_len = khttpd_cache_etag(e, gzip, etag);
+	}
+	http_select(x->buf, x->req, r, sel);
+}
+
+/*
+ * A HEAD for the gzip form compresses too: its Content-Length must be the
+ * one a GET would carry (RFC 9110 9.3.2), and the result stays with the
+ * entry for the GETs that follow.
+ */
+int khttpd_respond_entry(struct khttpd_exchange *x,
+			 struct khttpd_cache_entry *e)
+{
+	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
+	struct http_representation r;
+	struct http_response_head h;
+	struct http_selection sel;
+	struct http_layout l;
+	bool gzip = wants_gzip(x, e);
+	const char *body = e->body;
+	size_t gz_len = 0;
+
+	select_for(x, e, gzip, &r, etag, &sel);
+	if (gzip && !http_selection_bodyless(&sel)) {
+		/* Ranges are never of the gzip form: this is the 200. */
+		body = khttpd_cache_gzip(e, &gz_len);
+		if (body) {
+			r.size = gz_len;
+			sel.len = gz_len;
+		} else {
+			/* Not smaller, or being made: the identity after all. */
+			gzip = false;
+			body = e->body;
+			select_for(x, e, false, &r, etag, &sel);
+		}
+	}
+	khttpd_respond_head_init(x, &h, sel.status);
+	h.content_type = e->content_type;
+	h.extra = extra;
+	h.extra_len =
+		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	if (http_selection_bodyless(&sel))
+		return khttpd_respond_bodyless(x, &h);
+	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
+	h.chunked = e->listing && x->req->version_minor >= 1;
+	if (http_layout_response(&l, x->conn->head, sizeof(x->conn->head), &h,
+				 body + sel.first, sel.len, x->head_only))
+		return -EOVERFLOW;
+	return queue_layout(x, &l, e);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Writing responses: status pages, redirects and bodies held in memory. */
+#ifndef KHTTPD_RESPOND_H
+#define KHTTPD_RESPOND_H
+
+#include <linux/types.h>
+
+#include "http/conditional.h"
+#include "http/format.h"
+#include "http/layout.h"
+#include "http/parser.h"
+#include "http/response.h"
+
+struct khttpd_conn;
+struct khttpd_cache_entry;
+
+#define KHTTPD_HTML_TYPE "text/html; charset=utf-8"
+
+/* One request and the decisions taken while answering it. */
+struct khttpd_exchange {
+	struct khttpd_conn *conn;
+	const char *buf; /* the request head, from offset 0 */
+	const struct http_request *req; /* NULL when the head was refused */
+	bool head_only;
+	bool keep_alive; /* cleared by any reply that must end the connection */
+	s64 now; /* the Date, in seconds */
+	char date[HTTP_DATE_LEN];
+};
+
+void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
+			  const char *buf, const struct http_request *req);
+
+/* A head for this exchange: status, Server, Date, Connection. */
+void khttpd_respond_head_init(const struct khttpd_exchange *x,
+			      struct http_response_head *h, int status);
+
+/*
+ * Each sends a complete response and returns 0, or a negative errno after
+ * which the connection must be closed at once (the peer is gone or the body
+ * could not be completed).
+ */
+int khttpd_respond_status(struct khttpd_exchange *x, int status);
+int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
+			    size_t len);
+/*
+ * Makes e's gzip representation when the answer is the first to carry it
+ * (a 200, or a HEAD for one): never for a 304 or 412.
+ */
+int khttpd_respond_entry(struct khttpd_exchange *x,
+			 struct khttpd_cache_entry *e);
+/* Sends the pieces of l; more: further bytes of the response follow. */
+int khttpd_respond_layout(struct khttpd_exchange *x,
+			  const struct http_layout *l, bool more);
+/* A 304 (head only), or a 412 or 416 (with its status page) for h. */
+int khttpd_respond_bodyless(struct khttpd_exchange *x,
+			    struct http_response_head *h);
+/* OPTIONS, for any target: 204 with the methods allowed. */
+int khttpd_respond_options(struct khttpd_exchange *x);
+
+#endif /* KHTTPD_RESPOND_H */

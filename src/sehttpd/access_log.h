@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Combined Log Format lines, gathered per thread and handed to the log
+ * writer thread once per event-loop pass, so logging costs no syscall per
+ * request and never waits for the log.
+ */
+#ifndef SEHTTPD_ACCESS_LOG_H
+#define SEHTTPD_ACCESS_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "http/parser.h"
+#include "log_writer.h"
+
+#define ACCESS_LOG_BUFFER 16384
+
+struct client_addr {
+	sa_family_t family;
+	uint8_t addr[16];
+};
+
+struct access_log_buffer {
+	size_t len;
+	unsigned lines;
+	uint64_t dropped; /* lines the writer had no room for, so far */
+	char buf[ACCESS_LOG_BUFFER];
+};
+
+void client_addr_set(struct client_addr *peer, const struct sockaddr *sa);
+
+/* req is NULL when no request line could be parsed. */
+void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
+		       const struct client_addr *peer, const char *clf_time,
+		       const char *reqbuf, const struct http_request *req,
+		       int status, uint64_t body_bytes);
+void access_log_flush(struct access_log_buffer *log, struct log_writer *lw);
+
+#endif /* SEHTTPD_ACCESS_LOG_H */

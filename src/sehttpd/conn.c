@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The life of a connection between two idle periods: read and parse request
+ * heads (incrementally, so any split of the bytes works), answer each in
+ * order, skip request bodies, and return as soon as no further request is
+ * pending so that the coroutine, its stack and buffers go back to the pool.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "conn_io.h"
+#include "coro.h"
+#include "health.h"
+#include "http/body.h"
+#include "http/proxy.h"
+#include "conn.h"
+#include "respond.h"
+#include "server.h"
+#include "serve.h"
+
+struct read_buffer {
+	char *data;
+	size_t start; /* first unconsumed byte */
+	size_t end; /* one past the last byte read */
+};
+
+enum read_result {
+	READ_OK,
+	READ_IDLE, /* nothing pending and nothing more on the socket */
+	READ_CLOSED, /* end of stream, error or timeout */
+};
+
+/*
+ * Gets more bytes after rb->end.  With nothing pending it only tries, never
+ * waits: an idle connection must give its coroutine back.
+ */
+static enum read_result fill(struct conn *c, struct read_buffer *rb, bool fresh)
+{
+	bool pending = rb->end > rb->start;
+	ssize_t n;
+
+	if (!pending) {
+		rb->start = rb->end = 0;
+		/* The last read drained the socket: the next byte wakes us. */
+		if (!fresh && !c->maybe_more)
+			return READ_IDLE;
+		n = conn_try_read(c, rb->data, HTTP_CONN_READ_BUF);
+		if (n < 0 && errno == EAGAIN)
+			return READ_IDLE;
+	} else {
+		if (rb->end == HTTP_CONN_READ_BUF) {
+			memmove(rb->data, rb->data + rb->start,
+				rb->end - rb->start);
+			rb->end -= rb->start;
+			rb->start = 0;
+		}
+		n = conn_read(c, rb->data + rb->end,
+			      HTTP_CONN_READ_BUF - rb->end);
+	}
+	if (n <= 0)
+		return READ_CLOSED;
+	rb->end += (size_t)n;
+	return READ_OK;
+}
+
+/*
+ * Skips a request body: Content-Length bytes, or a chunked body, within the
+ * transfer deadline (conn_io.h).  A body too slow to skip fails with
+ * c->timed_out set.
+ */
+static int skip_body(struct conn *c, struct read_buffer *rb,
+		     const struct http_request *req)
+{
+	struct http_body_skipper b;
+	ssize_t n;
+
+	if (http_body_none(req))
+		return 0;
+	http_body_skip_init(&b, req);
+	conn_transfer_begin(c);
+	for (;;) {
+		size_t used;
+		int r = http_body_skip(&b, rb->data + rb->start,
+				       rb->end - rb->start, &used);
+
+		rb->start += used;
+		if (r == HTTP_BODY_DONE)
+			return 0;
+		if (r == HTTP_BODY_ERROR)
+			return -1;
+		rb->start = rb->end = 0;
+		n = conn_read_body(c, rb->data, HTTP_CONN_READ_BUF);
+		if (n <= 0)
+			return -1;
+		rb->end = (size_t)n;
+	}
+}
+
+/*
+ * Half-closes, then reads until the client's FIN (bounded), so that request
+ * bytes still in flight cannot make close() send a reset that destroys the
+ * response before the client has read it.
+ */
+static void lingering_close(struct conn *c, struct read_buffer *rb)
+{
+	struct worker *w = c->worker;
+	size_t total = 0;
+	uint64_t linger = w->server->timeout_ms < HTTP_LINGER_MAX_MS ?
+				  w->server->timeout_ms :
+				  HTTP_LINGER_MAX_MS;
+
+	c->close_after = true;
+	if (shutdown(c->fd, SHUT_WR))
+		return;
+	timer_wheel_add(&w->wheel, &c->timer, w->now_ms + linger);
+	while (total < HTTP_LINGER_MAX_BYTES) {
+		ssize_t n = conn_read(c, rb->data, HTTP_CONN_READ_BUF);
+
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+	}
+}
+
+static void log_request(struct exchange *rc)
+{
+	struct worker *w = rc->worker;
+	struct server *s = w->server;
+
+	stats_count_response(&w->stats, rc->status, rc->body_bytes);
+	if (!s->access_log)
+		return;
+	access_log_append(&w->log, s->log_writer, &rc->conn->peer, w->date.clf,
+			  rc->buf, rc->req, rc->status, rc->body_bytes);
+}
+
+/*
+ * The body bytes of a response cut short: what the connection sent for it,
+ * less its head, which every responder builds at the start of scratch.
+ */
+static uint64_t body_bytes_sent(const struct exchange *rc, uint64_t sent)
+{
+	const char *end = memmem(rc->scratch, HTTP_CONN_SCRATCH, "\r\n\r\n", 4);
+	uint64_t head = end ? (uint64_t)(end + 4 - rc->scratch) : 0;
+
+	return sent > head ? sent - head : 0;
+}
+
+/* Answers a head the parser refused; the connection closes after it. */
+static void reject(struct conn *c, struct read_buffer *rb, int status)
+{
+	struct exchange rc = {
+		.conn = c,
+		.worker = c->worker,
+		.buf = rb->data + rb->start,
+		.scratch = rb->data + HTTP_CONN_READ_BUF,
+	};
+
+	if (respond_status(&rc, status, NULL, 0) == 0) {
+		log_request(&rc);
+		lingering_close(c, rb);
+	}
+	c->close_after = true;
+}
+
+/* Best effort: a client cut off mid-request learns why, if it listens. */
+static void send_timeout(struct conn *c, struct read_buffer *rb)
+{
+	static const char resp[] = "HTTP/1.1 408 Request Timeout\r\n"
+				   "Connection: close\r\n"
+				   "Content-Length: 0\r\n\r\n";
+	struct exchange rc = {
+		.conn = c,
+		.worker = c->worker,
+		.buf = rb->data + rb->start,
+		.status = 408,
+	};
+
+	send(c->fd, resp, sizeof(resp) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	log_request(&rc);
+}
+
+/*
+ * Reads the PROXY header a balancer sends before the first request and
+ * takes the client's address from it.  Returns 0 once it is consumed, 1
+ * when nothing has arrived yet (the connection idles until something does,
+ * within the request-head timeout of the accept), -1 when the connection
+ * must close without an answer: no valid header, or none in time.
+ */
+static int read_proxy_header(struct conn *c, struct read_buffer *rb,
+			     bool *fresh)
+{
+	struct proxy_parser p;
+	struct proxy_header h;
+	int r = PROXY_PARSE_AGAIN;
+
+	proxy_parser_init(&p);
+	for (;;) {
+		enum read_result res;
+
+		if (rb->end > rb->start) {
+			r = proxy_parse(&p, &h, rb->data + rb->start,
+					rb->end - rb->start);
+			if (r != PROXY_PARSE_AGAIN)
+				break;
+		}
+		res = fill(c, rb, *fresh);
+		*fresh = false;
+		if (res == READ_IDLE)
+			return 1;
+		if (res == READ_CLOSED) {
+			/* Silence is no PROXY problem; part of a header is. */
+			if (rb->end > rb->start)
+				stats_add(&c->worker->stats.proxy_refused, 1);
+			return -1;
+		}
+	}
+	if (r < 0) {
+		stats_add(&c->worker->stats.proxy_refused, 1);
+		return -1;
+	}
+	rb->start += (size_t)r;
+	c->proxy_pending = false;
+	/* LOCAL (a balancer's own check), UNKNOWN: the real peer stays. */
+	if (h.family == PROXY_AF_INET) {
+		c->peer.family = AF_INET;
+		memcpy(c->peer.addr, h.src_addr, 4);
+	} else if (h.family == PROXY_AF_INET6) {
+		c->peer.family = AF_INET6;
+		memcpy(c->peer.addr, h.src_addr, 16);
+	}
+	return 0;
+}
+
+void http_conn_serve(struct coro *coro, void *data)
+{
+	struct conn *c = data;
+	struct worker *w = c->worker;
+	struct read_buffer rb = { .data = coro_extra(coro) };
+	bool fresh = true;
+
+	if (unlikely(c->proxy_pending)) {
+		int r = read_proxy_header(c, &rb, &fresh);
+
+		if (r) {
+			c->close_after = r < 0;
+			return;
+		}
+	}
+	for (;;) {
+		struct exchange rc;
+		struct http_request req;
+		struct http_parser p;
+		unsigned defer_mark;
+		uint64_t sent;
+		int r = HTTP_PARSE_AGAIN;
+
+		http_parser_init(&p);
+		for (;;) {
+			enum read_result res;
+
+			if (rb.end > rb.start) {
+				r = http_parse_request(&p, &req,
+						       rb.data + rb.start,
+						       rb.end - rb.start);
+				if (r != HTTP_PARSE_AGAIN)
+					break;
+			}
+			res = fill(c, &rb, fresh);
+			fresh = false;
+			if (res == READ_IDLE)
+				return;
+			if (res == READ_CLOSED) {
+				if (c->timed_out && rb.end > rb.start)
+					send_timeout(c, &rb);
+				c->close_after = true;
+				return;
+			}
+		}
+		if (r < 0) {
+			reject(c, &rb, -r);
+			return;
+		}
+
+		/* Field by field: a compound literal would also zero the
+		 * 8 KiB path buffer on every request. */
+		rc.conn = c;
+		rc.worker = w;
+		rc.buf = rb.data + rb.start;
+		rc.req = &req;
+		rc.scratch = rb.data + HTTP_CONN_READ_BUF;
+		rc.head_only = req.method == HTTP_HEAD;
+		rc.keep_alive = req.keep_alive && !w->stopping;
+		rc.status = 0;
+		rc.body_bytes = 0;
+		rc.path_len = 0;
+		/*
+		 * The body is read (skipped) after the reply on a connection
+		 * that stays open: a client holding it back for 100-continue
+		 * must be told to send it first.
+		 */
+		conn_transfer_begin(c);
+		if (rc.keep_alive && http_body_expects_continue(rc.buf, &req) &&
+		    conn_write(c, HTTP_CONTINUE_RESPONSE,
+			       sizeof(HTTP_CONTINUE_RESPONSE) - 1, false)) {
+			c->close_after = true;
+			return;
+		}
+		sent = c->bytes_sent;
+		defer_mark = coro_defer_mark(coro);
+		if (health_is_target(w->server, rc.buf, &req))
+			r = health_respond(&rc);
+		else
+			r = serve_request(&rc);
+		coro_defer_run_to(coro, defer_mark);
+		if (r) {
+			/* Cut short (client gone, write stall): logged with
+			 * what it got, once a status was chosen. */
+			if (rc.status) {
+				rc.body_bytes = body_bytes_sent(
+					&rc, c->bytes_sent - sent);
+				log_request(&rc);
+			}
+			c->close_after = true;
+			return;
+		}
+		log_request(&rc);
+		rb.start += req.head_len;
+		/* A client that never sends the body is closed by the
+		 * timeout. */
+		if (!rc.keep_alive) {
+			if (http_close_lingers(&req, rb.end > rb.start ||
+							     c->maybe_more))
+				lingering_close(c, &rb);
+			c->close_after = true;
+			return;
+		}
+		if (skip_body(c, &rb, &req)) {
+			/* Too slow: the response is out, so linger (unless
+			 * the drain is over). */
+			if (c->timed_out && !atomic_load(&w->force_stop)) {
+				c->timed_out = false;
+				lingering_close(c, &rb);
+			}
+			c->close_after = true;
+			return;
+		}
+		timer_wheel_add(&w->wheel, &c->timer,
+				w->now_ms + w->server->timeout_ms);
+	}
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Socket I/O for code running in a connection's coroutine.  Each call retries
+ * on EINTR and, when the socket is not ready, yields to the event loop until
+ * it is, so request handling reads as straight-line blocking code while the
+ * thread never blocks.  A timeout or shutdown makes them fail with -1.
+ */
+#ifndef SEHTTPD_CONN_IO_H
+#define SEHTTPD_CONN_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+struct conn;
+
+/* Returns bytes read (> 0), 0 at end of stream, or -1. */
+ssize_t conn_read(struct conn *c, void *buf, size_t len);
+/* One read that never yields: -1 with errno EAGAIN when nothing is there. */
+ssize_t conn_try_read(struct conn *c, void *buf, size_t len);
+/* Writes all of iov (which it modifies); more says further data follows
+ * (MSG_MORE), so the kernel may coalesce it.  Returns 0 or -1. */
+int conn_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more);
+int conn_write(struct conn *c, const void *buf, size_t len, bool more);
+/* Sends len bytes of file_fd from offset with sendfile(2). Returns 0 or -1. */
+int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len);
+/* Lets the thread's other connections run before continuing. */
+int conn_yield_turn(struct conn *c);
+
+/*
+ * A transfer begins: a response (before its first byte is written), or a
+ * request body to skip.  Besides going no longer than the timeout without
+ * progress, it may go on until its start + timeout + what its bytes so far
+ * earn at HTTP_MIN_RATE (http/body.h), as in khttpd.  For a response these
+ * are the bytes the client acknowledged, not those the socket took (a big
+ * send buffer would give a slow reader minutes); they are looked up only
+ * when a write has to wait, so a response the socket takes at once costs
+ * no further system call.  A response cut off ends with a reset.
+ */
+void conn_transfer_begin(struct conn *c);
+/* Reads like conn_read, as part of a body: bytes read count for the rate. */
+ssize_t conn_read_body(struct conn *c, void *buf, size_t len);
+
+#endif /* SEHTTPD_CONN_IO_H */

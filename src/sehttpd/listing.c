@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A directory's entries are read, sorted (directories first, then by name,
+ * size or date, as the query asks)
+ * and rendered by the shared core into one buffer, which the content cache
+ * keeps (with its compressed variants) for a second.  A large directory
+ * takes many milliseconds: the build gives the thread's other connections
+ * a turn every few of them.
+ */
+#include "listing.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock_ms.h"
+#include "conn_io.h"
+#include "http/dirents.h"
+#include "http/listing.h"
+#include "http/site.h"
+#include "server.h"
+#include "config.h"
+#include "serve.h"
+
+/*
+ * What listings being built on one thread may hold at once (entries, names
+ * and HTML): the thread's cache share, and at least this much.  Builds
+ * interleave, so without a bound a few huge directories asked for at once
+ * would take what memory there is.
+ */
+#define LISTING_BUDGET_MIN (4u << 20)
+
+/* The longest the build runs before the thread's other connections. */
+#define LISTING_SLICE_MS 4
+/* Entries between looks at the clock. */
+#define LISTING_CLOCK_EVERY 128
+
+struct time_slice {
+	uint64_t end;
+	unsigned steps;
+};
+
+static void slice_start(struct time_slice *t)
+{
+	t->end = clock_ms() + LISTING_SLICE_MS;
+	t->steps = 0;
+}
+
+/* Yields a turn once the slice is used up; -1 if the connection timed out. */
+static int take_turns(struct exchange *rc, struct time_slice *t)
+{
+	if (++t->steps % LISTING_CLOCK_EVERY || clock_ms() < t->end)
+		return 0;
+	if (conn_yield_turn(rc->conn))
+		return -1;
+	slice_start(t);
+	return 0;
+}
+
+/* Bytes held by this thread's listings in progress, and the bound. */
+static __thread size_t building_bytes;
+static __thread size_t building_budget;
+
+static void *resize(void *p, size_t old_size, size_t new_size)
+{
+	void *q;
+
+	if (new_size > old_size &&
+	    new_size - old_size > building_budget - building_bytes) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	q = realloc(p, new_size);
+	if (q)
+		building_bytes += new_size - old_size;
+	return q;
+}
+
+static void release(void *p, size_t size)
+{
+	free(p);
+	building_bytes -= size;
+}
+
+static void free_entries(struct http_dirents *d)
+{
+	release(d->items, d->cap * d->item_size);
+	release(d->names, d->names_cap);
+}
+
+/* Fills size, mtime and type; a symlink is described by its target only
+ * when that stays beneath ROOT. */
+static void stat_entry(struct exchange *rc, int dir_fd, const char *name,
+		       struct http_listing_entry *e)
+{
+	struct stat st;
+
+	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return;
+	if (S_ISLNK(st.st_mode)) {
+		size_t dlen = (size_t)rc->path_len - 1, nlen = strlen(name);
+		char path[HTTP_PATH_MAX + 256];
+		int fd;
+
+		if (dlen + nlen + 1 > sizeof(path))
+			return;
+		memcpy(path, rc->path + 1, dlen);
+		memcpy(path + dlen, name, nlen + 1);
+		fd = open_beneath(rc->worker->server->root_fd, path, O_PATH);
+		if (fd < 0)
+			return;
+		if (fstat(fd, &st)) {
+			close(fd);
+			return;
+		}
+		close(fd);
+	}
+	e->is_dir = S_ISDIR(st.st_mode);
+	e->has_stat = true;
+	e->size = (uint64_t)st.st_size;
+	e->mtime = st.st_mtim.tv_sec;
+}
+
+static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
+			struct time_slice *slice)
+{
+	int fd = dup(dir_fd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	bool dotfiles = rc->worker->server->site->dotfiles;
+	struct dirent *de;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((de = readdir(dir))) {
+		const char *name = de->d_name;
+		struct http_listing_entry *e;
+
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (!dotfiles &&
+		    http_entry_hidden(rc->path, (size_t)rc->path_len, name,
+				      strlen(name)))
+			continue;
+		e = http_dirents_add(d, name, strlen(name));
+		if (!e) {
+			closedir(dir);
+			return -1;
+		}
+		stat_entry(rc, dir_fd, name, e);
+		if (take_turns(rc, slice)) {
+			closedir(dir);
+			return -1;
+		}
+	}
+	closedir(dir);
+	http_dirents_done(d);
+	return 0;
+}
+
+/* The listing grows in one malloc'd buffer as http_out flushes into it. */
+struct listing_buffer {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+
+static int append_flushed(struct http_out *out)
+{
+	struct listing_buffer *b = out->ctx;
+
+	if (b->cap - b->len < out->len) {
+		size_t cap = b->cap ? b->cap : 16384;
+		char *p;
+
+		while (cap - b->len < out->len)
+			cap *= 2;
+		p = resize(b->data, b->cap, cap);
+		if (!p)
+			return -1;
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, out->buf, out->len);
+	b->len += out->len;
+	out->len = 0;
+	return 0;
+}
+
+char *build_dir_listing(struct exchange *rc, int dir_fd,
+			struct http_listing_order order, size_t *len)
+{
+	struct listing_buffer b = { 0 };
+	struct http_dirents d;
+	struct time_slice slice;
+	char chunk[4096];
+	struct http_out out = {
+		.buf = chunk,
+		.cap = sizeof(chunk),
+		.flush = append_flushed,
+		.ctx = &b,
+	};
+
+	http_dirents_init(&d, sizeof(struct http_listing_entry), resize);
+	building_budget = rc->worker->server->cache_bytes > LISTING_BUDGET_MIN ?
+				  rc->worker->server->cache_bytes :
+				  LISTING_BUDGET_MIN;
+	slice_start(&slice);
+	if (read_entries(rc, dir_fd, &d, &slice)) {
+		free_entries(&d);
+		return NULL;
+	}
+	if (d.count)
+		qsort(d.items, d.count, d.item_size,
+		      http_listing_comparator(order));
+	http_listing_begin(&out, rc->path, (size_t)rc->path_len, order);
+	for (size_t i = 0; i < d.count; i++) {
+		http_listing_entry(&out, http_dirents_entry(&d, i));
+		if (take_turns(rc, &slice)) {
+			free_entries(&d);
+			release(b.data, b.cap);
+			return NULL; /* errno set: timed out */
+		}
+	}
+	http_listing_end(&out);
+	free_entries(&d);
+	if (http_out_flush(&out)) {
+		release(b.data, b.cap);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* Built: the page is the cache's or the response's from here on. */
+	building_bytes -= b.cap;
+	*len = b.len;
+	return b.data;
+}

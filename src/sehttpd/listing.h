@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading a directory and sending its HTML listing. */
+#ifndef SEHTTPD_LISTING_H
+#define SEHTTPD_LISTING_H
+
+#include "http/listing.h"
+#include "conn.h"
+
+#include <stddef.h>
+
+/*
+ * The HTML listing of dir_fd, the open directory rc->path names (ending in
+ * '/'), sorted in order, in a malloc'd buffer of *len bytes; NULL with
+ * errno on failure.
+ */
+char *build_dir_listing(struct exchange *rc, int dir_fd,
+			struct http_listing_order order, size_t *len);
+
+#endif /* SEHTTPD_LISTING_H */

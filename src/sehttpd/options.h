@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* The command line of sehttpd. */
+#ifndef SEHTTPD_OPTIONS_H
+#define SEHTTPD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+/* --mime may be given this many times. */
+#define OPTIONS_MIME_MAX 64
+
+struct options {
+	const char *root;
+	const char *bind_addr;
+	uint16_t port;
+	unsigned threads;
+	uint32_t timeout_ms;
+	uint32_t drain_ms; /* after SIGINT/SIGTERM, for in-flight responses */
+	bool listing;
+	bool compress;
+	uint32_t cache_mib;
+	const char *access_log; /* NULL: off; "-": stdout */
+	const char *user; /* whom to serve as when started as root */
+	bool user_given; /* --user was on the command line */
+	const char *metrics; /* NULL: off; else HOST:PORT to serve them on */
+	bool proxy_protocol; /* connections start with a PROXY header */
+	const char *health; /* NULL: off; else the path of the health check */
+	uint32_t health_grace_ms; /* 503 to checks before the stop */
+	/* The site (site.h): each argument as given, checked. */
+	const char *headers[SITE_MAX_HEADERS]; /* --header */
+	unsigned int nheaders;
+	const char *cors; /* --cors ORIGIN; NULL: off */
+	const char *index[SITE_MAX_INDEX]; /* --index; none: the defaults */
+	unsigned int nindex;
+	const char *error_pages[SITE_MAX_ERROR_PAGES]; /* --error-page */
+	unsigned int nerror_pages;
+	const char *spa; /* --spa PATH; NULL: off */
+	bool dotfiles; /* --dotfiles */
+	bool follow_symlinks; /* --follow-symlinks */
+	const char *mime[OPTIONS_MIME_MAX]; /* --mime EXT=TYPE, checked */
+	unsigned int mime_count;
+	const char *default_type; /* NULL: application/octet-stream */
+	const char *mime_types; /* the mime.types file; NULL: none */
+};
+
+enum options_result {
+	OPTIONS_RUN,
+	OPTIONS_EXIT_OK, /* --help or --version was printed */
+	OPTIONS_EXIT_USAGE, /* an error line was printed to stderr */
+};
+
+enum options_result options_parse(struct options *opt, int argc, char **argv);
+
+#endif /* SEHTTPD_OPTIONS_H */

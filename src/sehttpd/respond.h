@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing responses for an exchange: heads, small bodies, error pages. */
+#ifndef SEHTTPD_RESPOND_H
+#define SEHTTPD_RESPOND_H
+
+#include <stddef.h>
+
+#include "http/layout.h"
+#include "http/response.h"
+#include "conn.h"
+
+/* A head for status with the connection's and the thread's defaults. */
+void respond_head_init(struct exchange *rc, struct http_response_head *h,
+		       int status);
+
+/*
+ * Sends the pieces of l in one write, recording status and the body bytes
+ * for the access log; more: further bytes follow.  Returns 0 or -1.
+ */
+int respond_layout(struct exchange *rc, const struct http_layout *l, int status,
+		   bool more);
+
+/*
+ * Sends the head h and body in one write (body omitted for HEAD, but counted
+ * in Content-Length).  Returns 0, or -1 when the connection is broken.
+ */
+int respond_with_body(struct exchange *rc, struct http_response_head *h,
+		      const void *body, size_t len);
+
+/* http_select's 304, or its 412 or 416 with the status page. */
+int respond_bodyless(struct exchange *rc, struct http_response_head *h);
+
+/* An error page, or a redirect when location is not NULL. */
+int respond_status(struct exchange *rc, int status, const char *location,
+		   size_t location_len);
+
+/* How long browsers may keep a preflight's answer: Chromium's cap. */
+#define RESPOND_CORS_MAX_AGE 7200
+
+/*
+ * OPTIONS, for any target ("*" too): 204 with the methods allowed, and
+ * with --cors the answer to a CORS preflight.
+ */
+int respond_options(struct exchange *rc);
+
+/* 301 to the directory path[0..len) with a '/' appended, query kept. */
+int respond_redirect(struct exchange *rc, const char *path, size_t len);
+
+#endif /* SEHTTPD_RESPOND_H */

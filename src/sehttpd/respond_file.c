@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+#include "respond_file.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "compress.h"
+#include "conn_io.h"
+#include "coro.h"
+#include "http/select.h"
+#include "respond.h"
+#include "server.h"
+
+static void put_entry(void *arg)
+{
+	content_cache_put(arg);
+}
+
+enum http_coding request_coding(const struct exchange *rc, unsigned available,
+				unsigned favoured)
+{
+	char tmp[HTTP_LIST_JOIN_MAX];
+	const char *accept;
+	size_t accept_len;
+
+	if (!http_has_header(rc->req, HTTP_H_ACCEPT_ENCODING))
+		return HTTP_CODING_IDENTITY;
+	accept_len = http_header_list(rc->buf, rc->req, HTTP_H_ACCEPT_ENCODING,
+				      tmp, sizeof(tmp), &accept);
+	return http_choose_coding_favouring(accept, accept_len, available,
+					    favoured);
+}
+
+/*
+ * Answers with a representation of e whose body stays in its file (the
+ * entry's own, or a precompressed sibling), held open by e: its head is
+ * built from what the file is now, so that a file truncated in place since
+ * e was checked is announced at the length that can be sent.
+ */
+static int respond_rep_file(struct exchange *rc, struct cache_entry *e,
+			    const struct cache_rep *rep)
+{
+	struct stat st;
+
+	if (fstat(rep->fd, &st))
+		return respond_status(rc, 500, NULL, 0);
+	return respond_file(rc, rep->fd, &st, e->content_type, e->compressible,
+			    (enum http_coding)(rep - e->rep));
+}
+
+int respond_entry(struct exchange *rc, struct cache_entry *e)
+{
+	struct worker *w = rc->worker;
+	enum http_coding coding = HTTP_CODING_IDENTITY;
+	const struct cache_rep *rep;
+	struct http_representation r;
+	struct http_response_head h;
+	struct http_selection sel;
+	char extra[HTTP_SELECT_HEADERS_MAX];
+	struct http_layout l;
+
+	if (coro_defer(rc->conn->coro, put_entry, e)) {
+		content_cache_put(e);
+		return respond_status(rc, 503, NULL, 0);
+	}
+	/* On a tie, what a sibling holds beats what we would make. */
+	if (e->compressible &&
+	    !(e->kind == CACHE_FILE && exchange_range_requested(rc)))
+		coding = request_coding(
+			rc, content_cache_codings(e, COMPRESS_CODINGS),
+			content_cache_precompressed(e));
+	rep = content_cache_rep(w->cache, e, coding, w->compressor);
+	if (rep != &e->rep[HTTP_CODING_IDENTITY])
+		stats_add(&w->stats.cache_compressed_hits, 1);
+	if (rep->in_file)
+		return respond_rep_file(rc, e, rep);
+	r = (struct http_representation){
+		.etag = rep->etag_len ? rep->etag : NULL,
+		.etag_len = rep->etag_len,
+		.last_modified = e->kind == CACHE_FILE ?
+					 e->file.st_mtim.tv_sec :
+					 HTTP_NO_TIME,
+		.size = rep->len,
+		.ranges = e->kind == CACHE_FILE,
+		.varies = e->compressible,
+		.coding = http_coding_name((enum http_coding)(rep - e->rep)),
+	};
+	http_select(rc->buf, rc->req, &r, &sel);
+	respond_head_init(rc, &h, sel.status);
+	h.content_type = e->content_type;
+	h.extra = extra;
+	h.extra_len = http_select_headers(extra, sizeof(extra), &r, &sel,
+					  w->date.second);
+	if (http_selection_bodyless(&sel))
+		return respond_bodyless(rc, &h);
+
+	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
+	h.chunked = e->kind == CACHE_LISTING && rc->req->version_minor >= 1;
+	if (http_layout_response(&l, rc->scratch, HTTP_CONN_SCRATCH, &h,
+				 rep->data + sel.first, sel.len, rc->head_only))
+		return -1;
+	return respond_layout(rc, &l, sel.status, false);
+}
+
+int respond_file(struct exchange *rc, int fd, const struct stat *st,
+		 const char *content_type, bool compressible,
+		 enum http_coding coding)
+{
+	struct http_response_head h;
+	char extra[HTTP_SELECT_HEADERS_MAX], etag[HTTP_ETAG_MAX];
+	struct http_representation r = {
+		.etag = etag,
+		.last_modified = st->st_mtim.tv_sec,
+		.size = (uint64_t)st->st_size,
+		.ranges = true,
+		/* Its smaller siblings are compressed, so it varies too. */
+		.varies = compressible,
+		.coding = http_coding_name(coding),
+	};
+	struct http_selection sel;
+	size_t hlen;
+
+	r.etag_len = http_format_etag(etag, (uint64_t)st->st_ino, r.size,
+				      http_etag_time(st->st_mtim.tv_sec,
+						     st->st_mtim.tv_nsec),
+				      content_cache_etag_suffix(coding));
+	http_select(rc->buf, rc->req, &r, &sel);
+	respond_head_init(rc, &h, sel.status);
+	h.content_type = content_type;
+	h.extra = extra;
+	h.extra_len = http_select_headers(extra, sizeof(extra), &r, &sel,
+					  rc->worker->date.second);
+	if (http_selection_bodyless(&sel))
+		return respond_bodyless(rc, &h);
+	h.content_length = (int64_t)sel.len;
+	hlen = http_response_head_build(rc->scratch, HTTP_CONN_SCRATCH, &h);
+	if (hlen == 0)
+		return -1;
+	rc->status = sel.status;
+	if (rc->head_only || sel.len == 0)
+		return conn_write(rc->conn, rc->scratch, hlen, false);
+	if (sel.len <= FILE_SENDFILE_MIN &&
+	    sel.len <= HTTP_CONN_SCRATCH - hlen) {
+		/* Small: head and body leave in one write. */
+		ssize_t got = pread(fd, rc->scratch + hlen, sel.len,
+				    (off_t)sel.first);
+
+		if (got != (ssize_t)sel.len)
+			return -1; /* changed under us; nothing was sent */
+		rc->body_bytes = sel.len;
+		return conn_write(rc->conn, rc->scratch, hlen + sel.len, false);
+	}
+	if (conn_write(rc->conn, rc->scratch, hlen, true) ||
+	    conn_sendfile(rc->conn, fd, (off_t)sel.first, sel.len))
+		return -1;
+	rc->body_bytes = sel.len;
+	return 0;
+}

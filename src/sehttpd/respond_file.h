@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Responses for files and listings, from a cache entry or straight from a
+ * file; what to send is chosen by http_select().
+ */
+#ifndef SEHTTPD_RESPOND_FILE_H
+#define SEHTTPD_RESPOND_FILE_H
+
+#include <sys/stat.h>
+
+#include "cache.h"
+#include "http/negotiate.h"
+#include "conn.h"
+
+/*
+ * Bodies larger than this leave from the page cache with sendfile(2) instead
+ * of being copied from user memory: the measured crossover, where sendfile's
+ * fixed cost (open, fstat, a separate write for the head) is repaid by the
+ * copy it saves.
+ */
+#ifndef FILE_SENDFILE_MIN
+#define FILE_SENDFILE_MIN (16 * 1024)
+#endif
+
+/* Answers from e; takes over the caller's reference to it. */
+int respond_entry(struct exchange *rc, struct cache_entry *e);
+
+/* The coding to answer with among those available (HTTP_CODING_BIT()s),
+ * by the request's Accept-Encoding; on a tie one in favoured wins. */
+enum http_coding request_coding(const struct exchange *rc, unsigned available,
+				unsigned favoured);
+
+/*
+ * Answers with the body of an open regular file (sendfile beyond
+ * FILE_SENDFILE_MIN): the resource itself (identity), or a precompressed
+ * sibling standing for it in coding; compressible: other responses for its
+ * path may be compressed.
+ */
+int respond_file(struct exchange *rc, int fd, const struct stat *st,
+		 const char *content_type, bool compressible,
+		 enum http_coding coding);
+
+#endif /* SEHTTPD_RESPOND_FILE_H */

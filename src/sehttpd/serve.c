@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Mapping a request path to an answer: from the content cache when a fresh
+ * entry is there, else from the file system beneath ROOT, filling the cache
+ * on the way for small files and listings.
+ */
+#include "serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "coro.h"
+#include "listing.h"
+#include "respond_file.h"
+#include "mime_map.h"
+#include "http/listing.h"
+#include "http/mime.h"
+#include "http/path.h"
+#include "http/response.h"
+#include "http/route.h"
+#include "http/site.h"
+#include "precompressed.h"
+#include "respond.h"
+#include "server.h"
+#include "config.h"
+
+static uint64_t beneath = RESOLVE_BENEATH;
+
+void serve_follow_symlinks(bool on)
+{
+	beneath = on ? 0 : RESOLVE_BENEATH;
+}
+
+int open_beneath(int root_fd, const char *path, int flags)
+{
+	/* openat2 refuses O_PATH with any flag but a few (EINVAL). */
+	int extra = flags & O_PATH ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
+	struct open_how how = {
+		.flags = (uint64_t)(flags | extra),
+		.resolve = beneath | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd;
+
+	do {
+		fd = syscall(SYS_openat2, root_fd, path[0] ? path : ".", &how,
+			     sizeof(how));
+	} while (fd < 0 && errno == EAGAIN);
+	return (int)fd;
+}
+
+static void close_fd(void *arg)
+{
+	close((int)(intptr_t)arg);
+}
+
+/* Opens and registers the descriptor to be closed after the request. */
+static int open_for_request(struct exchange *rc, const char *path)
+{
+	/* O_NONBLOCK: opening a FIFO someone left under ROOT must not hang. */
+	int fd = open_beneath(rc->worker->server->root_fd, path,
+			      O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)fd)) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	return fd;
+}
+
+/* Stats path as a request opens it, so what it may not read fails: how
+ * the content cache checks its entries (a cache_stat_fn). */
+static int stat_readable(void *ctx, const char *path, struct stat *st)
+{
+	struct exchange *rc = ctx;
+	int fd = open_beneath(rc->worker->server->root_fd, path,
+			      O_RDONLY | O_NONBLOCK);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = fstat(fd, st);
+	close(fd);
+	return ret;
+}
+
+static void free_arg(void *arg)
+{
+	free(arg);
+}
+
+/*
+ * An error status, with the operator's page for it (--error-page) when
+ * there is one and it can be read, else the built-in page.
+ */
+static int respond_error(struct exchange *rc, int status)
+{
+	const char *page = site_error_page(rc->worker->server->site, status);
+	struct http_response_head h;
+	struct stat st;
+	char *body = NULL;
+	ssize_t got = -1;
+	int fd;
+
+	if (!page)
+		return respond_status(rc, status, NULL, 0);
+	fd = open_for_request(rc, page + 1);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= SITE_ERROR_PAGE_MAX)
+		body = malloc((size_t)st.st_size + 1);
+	if (body && coro_defer(rc->conn->coro, free_arg, body)) {
+		free(body);
+		body = NULL;
+	}
+	if (body)
+		got = pread(fd, body, (size_t)st.st_size, 0);
+	if (got < 0)
+		return respond_status(rc, status, NULL, 0);
+	if (http_status_closes(status))
+		rc->keep_alive = false;
+	respond_head_init(rc, &h, status);
+	h.content_type =
+		mime_map_type(rc->worker->server->mime, page, strlen(page));
+	h.allow_get_head = status == 405;
+	h.allow_options = true;
+	return respond_with_body(rc, &h, body, (size_t)got);
+}
+
+/* Reads a whole regular file of the given size into a new buffer. */
+static char *read_all(int fd, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	size_t got = 0;
+
+	while (buf && got < size) {
+		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+
+		if (n <= 0) {
+			free(buf);
+			return NULL; /* shrank under us: not cached */
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
+/*
+ * The cache key of rc->path: the path, and for a directory (a path ending
+ * in '/') listed in another order, that order after a NUL, so that one
+ * order's listing never answers for another.  Written in place: rc->path
+ * has room, and stays NUL-terminated at rc->path_len.
+ */
+static size_t cache_key(struct exchange *rc)
+{
+	size_t len = (size_t)rc->path_len;
+
+	if (rc->path[len - 1] != '/')
+		return len;
+	return http_listing_cache_key(rc->path, rc->path, len,
+				      http_listing_order_of(rc->buf, rc->req));
+}
+
+/* The fresh entry for key, or NULL. */
+static struct cache_entry *cache_find(struct exchange *rc, size_t key_len)
+{
+	struct worker *w = rc->worker;
+	struct cache_entry *e;
+
+	if (content_cache_lookup(w->cache, rc->path, key_len, w->now_ms,
+				 stat_readable, rc, &e) != CACHE_FRESH)
+		return NULL;
+	return e;
+}
+
+/*
+ * A cached entry for rc->path that is still fresh, or NULL.  A directory's
+ * index page is cached under the bare path and answers any order a query
+ * asks for; only a listing is cached per order.
+ */
+static struct cache_entry *cache_lookup(struct exchange *rc)
+{
+	size_t len = (size_t)rc->path_len, key_len = cache_key(rc);
+	struct cache_entry *e;
+
+	/* The key keeps the bare path NUL-terminated at len. */
+	if (key_len != len) {
+		e = cache_find(rc, len);
+		if (e && e->kind == CACHE_FILE)
+			return e;
+		if (e)
+			content_cache_put(e);
+	}
+	return cache_find(rc, key_len);
+}
+
+/* Whether a sibling found as sib may stand for the file st: a regular file
+ * not older than it (an older one predates the file's last change). */
+static bool sibling_usable(const struct stat *sib, const struct stat *st)
+{
+	return S_ISREG(sib->st_mode) &&
+	       (sib->st_mtim.tv_sec > st->st_mtim.tv_sec ||
+		(sib->st_mtim.tv_sec == st->st_mtim.tv_sec &&
+		 sib->st_mtim.tv_nsec >= st->st_mtim.tv_nsec));
+}
+
+/*
+ * Opens the sibling in precompressed[slot] ("FILE.gz", ...) beside file
+ * (len bytes, relative to ROOT) and fills sib with what it is.  Returns its
+ * descriptor, -1 when there is none or it cannot be opened; usable tells
+ * whether it may stand for the file st.
+ */
+static int open_sibling(struct exchange *rc, const char *file, size_t len,
+			unsigned slot, const struct stat *st, struct stat *sib,
+			bool *usable)
+{
+	char path[HTTP_PATH_MAX + PRECOMPRESSED_SUFFIX_MAX];
+	int fd;
+
+	*usable = false;
+	if (http_path_join(path, sizeof(path), file, len,
+			   precompressed[slot].suffix) < 0)
+		return -1;
+	fd = open_beneath(rc->worker->server->root_fd, path,
+			  O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, sib)) {
+		close(fd);
+		return -1;
+	}
+	*usable = sibling_usable(sib, st);
+	return fd;
+}
+
+/*
+ * The sibling in precompressed[slot] beside the file, not older than it, as
+ * its body in that coding: held when small, else sent from its descriptor.
+ */
+static void attach_sibling(struct exchange *rc, struct cache_entry *e,
+			   unsigned slot, const char *file, size_t len,
+			   const struct stat *st)
+{
+	struct content_cache *c = rc->worker->cache;
+	struct stat sib_st;
+	char *data = NULL;
+	bool usable;
+	int fd = open_sibling(rc, file, len, slot, st, &sib_st, &usable);
+
+	if (fd < 0) {
+		content_cache_set_sibling(c, e, slot, NULL, NULL, 0);
+		return;
+	}
+	if (usable && sib_st.st_size <= FILE_SENDFILE_MIN)
+		data = read_all(fd, (size_t)sib_st.st_size);
+	content_cache_set_sibling(c, e, slot, &sib_st, data,
+				  data ? (size_t)sib_st.st_size : 0);
+	if (usable && !data)
+		content_cache_rep_in_file(e, precompressed[slot].coding, fd,
+					  (size_t)sib_st.st_size,
+					  &e->sibling[slot].st);
+	else
+		close(fd);
+}
+
+/* Each precompressed sibling beside the file. */
+static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
+				 const char *file, size_t len,
+				 const struct stat *st)
+{
+	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
+		attach_sibling(rc, e, slot, file, len, st);
+}
+
+/* The codings precompressed siblings can be in, as HTTP_CODING_BIT()s. */
+static unsigned sibling_codings(void)
+{
+	unsigned bits = 0;
+
+	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
+		bits |= HTTP_CODING_BIT(precompressed[slot].coding);
+	return bits;
+}
+
+static unsigned sibling_slot(enum http_coding coding)
+{
+	unsigned slot = 0;
+
+	while (slot < PRECOMPRESSED_COUNT - 1 &&
+	       precompressed[slot].coding != coding)
+		slot++;
+	return slot;
+}
+
+/*
+ * Answers with a file the content cache does not hold, from the file
+ * itself or, when the client accepts one, a precompressed sibling.
+ */
+static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
+			     const char *file, const char *type,
+			     bool compressible)
+{
+	unsigned left = sibling_codings();
+	size_t len = strlen(file);
+
+	if (!compressible || exchange_range_requested(rc))
+		left = 0;
+	while (left) {
+		enum http_coding coding = request_coding(rc, left, 0);
+		struct stat sib;
+		bool usable;
+		int sfd;
+
+		if (coding == HTTP_CODING_IDENTITY)
+			break;
+		left &= ~HTTP_CODING_BIT(coding);
+		sfd = open_sibling(rc, file, len, sibling_slot(coding), st,
+				   &sib, &usable);
+		if (sfd < 0)
+			continue;
+		if (coro_defer(rc->conn->coro, close_fd,
+			       (void *)(intptr_t)sfd)) {
+			close(sfd);
+			return respond_error(rc, 503);
+		}
+		if (usable)
+			return respond_file(rc, sfd, &sib, type, compressible,
+					    coding);
+	}
+	return respond_file(rc, fd, st, type, compressible,
+			    HTTP_CODING_IDENTITY);
+}
+
+/*
+ * Answers with an open regular file through the cache: small ones read
+ * once (and compressed on demand), larger ones sent from the page cache by
+ * sendfile from a descriptor the entry keeps open; their body is read only
+ * as the source of compressed variants.  file is its path relative to ROOT.
+ */
+static int serve_file(struct exchange *rc, int fd, const struct stat *st,
+		      const char *file)
+{
+	struct worker *w = rc->worker;
+	size_t file_len = strlen(file);
+	const char *type = mime_map_type(w->server->mime, file, file_len);
+	bool compressible = w->server->compress && http_mime_compressible(type);
+	bool in_file = st->st_size > FILE_SENDFILE_MIN;
+	struct cache_entry *e;
+	char *body = NULL;
+	int keep = -1;
+
+	if (!content_cache_enabled(w->cache) ||
+	    (!in_file && st->st_size > CACHE_FILE_MAX))
+		return serve_file_direct(rc, fd, st, file, type, compressible);
+	if (st->st_size <= CACHE_FILE_MAX && (!in_file || compressible)) {
+		body = read_all(fd, (size_t)st->st_size);
+		if (!body)
+			return serve_file_direct(rc, fd, st, file, type,
+						 compressible);
+	}
+	if (in_file) {
+		keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (keep < 0) {
+			free(body);
+			return serve_file_direct(rc, fd, st, file, type,
+						 compressible);
+		}
+	}
+	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
+			    body ? (size_t)st->st_size : 0, st, file, type,
+			    compressible, w->now_ms);
+	if (!e) {
+		if (keep >= 0)
+			close(keep);
+		return respond_error(rc, 503);
+	}
+	if (in_file)
+		content_cache_rep_in_file(e, HTTP_CODING_IDENTITY, keep,
+					  (size_t)st->st_size, NULL);
+	if (e->compressible)
+		attach_precompressed(rc, e, file, file_len, st);
+	content_cache_link(w->cache, e);
+	return respond_entry(rc, e);
+}
+
+static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
+{
+	struct worker *w = rc->worker;
+	struct cache_entry *e;
+	size_t len;
+	char *html = build_dir_listing(
+		rc, dir_fd, http_listing_order_of(rc->buf, rc->req), &len);
+
+	if (!html)
+		return respond_error(rc, http_status_for_errno(errno));
+	e = cache_entry_new(rc->path, cache_key(rc), CACHE_LISTING, html, len,
+			    st, NULL, "text/html; charset=utf-8",
+			    w->server->compress, w->now_ms);
+	if (!e)
+		return respond_error(rc, 503);
+	content_cache_link(w->cache, e);
+	return respond_entry(rc, e);
+}
+
+/*
+ * Opens the first index (--index, by default index.html then index.htm)
+ * that is a regular file in the directory dir (relative to ROOT, len
+ * bytes, ending in '/'); its path goes to index.  Returns the descriptor,
+ * or -1.
+ */
+static int open_index(struct exchange *rc, const char *dir, size_t len,
+		      char *index, size_t cap, struct stat *st)
+{
+	const struct site *site = rc->worker->server->site;
+
+	for (unsigned int i = 0; i < site->nindex; i++) {
+		int fd;
+
+		if (http_path_join(index, cap, dir, len, site->index[i]) < 0)
+			continue;
+		fd = open_for_request(rc, index);
+		if (fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode))
+			return fd;
+	}
+	return -1;
+}
+
+static int serve_directory(struct exchange *rc, int dir_fd,
+			   const struct stat *dir_st)
+{
+	char *path = rc->path;
+	size_t len = (size_t)rc->path_len;
+	char index[HTTP_PATH_MAX + 256];
+	struct stat st;
+	int fd;
+
+	if (path[len - 1] != '/')
+		return respond_redirect(rc, path, len);
+	/* The index's path, relative to ROOT. */
+	fd = open_index(rc, path + 1, len - 1, index, sizeof(index), &st);
+	if (fd >= 0)
+		return serve_file(rc, fd, &st, index);
+	if (!rc->worker->server->listing || dir_fd < 0)
+		return respond_error(rc, 403);
+	return serve_listing(rc, dir_fd, dir_st);
+}
+
+/*
+ * A directory that may be searched but not read (mode 711, as ~/public_html
+ * often is) cannot be opened, but its index can: serve that, as nginx
+ * does.  Finding the index also shows that the path is a directory, before
+ * a missing trailing slash is redirected; without one the answer stays 403.
+ */
+static int serve_searchable_dir(struct exchange *rc)
+{
+	const char *path = rc->path;
+	size_t len = (size_t)rc->path_len;
+	char dir[HTTP_PATH_MAX + 1], index[HTTP_PATH_MAX + 257];
+	struct stat st;
+
+	/* The directory's path relative to ROOT, with its '/'. */
+	if (http_path_join(dir, sizeof(dir), path + 1, len - 1,
+			   path[len - 1] == '/' ? "" : "/") < 0 ||
+	    open_index(rc, dir, strlen(dir), index, sizeof(index), &st) < 0)
+		return respond_error(rc, 403);
+	return serve_directory(rc, -1, NULL);
+}
+
+/*
+ * --spa: a GET or HEAD of a missing path that names no file (no extension)
+ * is a route of a single-page app, answered with its page and 200.
+ * Returns 1 when it does not apply.
+ */
+static int serve_spa(struct exchange *rc)
+{
+	const char *page = rc->worker->server->site->spa;
+	struct stat st;
+	const char *type;
+	int fd;
+
+	if (!page ||
+	    (rc->req->method != HTTP_GET && rc->req->method != HTTP_HEAD) ||
+	    http_path_has_extension(rc->path, (size_t)rc->path_len))
+		return 1;
+	fd = open_for_request(rc, page + 1);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return 1;
+	type = mime_map_type(rc->worker->server->mime, page, strlen(page));
+	return respond_file(rc, fd, &st, type,
+			    rc->worker->server->compress &&
+				    http_mime_compressible(type),
+			    HTTP_CODING_IDENTITY);
+}
+
+int serve_request(struct exchange *rc)
+{
+	struct cache_entry *e;
+	struct stat st;
+	int fd;
+
+	rc->path_len = http_route(rc->buf, rc->req, rc->path);
+	if (rc->path_len < 0)
+		return respond_error(rc, -rc->path_len);
+	/* After the path is known: --header /PREFIX: rules apply to it. */
+	if (rc->req->method == HTTP_OPTIONS)
+		return respond_options(rc);
+	/* .git/, .env: not served unless --dotfiles. */
+	if (!rc->worker->server->site->dotfiles &&
+	    http_path_hidden(rc->path, (size_t)rc->path_len))
+		return respond_error(rc, 404);
+	e = cache_lookup(rc);
+	if (e) {
+		stats_add(&rc->worker->stats.cache_hits, 1);
+		return respond_entry(rc, e);
+	}
+	if (content_cache_enabled(rc->worker->cache))
+		stats_add(&rc->worker->stats.cache_misses, 1);
+
+	fd = open_for_request(rc, rc->path + 1);
+	if (fd < 0 && errno == EACCES)
+		return serve_searchable_dir(rc);
+	if (fd < 0) {
+		int status = http_status_for_errno(errno);
+		/* A missing route of a single-page app: its page. */
+		int spa = status == 404 ? serve_spa(rc) : 1;
+
+		return spa <= 0 ? spa : respond_error(rc, status);
+	}
+	if (fstat(fd, &st))
+		return respond_error(rc, 500);
+	if (S_ISDIR(st.st_mode))
+		return serve_directory(rc, fd, &st);
+	if (!S_ISREG(st.st_mode))
+		return respond_error(rc, 403);
+	return serve_file(rc, fd, &st, rc->path + 1);
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shapes shared by the event layer: the server (configuration, read-only
+ * once threads start), one worker per thread, and one conn per accepted
+ * socket, kept in a table indexed by file descriptor.  An entry belongs to
+ * the worker that accepted its descriptor until that worker closes it; no
+ * other thread reads or writes it meanwhile.
+ */
+#ifndef SEHTTPD_SERVER_H
+#define SEHTTPD_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+#include "access_log.h"
+#include "date_cache.h"
+#include "list.h"
+#include "metrics.h"
+#include "timer_wheel.h"
+
+struct coro;
+struct coro_pool;
+struct content_cache;
+struct compressor;
+struct mime_map;
+struct site;
+
+/* A coroutine yields this instead of epoll events to run again soon. */
+#define CONN_YIELD_TURN 0
+
+struct server {
+	int root_fd; /* O_PATH descriptor of ROOT; lookups stay beneath it */
+	uint32_t timeout_ms;
+	bool listing;
+	bool compress;
+	size_t cache_bytes; /* per thread */
+	bool access_log;
+	int access_log_fd; /* until the log writer takes it over */
+	struct log_writer *log_writer;
+	unsigned nworkers;
+	struct worker *workers;
+	struct conn *conns; /* indexed by fd */
+	unsigned max_fds;
+	/* Connections stop being accepted at max_conns, so that descriptors
+	 * remain for opening files; the rest wait in the backlog. */
+	unsigned max_conns;
+	atomic_uint open_conns;
+	bool proxy_protocol; /* a PROXY header precedes the first request */
+	const char *health_path; /* --health; health_len 0 when off */
+	uint32_t health_len;
+	uint32_t health_grace_ms;
+	atomic_bool draining; /* stopping soon: health checks fail */
+	const struct site *site; /* headers, index names, error pages... */
+	const struct mime_map *mime; /* NULL: the core's table */
+};
+
+struct worker {
+	struct server *server;
+	pthread_t thread;
+	int epoll_fd;
+	int listen_fd;
+	int stop_fd; /* eventfd: the main thread asks for shutdown */
+	atomic_bool force_stop; /* ... and then to cut off what is left */
+	atomic_bool finished; /* worker_run has returned */
+	bool stopping;
+	bool accept_paused;
+	uint64_t now_ms;
+	unsigned active; /* open connections */
+	struct list_head conns; /* this thread's open connections */
+	struct timer_wheel wheel;
+	struct timer accept_timer; /* resumes accepting after EMFILE */
+	struct coro_pool *pool;
+	struct content_cache *cache;
+	struct compressor *compressor;
+	struct date_cache date;
+	struct access_log_buffer log;
+	struct worker_stats stats; /* written by this thread only */
+};
+
+struct conn {
+	int fd;
+	bool open;
+	bool timed_out; /* the timer fired while the coroutine waited */
+	bool close_after; /* the coroutine decided to close */
+	bool maybe_more; /* the last read filled the buffer: read again */
+	bool turn; /* the timer is a short "run again" wake-up, no deadline */
+	bool registered; /* in the worker's epoll set */
+	uint32_t wait_events; /* what the suspended coroutine waits for */
+	struct worker *worker;
+	struct coro *coro; /* NULL while idle between requests */
+	struct list_head link; /* in worker->conns */
+	struct timer timer;
+	struct client_addr peer; /* for the access log */
+	uint64_t bytes_sent; /* so far, for the access log */
+	/*
+	 * The transfer under way, a response or a request body skipped, for
+	 * its deadline (conn_io.h): when it began and last made progress,
+	 * bytes_sent when it began and at the last look, and its bytes so
+	 * far (acknowledged by the client, or skipped).
+	 */
+	uint64_t xfer_start_ms;
+	uint64_t xfer_last_ms;
+	uint64_t xfer_base;
+	uint64_t xfer_sent;
+	uint64_t xfer_bytes;
+	bool proxy_pending; /* its PROXY header has yet to be read */
+};
+
+int worker_init(struct worker *w, struct server *s, int listen_fd);
+void *worker_run(void *arg);
+/* Asks the worker to stop accepting and drain; safe from another thread. */
+void worker_request_stop(struct worker *w);
+/* Then to cut off the responses still in flight; also safe. */
+void worker_force_stop(struct worker *w);
+void worker_destroy(struct worker *w);
+
+/* The coroutine body serving one connection (conn.c). */
+void http_conn_serve(struct coro *coro, void *data);
+
+#endif /* SEHTTPD_SERVER_H */

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One event loop per thread: its own SO_REUSEPORT listener, epoll instance,
+ * timing wheel and coroutine pool.  Sockets are registered once, edge-
+ * triggered for both directions; an event resumes a connection's coroutine
+ * only when it is what the coroutine waits for, so no epoll_ctl is needed
+ * per request.  A connection is registered only once it outlives its first
+ * turn: one answered and closed at once never costs an epoll_ctl.  An idle
+ * connection has no coroutine: one is taken from the pool when a request
+ * starts arriving and returned when the reply is sent.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock_ms.h"
+#include "compress.h"
+#include "cache.h"
+#include "coro.h"
+#include "conn.h"
+#include "server.h"
+
+#define MAX_EVENTS 256
+#define CORO_STACK_SIZE (128 * 1024)
+#define CORO_POOL_KEEP 64
+#define ACCEPT_PAUSE_MS 100
+/* The descriptors cached files may keep open, as a part of all: half of
+ * what connection_limit() leaves for files. */
+#define CACHE_FDS_PART 16
+
+int worker_init(struct worker *w, struct server *s, int listen_fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	int one = 1;
+
+	memset(w, 0, sizeof(*w));
+	w->server = s;
+	w->listen_fd = listen_fd;
+	w->now_ms = clock_ms();
+	timer_wheel_init(&w->wheel, w->now_ms);
+	timer_init(&w->accept_timer);
+	INIT_LIST_HEAD(&w->conns);
+	date_cache_update(&w->date);
+
+	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	w->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	w->pool =
+		coro_pool_new(CORO_STACK_SIZE, HTTP_CONN_EXTRA, CORO_POOL_KEEP);
+	w->cache = content_cache_new(s->cache_bytes);
+	if (w->cache)
+		content_cache_set_fd_limit(
+			w->cache, s->max_fds / CACHE_FDS_PART / s->nworkers);
+	w->compressor = s->compress ? compressor_new() : NULL;
+	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool || !w->cache ||
+	    (s->compress && !w->compressor))
+		return -1;
+	ev.data.u32 = (uint32_t)listen_fd;
+	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev))
+		return -1;
+	/* Accepted sockets inherit it: no setsockopt per connection.  Not a
+	 * TCP socket (one passed in, say): nothing to set. */
+	setsockopt(listen_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ev.data.u32 = (uint32_t)w->stop_fd;
+	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->stop_fd, &ev))
+		return -1;
+	return 0;
+}
+
+void worker_destroy(struct worker *w)
+{
+	content_cache_free(w->cache);
+	compressor_free(w->compressor);
+	if (w->pool)
+		coro_pool_free(w->pool);
+	if (w->epoll_fd >= 0)
+		close(w->epoll_fd);
+	if (w->stop_fd >= 0)
+		close(w->stop_fd);
+	if (w->listen_fd >= 0)
+		close(w->listen_fd);
+}
+
+void worker_request_stop(struct worker *w)
+{
+	uint64_t one = 1;
+
+	if (write(w->stop_fd, &one, sizeof(one)) < 0)
+		perror("sehttpd: eventfd");
+}
+
+void worker_force_stop(struct worker *w)
+{
+	atomic_store(&w->force_stop, true);
+	worker_request_stop(w); /* every write is a new edge */
+}
+
+static void conn_list_add(struct worker *w, struct conn *c)
+{
+	list_add(&c->link, &w->conns);
+	w->active++;
+}
+
+static void conn_list_del(struct worker *w, struct conn *c)
+{
+	list_del(&c->link);
+	w->active--;
+}
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+	int fd = c->fd;
+
+	if (c->coro) {
+		coro_release(c->coro);
+		c->coro = NULL;
+	}
+	timer_wheel_del(&w->wheel, &c->timer);
+	conn_list_del(w, c);
+	atomic_fetch_sub_explicit(&w->server->open_conns, 1,
+				  memory_order_relaxed);
+	c->open = false;
+	/*
+	 * Last: once the descriptor is closed another thread may accept a
+	 * connection with the same number and take over this table entry.
+	 */
+	close(fd); /* also drops it from the epoll set */
+}
+
+/*
+ * Adds c to the epoll set before it first waits.  Edge-triggered, yet
+ * nothing is missed: adding reports the readiness the socket has already.
+ */
+static int conn_register(struct worker *w, struct conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET };
+
+	if (c->registered)
+		return 0;
+	ev.data.u32 = (uint32_t)c->fd;
+	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, c->fd, &ev))
+		return -1;
+	c->registered = true;
+	return 0;
+}
+
+static void conn_resume(struct worker *w, struct conn *c)
+{
+	int r = coro_resume(c->coro);
+
+	if (r == CORO_FINISHED) {
+		coro_release(c->coro);
+		c->coro = NULL;
+		if (c->close_after || w->stopping || conn_register(w, c))
+			conn_close(w, c);
+		else if (!timer_pending(&c->timer)) /* idle needs a deadline */
+			timer_wheel_add(&w->wheel, &c->timer,
+					w->now_ms + w->server->timeout_ms);
+		return;
+	}
+	c->wait_events = (uint32_t)r;
+	if (conn_register(w, c)) {
+		/* Its pending I/O fails; it unwinds and closes. */
+		c->timed_out = true;
+		c->turn = true;
+		timer_wheel_add(&w->wheel, &c->timer, w->now_ms + 1);
+		return;
+	}
+	if (r == CONN_YIELD_TURN) {
+		/* After the next poll, not in this expiry pass. */
+		c->turn = true;
+		timer_wheel_add(&w->wheel, &c->timer, w->now_ms + 1);
+	}
+}
+
+static void conn_start(struct worker *w, struct conn *c)
+{
+	c->coro = coro_new(w->pool, http_conn_serve, c);
+	if (!c->coro) {
+		conn_close(w, c); /* out of memory: shed this client only */
+		return;
+	}
+	c->timed_out = false;
+	c->close_after = false;
+	conn_resume(w, c);
+}
+
+static void on_conn_timer(struct worker *w, struct conn *c)
+{
+	if (c->turn) {
+		c->turn = false;
+		conn_resume(w, c);
+	} else if (c->coro) {
+		c->timed_out = true; /* its pending I/O fails; it unwinds */
+		conn_resume(w, c);
+	} else {
+		conn_close(w, c);
+	}
+}
+
+static void set_accepting(struct worker *w, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN | EPOLLET : 0 };
+
+	ev.data.u32 = (uint32_t)w->listen_fd;
+	epoll_ctl(w->epoll_fd, EPOLL_CTL_MOD, w->listen_fd, &ev);
+	w->accept_paused = !on;
+}
+
+static void pause_accepting(struct worker *w)
+{
+	set_accepting(w, false);
+	timer_wheel_add(&w->wheel, &w->accept_timer,
+			w->now_ms + ACCEPT_PAUSE_MS);
+}
+
+static void accept_all(struct worker *w)
+{
+	struct server *s = w->server;
+
+	while (!w->stopping) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		struct conn *c;
+		int fd;
+
+		if (atomic_load_explicit(&s->open_conns,
+					 memory_order_relaxed) >=
+		    s->max_conns) {
+			pause_accepting(w);
+			return;
+		}
+		fd = accept4(w->listen_fd, (struct sockaddr *)&ss, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM) {
+				/*
+				 * Out of descriptors: leave the clients in
+				 * the backlog and look again shortly, rather
+				 * than spin on a listener that stays ready.
+				 */
+				pause_accepting(w);
+			}
+			return;
+		}
+		if ((unsigned)fd >= s->max_fds) {
+			close(fd);
+			continue;
+		}
+		c = &s->conns[fd];
+		*c = (struct conn){ .fd = fd, .open = true, .worker = w };
+		timer_init(&c->timer);
+		if (s->access_log)
+			client_addr_set(&c->peer, (struct sockaddr *)&ss);
+		c->proxy_pending = s->proxy_protocol;
+		conn_list_add(w, c);
+		stats_add(&w->stats.accepted, 1);
+		atomic_fetch_add_explicit(&s->open_conns, 1,
+					  memory_order_relaxed);
+		timer_wheel_add(&w->wheel, &c->timer,
+				w->now_ms + s->timeout_ms);
+		/* The request has usually arrived with the handshake. */
+		conn_start(w, c);
+	}
+}
+
+static void begin_stop(struct worker *w)
+{
+	struct conn *c, *next;
+
+	w->stopping = true;
+	epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->listen_fd, NULL);
+	close(w->listen_fd);
+	w->listen_fd = -1;
+	timer_wheel_del(&w->wheel, &w->accept_timer);
+	/* Idle connections go now; busy ones finish their reply first. */
+	list_for_each_entry_safe(c, next, &w->conns, link) {
+		if (!c->coro)
+			conn_close(w, c);
+	}
+	/*
+	 * Every busy connection has its own timer, which a reply that keeps
+	 * making progress keeps pushing back, and which cuts off one that
+	 * stalls; the main thread bounds the whole drain (cut_off_all).
+	 */
+}
+
+static void force_close_all(struct worker *w)
+{
+	while (!list_empty(&w->conns))
+		conn_close(w, list_first_entry(&w->conns, struct conn, link));
+}
+
+/*
+ * The drain is over: each busy connection fails its pending I/O as on a
+ * timeout, so that it unwinds and logs what it sent, then closes.
+ */
+static void cut_off_all(struct worker *w)
+{
+	struct conn *c, *next;
+
+	list_for_each_entry_safe(c, next, &w->conns, link) {
+		if (c->coro) {
+			c->timed_out = true;
+			c->turn = false;
+			conn_resume(w, c);
+		}
+	}
+	force_close_all(w); /* any that did not finish */
+}
+
+static void handle_event(struct worker *w, const struct epoll_event *ev)
+{
+	struct server *s = w->server;
+	int fd = (int)ev->data.u32;
+	struct conn *c;
+
+	if (fd == w->listen_fd) {
+		accept_all(w);
+		return;
+	}
+	if (fd == w->stop_fd) {
+		if (!w->stopping)
+			begin_stop(w);
+		if (atomic_load(&w->force_stop))
+			cut_off_all(w);
+		return;
+	}
+	c = &s->conns[fd];
+	if (!c->open)
+		return;
+	if (c->coro) {
+		/*
+		 * Bytes that arrive while the coroutine writes raise no
+		 * further edge: remember to read before going idle.
+		 */
+		if (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+			c->maybe_more = true;
+		/* A coroutine waiting its turn is resumed by the timer. */
+		if (c->wait_events &&
+		    (ev->events & (c->wait_events | EPOLLERR | EPOLLHUP)))
+			conn_resume(w, c);
+	} else if (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+		conn_start(w, c);
+	}
+}
+
+static void expire_timers(struct worker *w)
+{
+	struct timer *t;
+
+	while ((t = timer_wheel_expire(&w->wheel, w->now_ms))) {
+		if (t == &w->accept_timer) {
+			/* Re-arming reports a waiting backlog. */
+			set_accepting(w, true);
+			continue;
+		}
+		on_conn_timer(w, container_of(t, struct conn, timer));
+	}
+}
+
+/* The gauges --metrics reads, as of the end of this loop iteration. */
+static void publish_gauges(struct worker *w)
+{
+	unsigned busy =
+		coro_pool_mapped_count(w->pool) - coro_pool_free_count(w->pool);
+	size_t entries, bytes;
+
+	content_cache_usage(w->cache, &entries, &bytes);
+	stats_set(&w->stats.open_conns, w->active);
+	stats_set(&w->stats.idle_conns,
+		  w->active > busy ? w->active - busy : 0);
+	stats_set(&w->stats.cache_entries, entries);
+	stats_set(&w->stats.cache_bytes, bytes);
+}
+
+void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	struct server *s = w->server;
+	struct epoll_event events[MAX_EVENTS];
+
+	for (;;) {
+		int timeout = timer_wheel_next_timeout(&w->wheel, w->now_ms);
+		int n;
+
+		/* Descriptors the cache holds are looked at while idle too. */
+		if (content_cache_expire_fds(w->cache, w->now_ms) &&
+		    (timeout < 0 || timeout > CACHE_FD_IDLE_MS))
+			timeout = CACHE_FD_IDLE_MS;
+
+		if (w->stopping && w->active == 0)
+			break;
+		n = epoll_wait(w->epoll_fd, events, MAX_EVENTS, timeout);
+		if (n < 0 && errno != EINTR) {
+			perror("sehttpd: epoll_wait");
+			break;
+		}
+		w->now_ms = clock_ms();
+		date_cache_update(&w->date);
+		for (int i = 0; i < n; i++)
+			handle_event(w, &events[i]);
+		expire_timers(w);
+		if (w->log.len) {
+			access_log_flush(&w->log, s->log_writer);
+			stats_set(&w->stats.log_dropped, w->log.dropped);
+		}
+		publish_gauges(w);
+	}
+	force_close_all(w); /* only left after an epoll failure */
+	if (w->log.len)
+		access_log_flush(&w->log, s->log_writer);
+	atomic_store(&w->finished, true);
+	return NULL;
+}
