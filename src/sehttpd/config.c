@@ -275,7 +275,9 @@ int site_build(struct site *s, const struct options *opt,
 	size_t used = 0, need = 64;
 	uint64_t size;
 
-	*s = (struct site){ .dotfiles = opt->dotfiles, .spa = opt->spa };
+	*s = (struct site){ .http = { .dotfiles = opt->dotfiles,
+				      .listing = opt->listing,
+				      .spa = opt->spa } };
 	for (unsigned int i = 0; i < opt->nheaders; i++)
 		need += strlen(opt->headers[i]) + 4;
 	if (opt->cors)
@@ -313,12 +315,13 @@ int site_build(struct site *s, const struct options *opt,
 		s->cors = true;
 	}
 	for (unsigned int i = 0; i < opt->nindex; i++)
-		s->index[s->nindex++] = opt->index[i];
+		s->http.index[s->http.nindex++] = opt->index[i];
 	for (unsigned int i = 0; !opt->nindex && i < HTTP_DEFAULT_INDEX_COUNT;
 	     i++)
-		s->index[s->nindex++] = http_default_index[i];
+		s->http.index[s->http.nindex++] = http_default_index[i];
 	for (unsigned int i = 0; i < opt->nerror_pages; i++) {
-		struct site_error_page *p = &s->error_pages[s->nerror_pages++];
+		struct http_error_page *p =
+			&s->http.error_pages[s->http.nerror_pages++];
 
 		if (split_error_page(opt->error_pages[i], &p->status,
 				     &p->path)) {
@@ -341,8 +344,9 @@ int site_build(struct site *s, const struct options *opt,
 			return -1;
 		}
 	}
-	if (s->spa && open_page(ctx, s->spa + 1, &size)) {
-		snprintf(err, cap, "--spa %s: %s", s->spa, strerror(errno));
+	if (s->http.spa && open_page(ctx, s->http.spa + 1, &size)) {
+		snprintf(err, cap, "--spa %s: %s", s->http.spa,
+			 strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -352,14 +356,4 @@ void site_free(struct site *s)
 {
 	free(s->lines);
 	s->lines = NULL;
-}
-
-const char *site_error_page(const struct site *s, int status)
-{
-	/* The last one given for a status wins. */
-	for (unsigned int i = s->nerror_pages; i-- > 0;) {
-		if (s->error_pages[i].status == status)
-			return s->error_pages[i].path;
-	}
-	return NULL;
 }

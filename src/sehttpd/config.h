@@ -14,10 +14,11 @@
 #include <stdint.h>
 
 #include "http/response.h"
+#include "http/serve.h"
 
 #define SITE_MAX_HEADERS 32
-#define SITE_MAX_INDEX 8
-#define SITE_MAX_ERROR_PAGES 16
+#define SITE_MAX_INDEX HTTP_SITE_MAX_INDEX
+#define SITE_MAX_ERROR_PAGES HTTP_SITE_MAX_ERROR_PAGES
 /* Bytes of one --header argument; all of them fit in a response head. */
 #define SITE_HEADER_MAX 1024
 /* Bytes of all of them, so that every response head still fits. */
@@ -28,22 +29,13 @@
 
 struct options;
 
-struct site_error_page {
-	int status;
-	const char *path; /* from '/', beneath ROOT */
-};
-
 struct site {
 	/* One rule per --header, then --cors's (always, on every path). */
 	struct http_header_rule rules[SITE_MAX_HEADERS + 1];
 	size_t nrules;
 	bool cors; /* preflight requests are answered for an origin */
-	const char *index[SITE_MAX_INDEX];
-	unsigned int nindex;
-	struct site_error_page error_pages[SITE_MAX_ERROR_PAGES];
-	unsigned int nerror_pages;
-	const char *spa; /* NULL: off; else the page from '/' */
-	bool dotfiles; /* serve and list names starting with '.' */
+	/* Index names, error pages, --spa, listings, dotfiles. */
+	struct http_site http;
 	char *lines; /* the rules' header lines, one allocation */
 };
 
@@ -70,8 +62,5 @@ int site_build(struct site *s, const struct options *opt,
 	       int (*open_page)(void *ctx, const char *path, uint64_t *size),
 	       void *ctx, char *err, size_t cap);
 void site_free(struct site *s);
-
-/* The --error-page for status, or NULL. */
-const char *site_error_page(const struct site *s, int status);
 
 #endif /* SEHTTPD_CONFIG_H */

@@ -8,6 +8,7 @@
 
 #include "http/parser.h"
 #include "http/route.h"
+#include "http/serve.h"
 
 /* Memory beside each coroutine stack: the read buffer, then scratch. */
 #define HTTP_CONN_READ_BUF 32768
@@ -34,7 +35,7 @@ struct exchange {
 	int path_len;
 	/* Decoded and normalised, from '/' (http_route()); paths built from
 	 * it go to buffers of their own (http_path_join()). */
-	char path[HTTP_PATH_MAX];
+	char path[HTTP_SERVE_PATH_BUF];
 };
 
 /* A Range request: answered from the identity bytes, never compressed. */

@@ -24,7 +24,7 @@
 #include "http/site.h"
 #include "server.h"
 #include "config.h"
-#include "serve.h"
+#include "beneath.h"
 
 /*
  * What listings being built on one thread may hold at once (entries, names
@@ -130,7 +130,7 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 {
 	int fd = dup(dir_fd);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	bool dotfiles = rc->worker->server->site->dotfiles;
+	bool dotfiles = rc->worker->server->site->http.dotfiles;
 	struct dirent *de;
 
 	if (!dir) {

@@ -28,7 +28,7 @@
 #include "privileges.h"
 #include "server.h"
 #include "socket_activation.h"
-#include "serve.h"
+#include "beneath.h"
 
 #define EXIT_USAGE 2
 #define MAX_FDS_CAP (1u << 22)
@@ -74,7 +74,11 @@ static int open_site(struct server *s, struct site *site,
 {
 	char err[512];
 
-	serve_follow_symlinks(opt->follow_symlinks);
+	if (beneath_init(s->root_fd, opt->follow_symlinks)) {
+		fprintf(stderr, "sehttpd: cannot find ROOT's path: %s\n",
+			strerror(errno));
+		return -1;
+	}
 	if (site_build(site, opt, open_page, &s->root_fd, err, sizeof(err))) {
 		fprintf(stderr, "sehttpd: %s\n", err);
 		return -1;
@@ -358,7 +362,6 @@ int main(int argc, char **argv)
 		s.access_log_fd = -1; /* the writer's now */
 	}
 	s.timeout_ms = opt.timeout_ms;
-	s.listing = opt.listing;
 	s.compress = opt.compress;
 	s.proxy_protocol = opt.proxy_protocol;
 	s.health_path = opt.health;

@@ -8,12 +8,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -26,35 +24,13 @@
 #include "http/path.h"
 #include "http/response.h"
 #include "http/route.h"
+#include "http/serve.h"
 #include "http/site.h"
 #include "precompressed.h"
+#include "beneath.h"
 #include "respond.h"
 #include "server.h"
 #include "config.h"
-
-static uint64_t beneath = RESOLVE_BENEATH;
-
-void serve_follow_symlinks(bool on)
-{
-	beneath = on ? 0 : RESOLVE_BENEATH;
-}
-
-int open_beneath(int root_fd, const char *path, int flags)
-{
-	/* openat2 refuses O_PATH with any flag but a few (EINVAL). */
-	int extra = flags & O_PATH ? O_CLOEXEC : O_CLOEXEC | O_NOCTTY;
-	struct open_how how = {
-		.flags = (uint64_t)(flags | extra),
-		.resolve = beneath | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd;
-
-	do {
-		fd = syscall(SYS_openat2, root_fd, path[0] ? path : ".", &how,
-			     sizeof(how));
-	} while (fd < 0 && errno == EAGAIN);
-	return (int)fd;
-}
 
 static void close_fd(void *arg)
 {
@@ -105,7 +81,8 @@ static void free_arg(void *arg)
  */
 static int respond_error(struct exchange *rc, int status)
 {
-	const char *page = site_error_page(rc->worker->server->site, status);
+	const char *page =
+		http_site_error_page(&rc->worker->server->site->http, status);
 	struct http_response_head h;
 	struct stat st;
 	char *body = NULL;
@@ -411,135 +388,102 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 	return respond_entry(rc, e);
 }
 
-/*
- * Opens the first index (--index, by default index.html then index.htm)
- * that is a regular file in the directory dir (relative to ROOT, len
- * bytes, ending in '/'); its path goes to index.  Returns the descriptor,
- * or -1.
- */
-static int open_index(struct exchange *rc, const char *dir, size_t len,
-		      char *index, size_t cap, struct stat *st)
+/* Opens path (from '/') for the serving plan: http_serve_ops.open. */
+static int plan_open(void *ctx, const char *path, struct http_object *obj)
 {
-	const struct site *site = rc->worker->server->site;
+	struct exchange *rc = ctx;
+	int fd = open_beneath(rc->worker->server->root_fd, path + 1,
+			      O_RDONLY | O_NONBLOCK);
+	struct stat st;
 
-	for (unsigned int i = 0; i < site->nindex; i++) {
-		int fd;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int err = errno;
 
-		if (http_path_join(index, cap, dir, len, site->index[i]) < 0)
-			continue;
-		fd = open_for_request(rc, index);
-		if (fd >= 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode))
-			return fd;
+		close(fd);
+		return -err;
 	}
-	return -1;
+	obj->handle = (void *)(intptr_t)fd;
+	obj->type = S_ISREG(st.st_mode) ? HTTP_OBJECT_FILE :
+		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :
+					  HTTP_OBJECT_OTHER;
+	obj->hidden = !rc->worker->server->site->http.dotfiles &&
+		      beneath_hidden(fd);
+	return 0;
 }
 
-static int serve_directory(struct exchange *rc, int dir_fd,
-			   const struct stat *dir_st)
+static void plan_close(void *ctx, struct http_object *obj)
 {
-	char *path = rc->path;
-	size_t len = (size_t)rc->path_len;
-	char index[HTTP_PATH_MAX + 256];
-	struct stat st;
-	int fd;
-
-	if (path[len - 1] != '/')
-		return respond_redirect(rc, path, len);
-	/* The index's path, relative to ROOT. */
-	fd = open_index(rc, path + 1, len - 1, index, sizeof(index), &st);
-	if (fd >= 0)
-		return serve_file(rc, fd, &st, index);
-	if (!rc->worker->server->listing || dir_fd < 0)
-		return respond_error(rc, 403);
-	return serve_listing(rc, dir_fd, dir_st);
+	(void)ctx;
+	close((int)(intptr_t)obj->handle);
 }
 
-/*
- * A directory that may be searched but not read (mode 711, as ~/public_html
- * often is) cannot be opened, but its index can: serve that, as nginx
- * does.  Finding the index also shows that the path is a directory, before
- * a missing trailing slash is redirected; without one the answer stays 403.
- */
-static int serve_searchable_dir(struct exchange *rc)
+static void *plan_cache_probe(void *ctx, char *path, size_t len)
 {
-	const char *path = rc->path;
-	size_t len = (size_t)rc->path_len;
-	char dir[HTTP_PATH_MAX + 1], index[HTTP_PATH_MAX + 257];
-	struct stat st;
+	struct exchange *rc = ctx;
 
-	/* The directory's path relative to ROOT, with its '/'. */
-	if (http_path_join(dir, sizeof(dir), path + 1, len - 1,
-			   path[len - 1] == '/' ? "" : "/") < 0 ||
-	    open_index(rc, dir, strlen(dir), index, sizeof(index), &st) < 0)
-		return respond_error(rc, 403);
-	return serve_directory(rc, -1, NULL);
+	struct cache_entry *e;
+
+	(void)path; /* rc->path */
+	rc->path_len = (int)len;
+	e = cache_lookup(rc);
+	if (!e && content_cache_enabled(rc->worker->cache))
+		stats_add(&rc->worker->stats.cache_misses, 1);
+	return e;
 }
 
-/*
- * --spa: a GET or HEAD of a missing path that names no file (no extension)
- * is a route of a single-page app, answered with its page and 200.
- * Returns 1 when it does not apply.
- */
-static int serve_spa(struct exchange *rc)
+static const struct http_serve_ops plan_ops = {
+	.open = plan_open,
+	.close = plan_close,
+	.cache_probe = plan_cache_probe,
+};
+
+/* Carries out the plan for an object it opened, which the request keeps. */
+static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 {
-	const char *page = rc->worker->server->site->spa;
-	struct stat st;
+	struct server *s = rc->worker->server;
+	int fd = (int)(intptr_t)p->obj.handle;
 	const char *type;
-	int fd;
+	struct stat st;
 
-	if (!page ||
-	    (rc->req->method != HTTP_GET && rc->req->method != HTTP_HEAD) ||
-	    http_path_has_extension(rc->path, (size_t)rc->path_len))
-		return 1;
-	fd = open_for_request(rc, page + 1);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return 1;
-	type = mime_map_type(rc->worker->server->mime, page, strlen(page));
-	return respond_file(rc, fd, &st, type,
-			    rc->worker->server->compress &&
-				    http_mime_compressible(type),
-			    HTTP_CODING_IDENTITY);
+	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)fd)) {
+		close(fd);
+		return respond_error(rc, 503);
+	}
+	if (fstat(fd, &st))
+		return respond_error(rc, 500);
+	switch (p->action) {
+	case HTTP_SERVE_FILE:
+		return serve_file(rc, fd, &st, p->file + 1);
+	case HTTP_SERVE_LISTING:
+		return serve_listing(rc, fd, &st);
+	default: /* HTTP_SERVE_SPA */
+		type = mime_map_type(s->mime, p->file, p->file_len);
+		return respond_file(rc, fd, &st, type,
+				    s->compress && http_mime_compressible(type),
+				    HTTP_CODING_IDENTITY);
+	}
 }
 
 int serve_request(struct exchange *rc)
 {
-	struct cache_entry *e;
-	struct stat st;
-	int fd;
+	const struct site *site = rc->worker->server->site;
+	struct http_serve_plan p;
 
-	rc->path_len = http_route(rc->buf, rc->req, rc->path);
-	if (rc->path_len < 0)
-		return respond_error(rc, -rc->path_len);
-	/* After the path is known: --header /PREFIX: rules apply to it. */
-	if (rc->req->method == HTTP_OPTIONS)
+	http_serve(&site->http, rc->buf, rc->req, rc->path, &plan_ops, rc, &p);
+	rc->path_len = p.path_len;
+	switch (p.action) {
+	case HTTP_SERVE_STATUS:
+		return respond_error(rc, p.status);
+	case HTTP_SERVE_OPTIONS:
 		return respond_options(rc);
-	/* .git/, .env: not served unless --dotfiles. */
-	if (!rc->worker->server->site->dotfiles &&
-	    http_path_hidden(rc->path, (size_t)rc->path_len))
-		return respond_error(rc, 404);
-	e = cache_lookup(rc);
-	if (e) {
+	case HTTP_SERVE_REDIRECT:
+		return respond_redirect(rc, rc->path, (size_t)rc->path_len);
+	case HTTP_SERVE_ENTRY:
 		stats_add(&rc->worker->stats.cache_hits, 1);
-		return respond_entry(rc, e);
+		return respond_entry(rc, p.entry);
+	default:
+		return serve_object(rc, &p);
 	}
-	if (content_cache_enabled(rc->worker->cache))
-		stats_add(&rc->worker->stats.cache_misses, 1);
-
-	fd = open_for_request(rc, rc->path + 1);
-	if (fd < 0 && errno == EACCES)
-		return serve_searchable_dir(rc);
-	if (fd < 0) {
-		int status = http_status_for_errno(errno);
-		/* A missing route of a single-page app: its page. */
-		int spa = status == 404 ? serve_spa(rc) : 1;
-
-		return spa <= 0 ? spa : respond_error(rc, status);
-	}
-	if (fstat(fd, &st))
-		return respond_error(rc, 500);
-	if (S_ISDIR(st.st_mode))
-		return serve_directory(rc, fd, &st);
-	if (!S_ISREG(st.st_mode))
-		return respond_error(rc, 403);
-	return serve_file(rc, fd, &st, rc->path + 1);
 }

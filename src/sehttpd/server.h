@@ -35,7 +35,6 @@ struct site;
 struct server {
 	int root_fd; /* O_PATH descriptor of ROOT; lookups stay beneath it */
 	uint32_t timeout_ms;
-	bool listing;
 	bool compress;
 	size_t cache_bytes; /* per thread */
 	bool access_log;

@@ -41,11 +41,11 @@ TEST(defaults)
 	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
 		     0);
 	CHECK_EQ_INT(s.nrules, 0);
-	CHECK(!s.cors && !s.dotfiles && !s.spa);
-	CHECK_EQ_INT(s.nindex, 2);
-	CHECK_EQ_STR(s.index[0], "index.html");
-	CHECK_EQ_STR(s.index[1], "index.htm");
-	CHECK(site_error_page(&s, 404) == NULL);
+	CHECK(!s.cors && !s.http.dotfiles && !s.http.spa);
+	CHECK_EQ_INT(s.http.nindex, 2);
+	CHECK_EQ_STR(s.http.index[0], "index.html");
+	CHECK_EQ_STR(s.http.index[1], "index.htm");
+	CHECK(http_site_error_page(&s.http, 404) == NULL);
 	site_free(&s);
 }
 
@@ -78,13 +78,13 @@ TEST(rules_and_pages)
 		      "Access-Control-Allow-Origin: https://a.example\r\n"
 		      "Vary: Origin\r\n",
 		      true));
-	CHECK(s.cors && s.dotfiles);
-	CHECK_EQ_INT(s.nindex, 1);
-	CHECK_EQ_STR(s.index[0], "home.htm");
-	CHECK_EQ_STR(site_error_page(&s, 404), "/e/other.html");
-	CHECK_EQ_STR(site_error_page(&s, 500), "/e/500.html");
-	CHECK(site_error_page(&s, 403) == NULL);
-	CHECK_EQ_STR(s.spa, "/app.html");
+	CHECK(s.cors && s.http.dotfiles);
+	CHECK_EQ_INT(s.http.nindex, 1);
+	CHECK_EQ_STR(s.http.index[0], "home.htm");
+	CHECK_EQ_STR(http_site_error_page(&s.http, 404), "/e/other.html");
+	CHECK_EQ_STR(http_site_error_page(&s.http, 500), "/e/500.html");
+	CHECK(http_site_error_page(&s.http, 403) == NULL);
+	CHECK_EQ_STR(s.http.spa, "/app.html");
 	site_free(&s);
 
 	opt = (struct options){ .cors = "*" };

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+#include "serve.h"
+
+#include "response.h"
+#include "site.h"
+
+const char *http_site_error_page(const struct http_site *site, int status)
+{
+	for (unsigned int i = site->nerror_pages; i-- > 0;) {
+		if (site->error_pages[i].status == status)
+			return site->error_pages[i].path;
+	}
+	return NULL;
+}
+
+static void plan_status(struct http_serve_plan *plan, int status)
+{
+	plan->action = HTTP_SERVE_STATUS;
+	plan->status = status;
+}
+
+/*
+ * Opens path for serving: an object reached through a link to a hidden
+ * name is not there at all, unless dotfiles are on.
+ */
+static int open_visible(const struct http_site *site,
+			const struct http_serve_ops *ops, void *ctx,
+			const char *path, struct http_object *obj)
+{
+	int err = ops->open(ctx, path, obj);
+
+	if (err)
+		return err;
+	if (obj->hidden && !site->dotfiles) {
+		ops->close(ctx, obj);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * Opens the first index name that is a regular file in the directory
+ * path[0, len) (with its '/'), joined in place; returns its length, or 0.
+ */
+static size_t open_index(const struct http_site *site,
+			 const struct http_serve_ops *ops, void *ctx,
+			 char *path, size_t len, struct http_object *obj)
+{
+	for (unsigned int i = 0; i < site->nindex; i++) {
+		size_t n = strlen(site->index[i]);
+
+		if (len + n >= HTTP_SERVE_PATH_BUF)
+			continue;
+		memcpy(path + len, site->index[i], n + 1);
+		if (open_visible(site, ops, ctx, path, obj))
+			continue;
+		if (obj->type == HTTP_OBJECT_FILE)
+			return len + n;
+		ops->close(ctx, obj);
+	}
+	path[len] = '\0';
+	return 0;
+}
+
+static void plan_file(struct http_serve_plan *plan, enum http_serve_action a,
+		      const struct http_object *obj, const char *file,
+		      size_t len)
+{
+	plan->action = a;
+	plan->obj = *obj;
+	plan->file = file;
+	plan->file_len = len;
+}
+
+/* A directory: its index, else its listing. */
+static void plan_dir(const struct http_site *site,
+		     const struct http_serve_ops *ops, void *ctx, char *path,
+		     size_t len, struct http_object *dir,
+		     struct http_serve_plan *plan)
+{
+	struct http_object index;
+	size_t n;
+
+	if (path[len - 1] != '/') {
+		ops->close(ctx, dir);
+		plan->action = HTTP_SERVE_REDIRECT;
+		return;
+	}
+	n = open_index(site, ops, ctx, path, len, &index);
+	if (n) {
+		ops->close(ctx, dir);
+		plan_file(plan, HTTP_SERVE_FILE, &index, path, n);
+		return;
+	}
+	if (!site->listing) {
+		ops->close(ctx, dir);
+		plan_status(plan, 403);
+		return;
+	}
+	plan->action = HTTP_SERVE_LISTING;
+	plan->obj = *dir;
+}
+
+/*
+ * A directory that may be searched but not read (mode 711, as ~/public_html
+ * often is) cannot be listed, but its index can be served, as nginx does.
+ * Finding the index also shows that the path is a directory, before a
+ * missing trailing slash is redirected; without one the answer is 403.
+ */
+static void plan_searchable_dir(const struct http_site *site,
+				const struct http_serve_ops *ops, void *ctx,
+				char *path, size_t len,
+				struct http_serve_plan *plan)
+{
+	bool slash = path[len - 1] == '/';
+	struct http_object index;
+	size_t dir_len = len + !slash, n;
+
+	if (dir_len >= HTTP_SERVE_PATH_BUF) {
+		plan_status(plan, 403);
+		return;
+	}
+	path[len] = '/';
+	n = open_index(site, ops, ctx, path, dir_len, &index);
+	path[len] = '\0';
+	if (!n) {
+		plan_status(plan, 403);
+		return;
+	}
+	if (!slash) {
+		ops->close(ctx, &index);
+		plan->action = HTTP_SERVE_REDIRECT;
+		return;
+	}
+	plan_file(plan, HTTP_SERVE_FILE, &index, path, n);
+}
+
+/*
+ * --spa: a GET or HEAD of a missing path that names no file (no extension)
+ * is a route of a single-page app, answered with its page.
+ */
+static bool plan_spa(const struct http_site *site,
+		     const struct http_serve_ops *ops, void *ctx,
+		     const struct http_request *req, const char *path,
+		     size_t len, struct http_serve_plan *plan)
+{
+	struct http_object page;
+
+	if (!site->spa ||
+	    (req->method != HTTP_GET && req->method != HTTP_HEAD) ||
+	    http_path_has_extension(path, len))
+		return false;
+	if (ops->open(ctx, site->spa, &page))
+		return false;
+	if (page.type != HTTP_OBJECT_FILE) {
+		ops->close(ctx, &page);
+		return false;
+	}
+	plan_file(plan, HTTP_SERVE_SPA, &page, site->spa, strlen(site->spa));
+	return true;
+}
+
+void http_serve(const struct http_site *site, const char *buf,
+		const struct http_request *req, char *path,
+		const struct http_serve_ops *ops, void *ctx,
+		struct http_serve_plan *plan)
+{
+	struct http_object obj;
+	size_t len;
+	int ret;
+
+	memset(plan, 0, sizeof(*plan));
+	ret = http_route(buf, req, path);
+	plan->path_len = ret;
+	if (ret < 0) {
+		plan_status(plan, -ret);
+		return;
+	}
+	len = (size_t)ret;
+	/* After the path is known: header rules for its prefix apply. */
+	if (req->method == HTTP_OPTIONS) {
+		plan->action = HTTP_SERVE_OPTIONS;
+		return;
+	}
+	/* .git/, .env: not served unless dotfiles are on. */
+	if (!site->dotfiles && http_path_hidden(path, len)) {
+		plan_status(plan, 404);
+		return;
+	}
+	plan->entry = ops->cache_probe(ctx, path, len);
+	path[len] = '\0';
+	if (plan->entry) {
+		plan->action = HTTP_SERVE_ENTRY;
+		return;
+	}
+	ret = open_visible(site, ops, ctx, path, &obj);
+	if (ret == -EACCES) {
+		plan_searchable_dir(site, ops, ctx, path, len, plan);
+		return;
+	}
+	if (ret) {
+		int status = http_status_for_errno(-ret);
+
+		if (status != 404 ||
+		    !plan_spa(site, ops, ctx, req, path, len, plan))
+			plan_status(plan, status);
+		return;
+	}
+	switch (obj.type) {
+	case HTTP_OBJECT_DIR:
+		plan_dir(site, ops, ctx, path, len, &obj, plan);
+		return;
+	case HTTP_OBJECT_FILE:
+		if (path[len - 1] != '/') {
+			plan_file(plan, HTTP_SERVE_FILE, &obj, path, len);
+			return;
+		}
+		/* "/file/": no such directory. */
+		ops->close(ctx, &obj);
+		plan_status(plan, 404);
+		return;
+	case HTTP_OBJECT_OTHER:
+		break;
+	}
+	ops->close(ctx, &obj);
+	plan_status(plan, 403);
+}

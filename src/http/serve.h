@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The serving plan: in which order a static site answers a request, written
+ * once for both servers.  The server supplies the file-system operations
+ * (open beneath ROOT, probe its cache) and carries out the answer the plan
+ * returns; every decision between the two is taken here.
+ */
+#ifndef HTTP_SERVE_H
+#define HTTP_SERVE_H
+
+#include "compat.h"
+#include "parser.h"
+#include "route.h"
+
+/* Longest index name (--index, index_names=). */
+#define HTTP_INDEX_NAME_MAX 255
+/* Room for a request path with an index name joined to it. */
+#define HTTP_SERVE_PATH_BUF (HTTP_PATH_MAX + HTTP_INDEX_NAME_MAX + 1)
+
+#define HTTP_SITE_MAX_INDEX 8
+#define HTTP_SITE_MAX_ERROR_PAGES 16
+
+struct http_error_page {
+	int status;
+	const char *path; /* from '/', beneath ROOT */
+};
+
+/* What a site serves, as both servers are configured. */
+struct http_site {
+	const char *index[HTTP_SITE_MAX_INDEX]; /* names tried in order */
+	unsigned int nindex;
+	struct http_error_page error_pages[HTTP_SITE_MAX_ERROR_PAGES];
+	unsigned int nerror_pages;
+	const char *spa; /* NULL: off; else the page, from '/' */
+	bool listing; /* list directories without an index (else 403) */
+	bool dotfiles; /* serve and list names starting with '.' */
+};
+
+/* The operator's page for an error status, or NULL (the last given wins). */
+const char *http_site_error_page(const struct http_site *site, int status);
+
+enum http_object_type {
+	HTTP_OBJECT_FILE, /* a regular file */
+	HTTP_OBJECT_DIR,
+	HTTP_OBJECT_OTHER, /* a FIFO, a socket, a device: never served */
+};
+
+/* Something opened beneath ROOT, held by the server until it closes it. */
+struct http_object {
+	void *handle; /* the server's: a descriptor, a struct file */
+	enum http_object_type type;
+	/* Reached through a link whose target has a hidden name (.git). */
+	bool hidden;
+};
+
+struct http_serve_ops {
+	/*
+	 * Opens path (from '/', NUL-terminated; "/" is ROOT) beneath ROOT and
+	 * says what it is.  Returns 0, or a negative errno (-EACCES for a
+	 * directory that may be searched but not read, as open(2) says).
+	 */
+	int (*open)(void *ctx, const char *path, struct http_object *obj);
+	/* Gives back what open() opened and the plan does not use. */
+	void (*close)(void *ctx, struct http_object *obj);
+	/*
+	 * A fresh cached answer for the routed path (len bytes in a buffer of
+	 * HTTP_SERVE_PATH_BUF, which it may use past len as scratch), or NULL.
+	 */
+	void *(*cache_probe)(void *ctx, char *path, size_t len);
+};
+
+enum http_serve_action {
+	HTTP_SERVE_STATUS, /* a status page: the error page when there is one */
+	HTTP_SERVE_OPTIONS, /* 204 with Allow, or a CORS preflight's answer */
+	HTTP_SERVE_REDIRECT, /* 301 to the directory's path with its '/' */
+	HTTP_SERVE_ENTRY, /* the answer cache_probe found */
+	HTTP_SERVE_FILE, /* obj, a regular file at file */
+	HTTP_SERVE_LISTING, /* obj, the directory at the request path */
+	HTTP_SERVE_SPA, /* obj, the single-page app's page, with 200 */
+};
+
+struct http_serve_plan {
+	enum http_serve_action action;
+	int status; /* HTTP_SERVE_STATUS; the server adds the error page */
+	struct http_object obj; /* FILE, LISTING, SPA */
+	/* FILE, SPA: what obj is, from '/' (its name gives its type) */
+	const char *file;
+	size_t file_len;
+	void *entry; /* HTTP_SERVE_ENTRY */
+	int path_len; /* the routed path's length, once routed */
+};
+
+/*
+ * Plans the answer to a GET, HEAD or OPTIONS request (buf holds its bytes,
+ * req their offsets) of the site.  path (HTTP_SERVE_PATH_BUF bytes) gets the
+ * routed path (path_len bytes; for an index, the index's name follows it,
+ * so path[path_len] may not be NUL), and holds the names the plan points
+ * to: the plan is valid while path is.  The plan's object, if any, is the
+ * caller's to close.
+ */
+void http_serve(const struct http_site *site, const char *buf,
+		const struct http_request *req, char *path,
+		const struct http_serve_ops *ops, void *ctx,
+		struct http_serve_plan *plan);
+
+#endif /* HTTP_SERVE_H */
