@@ -93,29 +93,35 @@ static void free_entries(struct http_dirents *d)
 }
 
 /* Fills size, mtime and type; a symlink is described by its target only
- * when that stays beneath ROOT. */
-static void stat_entry(struct exchange *rc, int dir_fd, const char *name,
-		       struct http_listing_entry *e)
+ * when that stays beneath ROOT.  Returns -1 for a link to a hidden name. */
+static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
+		      struct http_listing_entry *e)
 {
 	struct stat st;
 
 	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return;
+		return 0;
 	if (S_ISLNK(st.st_mode)) {
 		size_t dlen = (size_t)rc->path_len - 1, nlen = strlen(name);
 		char path[HTTP_PATH_MAX + 256];
 		int fd;
 
 		if (dlen + nlen + 1 > sizeof(path))
-			return;
+			return 0;
 		memcpy(path, rc->path + 1, dlen);
 		memcpy(path + dlen, name, nlen + 1);
 		fd = open_beneath(rc->worker->server->root_fd, path, O_PATH);
 		if (fd < 0)
-			return;
+			return 0;
+		/* "innocent -> .git/config" is not listed, as .git is not. */
+		if (!rc->worker->server->site->http.dotfiles &&
+		    beneath_hidden(fd)) {
+			close(fd);
+			return -1;
+		}
 		if (fstat(fd, &st)) {
 			close(fd);
-			return;
+			return 0;
 		}
 		close(fd);
 	}
@@ -123,6 +129,7 @@ static void stat_entry(struct exchange *rc, int dir_fd, const char *name,
 	e->has_stat = true;
 	e->size = (uint64_t)st.st_size;
 	e->mtime = st.st_mtim.tv_sec;
+	return 0;
 }
 
 static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
@@ -140,7 +147,7 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 	}
 	while ((de = readdir(dir))) {
 		const char *name = de->d_name;
-		struct http_listing_entry *e;
+		struct http_listing_entry found = { 0 }, *e;
 
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
@@ -148,12 +155,17 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 		    http_entry_hidden(rc->path, (size_t)rc->path_len, name,
 				      strlen(name)))
 			continue;
+		if (stat_entry(rc, dir_fd, name, &found))
+			continue;
 		e = http_dirents_add(d, name, strlen(name));
 		if (!e) {
 			closedir(dir);
 			return -1;
 		}
-		stat_entry(rc, dir_fd, name, e);
+		e->is_dir = found.is_dir;
+		e->has_stat = found.has_stat;
+		e->size = found.size;
+		e->mtime = found.mtime;
 		if (take_turns(rc, slice)) {
 			closedir(dir);
 			return -1;

@@ -211,7 +211,9 @@ static int open_sibling(struct exchange *rc, const char *file, size_t len,
 			  O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, sib)) {
+	/* "x.css.gz -> .env" stands for nothing. */
+	if ((!rc->worker->server->site->http.dotfiles && beneath_hidden(fd)) ||
+	    fstat(fd, sib)) {
 		close(fd);
 		return -1;
 	}

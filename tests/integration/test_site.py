@@ -2,6 +2,7 @@
 default), and sehttpd's --header, --cors, --index, --error-page, --spa,
 --dotfiles and --follow-symlinks."""
 
+import gzip
 import os
 import re
 import unittest
@@ -53,6 +54,33 @@ class DefaultsTest(ServerTestCase):
         resp = self.get('/dots/')
         self.assertEqual(resp.status, 200, resp.describe())
         self.assertEqual(listed_names(resp.body), {'visible.txt'})
+
+    def test_links_to_dotfiles_are_404(self):
+        for path in ('/dotlinks/innocent', '/dotlinks/gitlink/config',
+                     '/dotlinks/gitlink/', '/dotlinks/envlink'):
+            with self.subTest(path=path):
+                resp = self.get(path)
+                self.assert_error(resp, 404)
+                self.assertNotIn(b'[core]', resp.body)
+                self.assertNotIn(b'DOTFILE-', resp.body)
+
+    def test_links_to_dotfiles_not_listed(self):
+        resp = self.get('/dotlinks/')
+        self.assertEqual(resp.status, 200, resp.describe())
+        self.assertEqual(listed_names(resp.body),
+                         {'visible.txt', 'app.css'})
+
+    def test_sibling_linked_to_dotfile_unused(self):
+        want = self.tree.files['/dotlinks/app.css']
+        for _ in range(2):  # filling the cache, then from it
+            resp = self.get('/dotlinks/app.css',
+                            headers=[('Accept-Encoding', 'gzip')])
+            self.assertEqual(resp.status, 200, resp.describe())
+            self.assertNotIn(b'DOTFILE-', resp.body)
+            body = resp.body
+            if resp.header('Content-Encoding') == 'gzip':
+                body = gzip.decompress(body)
+            self.assertEqual(body, want)
 
     def test_well_known_is_served(self):
         resp = self.get('/.well-known/security.txt')
@@ -477,6 +505,31 @@ class FileFlagTest(FlagTest):
                                  '.well-known'})
         self.assertEqual(listed_names(self.get(t, '/.git/').body),
                          {'config'})
+        t.server.stop()
+
+    def test_well_known_linked_to_git_is_404(self):
+        """A ROOT whose .well-known is a link to .git serves none of it,
+        nor lists it; with --dotfiles both are what they are."""
+        root = os.path.join(temp_dir(), 'www')
+        os.makedirs(os.path.join(root, '.git'))
+        with open(os.path.join(root, '.git', 'config'), 'wb') as fh:
+            fh.write(b'[core]\nSECRET-URL\n')
+        with open(os.path.join(root, 'page.txt'), 'wb') as fh:
+            fh.write(b'page\n')
+        os.symlink('.git', os.path.join(root, '.well-known'))
+        t = self.start('--index', 'none.html', root=root)
+        for path in ('/.well-known/config', '/.well-known/'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual(r.status, 404, r.describe())
+                self.assertNotIn(b'SECRET-URL', r.body)
+        self.assertEqual(listed_names(self.get(t, '/').body), {'page.txt'})
+        t.server.stop()
+        t = self.start('--dotfiles', '--index', 'none.html', root=root)
+        r = self.get(t, '/.well-known/config')
+        self.assertEqual((r.status, r.body), (200, b'[core]\nSECRET-URL\n'))
+        self.assertEqual(listed_names(self.get(t, '/').body),
+                         {'page.txt', '.git', '.well-known'})
         t.server.stop()
 
     def test_well_known_listed_in_root(self):
