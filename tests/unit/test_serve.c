@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/* The serving plan, over a file system and a cache made up here. */
+#include "harness.h"
+
+#include "http/serve.h"
+
+struct fake_node {
+	const char *path; /* from '/' */
+	enum http_object_type type;
+	bool hidden; /* a link to a hidden name */
+	int err; /* open fails with -err */
+};
+
+struct fake_fs {
+	const struct fake_node *nodes;
+	const char *cached; /* the one path the cache holds, or NULL */
+	int open; /* objects opened and not closed */
+	int opens;
+};
+
+static const struct fake_node site_nodes[] = {
+	{ "/", HTTP_OBJECT_DIR },
+	{ "/a.txt", HTTP_OBJECT_FILE },
+	{ "/app.js", HTTP_OBJECT_FILE },
+	{ "/spa.html", HTTP_OBJECT_FILE },
+	{ "/404.html", HTTP_OBJECT_FILE },
+	{ "/fifo", HTTP_OBJECT_OTHER },
+	{ "/innocent", HTTP_OBJECT_FILE, true },
+	{ "/noindex", HTTP_OBJECT_DIR },
+	{ "/both", HTTP_OBJECT_DIR },
+	{ "/both/index.html", HTTP_OBJECT_FILE },
+	{ "/both/index.htm", HTTP_OBJECT_FILE },
+	{ "/htm", HTTP_OBJECT_DIR },
+	{ "/htm/index.html", HTTP_OBJECT_DIR }, /* not a file: skipped */
+	{ "/htm/index.htm", HTTP_OBJECT_FILE },
+	{ "/hiddenindex", HTTP_OBJECT_DIR },
+	{ "/hiddenindex/index.html", HTTP_OBJECT_FILE, true },
+	{ "/searchable", 0, false, EACCES },
+	{ "/searchable/index.html", HTTP_OBJECT_FILE },
+	{ "/locked", 0, false, EACCES },
+	{ "/busy", 0, false, EMFILE },
+	{ NULL },
+};
+
+static int fake_open(void *ctx, const char *path, struct http_object *obj)
+{
+	struct fake_fs *fs = ctx;
+
+	for (const struct fake_node *n = fs->nodes; n->path; n++) {
+		size_t len = strlen(n->path);
+
+		/* "/dir/" names what "/dir" does, as open(2) takes it. */
+		if (strncmp(path, n->path, len) ||
+		    (path[len] && strcmp(path + len, "/")))
+			continue;
+		if (n->err)
+			return -n->err;
+		if (path[len] && n->type != HTTP_OBJECT_DIR &&
+		    n->type != HTTP_OBJECT_FILE)
+			return -ENOTDIR;
+		obj->handle = (void *)n;
+		obj->type = n->type;
+		obj->hidden = n->hidden;
+		fs->open++;
+		fs->opens++;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void fake_close(void *ctx, struct http_object *obj)
+{
+	struct fake_fs *fs = ctx;
+
+	CHECK(obj->handle != NULL);
+	fs->open--;
+}
+
+static void *fake_cache_probe(void *ctx, char *path, size_t len)
+{
+	struct fake_fs *fs = ctx;
+
+	if (fs->cached && strlen(fs->cached) == len &&
+	    !memcmp(fs->cached, path, len))
+		return (void *)fs->cached;
+	return NULL;
+}
+
+static const struct http_serve_ops fake_ops = {
+	.open = fake_open,
+	.close = fake_close,
+	.cache_probe = fake_cache_probe,
+};
+
+static void default_site(struct http_site *site)
+{
+	*site = (struct http_site){
+		.index = { "index.html", "index.htm" },
+		.nindex = 2,
+		.listing = true,
+	};
+}
+
+/* Plans "METHOD TARGET HTTP/1.1"; checks that only the plan's object is
+ * left open.  path must have HTTP_SERVE_PATH_BUF bytes. */
+static void plan(const struct http_site *site, struct fake_fs *fs,
+		 const char *method, const char *target, char *path,
+		 struct http_serve_plan *p)
+{
+	char s[HTTP_MAX_HEAD];
+	struct http_request req;
+	struct http_parser parser;
+	int n = snprintf(s, sizeof(s), "%s %s HTTP/1.1\r\nHost: h\r\n\r\n",
+			 method, target);
+
+	http_parser_init(&parser);
+	CHECK_EQ_INT(http_parse_request(&parser, &req, s, (size_t)n), n);
+	http_serve(site, s, &req, path, &fake_ops, fs, p);
+	CHECK_EQ_INT(fs->open,
+		     p->action == HTTP_SERVE_FILE ||
+				     p->action == HTTP_SERVE_LISTING ||
+				     p->action == HTTP_SERVE_SPA ?
+			     1 :
+			     0);
+}
+
+#define PLAN(site, fs, method, target)  \
+	char path[HTTP_SERVE_PATH_BUF]; \
+	struct http_serve_plan p;       \
+	plan(site, fs, method, target, path, &p)
+
+static const char *node_path(const struct http_serve_plan *p)
+{
+	return ((const struct fake_node *)p->obj.handle)->path;
+}
+
+TEST(status_from_routing)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	PLAN(&site, &fs, "GET", "/../etc/passwd");
+	CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+	CHECK_EQ_INT(p.status, 400);
+	CHECK_EQ_INT(fs.opens, 0);
+}
+
+TEST(options_before_any_lookup)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	PLAN(&site, &fs, "OPTIONS", "/missing");
+	CHECK_EQ_INT(p.action, HTTP_SERVE_OPTIONS);
+	CHECK_EQ_INT(p.path_len, 8);
+	CHECK_EQ_INT(fs.opens, 0);
+}
+
+TEST(hidden_paths_before_the_cache)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes, "/.env" };
+
+	default_site(&site);
+	{
+		PLAN(&site, &fs, "GET", "/.env");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 404);
+	}
+	site.dotfiles = true;
+	{
+		PLAN(&site, &fs, "GET", "/.env");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_ENTRY);
+		CHECK(p.entry == fs.cached);
+	}
+}
+
+TEST(cache_before_the_file_system)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes, "/a.txt" };
+
+	default_site(&site);
+	PLAN(&site, &fs, "GET", "/a.txt?x=1");
+	CHECK_EQ_INT(p.action, HTTP_SERVE_ENTRY);
+	CHECK_EQ_INT(fs.opens, 0);
+}
+
+TEST(file)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	PLAN(&site, &fs, "HEAD", "/a.txt");
+	CHECK_EQ_INT(p.action, HTTP_SERVE_FILE);
+	CHECK_EQ_STR(node_path(&p), "/a.txt");
+	CHECK_EQ_INT(p.file_len, 6);
+	CHECK(!strncmp(p.file, "/a.txt", p.file_len));
+}
+
+TEST(file_with_slash_is_404)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	PLAN(&site, &fs, "GET", "/a.txt/");
+	CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+	CHECK_EQ_INT(p.status, 404);
+}
+
+TEST(not_a_file_is_403)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	PLAN(&site, &fs, "GET", "/fifo");
+	CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+	CHECK_EQ_INT(p.status, 403);
+}
+
+TEST(link_to_hidden_name_is_404)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	{
+		PLAN(&site, &fs, "GET", "/innocent");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 404);
+	}
+	site.dotfiles = true;
+	{
+		PLAN(&site, &fs, "GET", "/innocent");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_FILE);
+	}
+}
+
+TEST(directory_without_slash_redirects)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	PLAN(&site, &fs, "GET", "/both");
+	CHECK_EQ_INT(p.action, HTTP_SERVE_REDIRECT);
+	CHECK_EQ_INT(p.path_len, 5);
+	CHECK_EQ_STR(path, "/both");
+}
+
+TEST(index_names_in_order)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	{
+		PLAN(&site, &fs, "GET", "/both/");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_FILE);
+		CHECK_EQ_STR(node_path(&p), "/both/index.html");
+		CHECK_EQ_STR(p.file, "/both/index.html");
+		CHECK_EQ_INT(p.path_len, 6);
+		fs.open = 0;
+	}
+	{
+		/* index.html is a directory there: index.htm. */
+		PLAN(&site, &fs, "GET", "/htm/");
+		CHECK_EQ_STR(node_path(&p), "/htm/index.htm");
+		fs.open = 0;
+	}
+	site.index[0] = "index.htm";
+	site.nindex = 1;
+	{
+		PLAN(&site, &fs, "GET", "/both/");
+		CHECK_EQ_STR(node_path(&p), "/both/index.htm");
+	}
+}
+
+TEST(hidden_index_is_passed_over)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	PLAN(&site, &fs, "GET", "/hiddenindex/");
+	CHECK_EQ_INT(p.action, HTTP_SERVE_LISTING);
+	CHECK_EQ_STR(node_path(&p), "/hiddenindex");
+	CHECK_EQ_STR(path, "/hiddenindex/");
+}
+
+TEST(listing_or_403)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	{
+		PLAN(&site, &fs, "GET", "/noindex/?C=S;O=D");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_LISTING);
+		CHECK_EQ_STR(path, "/noindex/");
+		fs.open = 0;
+	}
+	site.listing = false;
+	{
+		PLAN(&site, &fs, "GET", "/noindex/");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 403);
+	}
+}
+
+TEST(searchable_directory_serves_its_index)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	{
+		PLAN(&site, &fs, "GET", "/searchable/");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_FILE);
+		CHECK_EQ_STR(node_path(&p), "/searchable/index.html");
+		fs.open = 0;
+	}
+	{
+		PLAN(&site, &fs, "GET", "/searchable");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_REDIRECT);
+		CHECK_EQ_STR(path, "/searchable");
+	}
+	{
+		PLAN(&site, &fs, "GET", "/locked/");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 403);
+	}
+}
+
+TEST(errors_of_open)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	{
+		PLAN(&site, &fs, "GET", "/busy");
+		CHECK_EQ_INT(p.status, 503);
+	}
+	{
+		PLAN(&site, &fs, "GET", "/missing");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 404);
+	}
+}
+
+TEST(spa_takes_missing_routes)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	site.spa = "/spa.html";
+	{
+		PLAN(&site, &fs, "GET", "/users/42");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_SPA);
+		CHECK_EQ_STR(node_path(&p), "/spa.html");
+		CHECK_EQ_STR(p.file, "/spa.html");
+		fs.open = 0;
+	}
+	{
+		/* A missing file, a hidden path, another error: not a route. */
+		PLAN(&site, &fs, "GET", "/missing.js");
+		CHECK_EQ_INT(p.status, 404);
+	}
+	{
+		PLAN(&site, &fs, "GET", "/.git/x");
+		CHECK_EQ_INT(p.status, 404);
+	}
+	{
+		PLAN(&site, &fs, "GET", "/busy");
+		CHECK_EQ_INT(p.status, 503);
+	}
+	site.spa = "/none.html";
+	{
+		PLAN(&site, &fs, "GET", "/users/42");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 404);
+	}
+}
+
+TEST(error_pages_last_wins)
+{
+	struct http_site site;
+
+	default_site(&site);
+	CHECK(http_site_error_page(&site, 404) == NULL);
+	site.error_pages[0] = (struct http_error_page){ 404, "/a.html" };
+	site.error_pages[1] = (struct http_error_page){ 500, "/5.html" };
+	site.error_pages[2] = (struct http_error_page){ 404, "/b.html" };
+	site.nerror_pages = 3;
+	CHECK_EQ_STR(http_site_error_page(&site, 404), "/b.html");
+	CHECK_EQ_STR(http_site_error_page(&site, 500), "/5.html");
+	CHECK(http_site_error_page(&site, 403) == NULL);
+}
