@@ -13,6 +13,35 @@ const char *http_site_error_page(const struct http_site *site, int status)
 	return NULL;
 }
 
+bool http_site_index_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && len <= HTTP_INDEX_NAME_MAX && !strchr(name, '/') &&
+	       strcmp(name, ".") && strcmp(name, "..");
+}
+
+bool http_site_page_path_ok(const char *path)
+{
+	size_t len = strlen(path);
+
+	return path[0] == '/' && len >= 2 && path[len - 1] != '/' &&
+	       len < HTTP_PATH_MAX && !strstr(path, "/../") &&
+	       !strstr(path, "/./") && !strstr(path, "//") &&
+	       !(len >= 3 && !strcmp(path + len - 3, "/..")) &&
+	       !(len >= 2 && !strcmp(path + len - 2, "/."));
+}
+
+int http_site_split_error_page(const char *arg, int *status, const char **path)
+{
+	if (strlen(arg) < 5 || arg[3] != '=' || arg[0] < '4' || arg[0] > '5' ||
+	    arg[1] < '0' || arg[1] > '9' || arg[2] < '0' || arg[2] > '9')
+		return -1;
+	*status = (arg[0] - '0') * 100 + (arg[1] - '0') * 10 + (arg[2] - '0');
+	*path = arg + 4;
+	return 0;
+}
+
 static void plan_status(struct http_serve_plan *plan, int status)
 {
 	plan->action = HTTP_SERVE_STATUS;

@@ -36,6 +36,13 @@ struct http_site {
 	bool dotfiles; /* serve and list names starting with '.' */
 };
 
+/* An index name: a file name, no '/', not "." or "..". */
+bool http_site_index_name_ok(const char *name);
+/* A page (error page, SPA page): a file's path beneath ROOT, from '/'. */
+bool http_site_page_path_ok(const char *path);
+/* "CODE=/PATH", CODE 4xx or 5xx: sets *status and *path (not checked). */
+int http_site_split_error_page(const char *arg, int *status, const char **path);
+
 /* The operator's page for an error status, or NULL (the last given wins). */
 const char *http_site_error_page(const struct http_site *site, int status);
 

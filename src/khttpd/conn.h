@@ -21,7 +21,8 @@
 /* The receive buffer's first size; it doubles up to KHTTPD_CONN_BUF. */
 #define KHTTPD_CONN_BUF_MIN 2048
 /* A normalised path, with room to append "index.html". */
-#define KHTTPD_PATH_BUF (HTTP_PATH_MAX + 16)
+/* The request path, with room for an index name or a listing's key. */
+#define KHTTPD_PATH_BUF HTTP_SERVE_PATH_BUF
 /* Response heads without a Location (redirects allocate their own). */
 #define KHTTPD_HEAD_BUF 1024
 

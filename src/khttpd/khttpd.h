@@ -11,6 +11,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "http/serve.h"
+
 #define KHTTPD_SERVER_TOKEN "khttpd"
 
 struct socket;
@@ -23,8 +25,7 @@ struct khttpd_config {
 	int backlog;
 	unsigned int timeout_ms;
 	unsigned int max_conns;
-	bool listing;
-	bool dotfiles;
+	struct http_site site;
 };
 
 struct khttpd_server {
@@ -49,8 +50,7 @@ struct khttpd_server {
 	 * kworkers otherwise read any file, whatever its mode.
 	 */
 	const struct cred *cred;
-	bool listing;
-	bool dotfiles; /* serve and list ".name" (else 404, hidden) */
+	struct http_site site; /* index names, error pages, listings... */
 };
 
 int khttpd_server_start(struct khttpd_server *srv,

@@ -30,7 +30,7 @@
 
 #include "cache.h"
 #include "conn.h"
-#include "serve.h"
+#include "beneath.h"
 #include "http/dirents.h"
 #include "http/layout.h"
 #include "http/listing.h"
@@ -71,6 +71,7 @@ static void uncharge(size_t n)
 struct dir_item {
 	struct http_listing_entry e; /* first: sorted as an entry */
 	unsigned int d_type;
+	bool hidden; /* a link to a hidden name: left out */
 };
 
 struct dir_collector {
@@ -158,8 +159,9 @@ static void fill_stat(struct http_listing_entry *e, const struct kstat *st)
 
 /* A symlink, followed as a request would follow it. */
 static void describe_link(const struct khttpd_server *srv, const char *dir,
-			  size_t dir_len, struct http_listing_entry *e)
+			  size_t dir_len, struct dir_item *it)
 {
+	struct http_listing_entry *e = &it->e;
 	struct kstat st;
 	struct file *f;
 	char *path;
@@ -173,8 +175,11 @@ static void describe_link(const struct khttpd_server *srv, const char *dir,
 	kfree(path);
 	if (IS_ERR(f))
 		return;
-	if (!vfs_getattr(&f->f_path, &st, STATX_BASIC_STATS,
-			 AT_STATX_SYNC_AS_STAT))
+	/* "innocent -> .git/config" is not listed, as .git is not. */
+	if (!srv->site.dotfiles && khttpd_beneath_hidden(srv, &f->f_path))
+		it->hidden = true;
+	else if (!vfs_getattr(&f->f_path, &st, STATX_BASIC_STATS,
+			      AT_STATX_SYNC_AS_STAT))
 		fill_stat(e, &st);
 	fput(f);
 }
@@ -188,7 +193,7 @@ static void describe(const struct khttpd_server *srv, const struct file *dir,
 	int err;
 
 	if (it->d_type == DT_LNK) {
-		describe_link(srv, path, len, e);
+		describe_link(srv, path, len, it);
 		return;
 	}
 	d = lookup_one_len_unlocked(e->name, dir->f_path.dentry, e->name_len);
@@ -200,7 +205,7 @@ static void describe(const struct khttpd_server *srv, const struct file *dir,
 		err = vfs_getattr(&p, &st, STATX_BASIC_STATS,
 				  AT_STATX_SYNC_AS_STAT);
 		if (!err && S_ISLNK(st.mode))
-			describe_link(srv, path, len, e);
+			describe_link(srv, path, len, it);
 		else if (!err)
 			fill_stat(e, &st);
 	}
@@ -373,7 +378,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	struct khttpd_validator v;
 	const char *key = path;
 	char *key_buf = NULL;
-	size_t i, key_len = len;
+	size_t i, kept, key_len = len;
 	int ret;
 
 	/* Each order is cached apart, under a key of its own. */
@@ -387,7 +392,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	http_dirents_init(&dc.d, sizeof(struct dir_item), resize);
 	dc.d.max_count = LISTING_MAX_ENTRIES;
 	dc.d.max_names = LISTING_MAX_NAMES;
-	dc.dotfiles = x->conn->srv->dotfiles;
+	dc.dotfiles = x->conn->srv->site.dotfiles;
 	dc.path = path;
 	dc.path_len = len;
 	khttpd_validator_from_stat(&v, st);
@@ -405,9 +410,19 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		ret = khttpd_respond_status(x, http_status_for_errno(-ret));
 		goto out;
 	}
-	for (i = 0; i < dc.d.count; i++)
-		describe(x->conn->srv, dir, path, len,
-			 (struct dir_item *)http_dirents_entry(&dc.d, i));
+	for (i = 0, kept = 0; i < dc.d.count; i++) {
+		struct dir_item *it =
+			(struct dir_item *)http_dirents_entry(&dc.d, i);
+
+		describe(x->conn->srv, dir, path, len, it);
+		if (it->hidden)
+			continue;
+		if (kept != i)
+			memcpy(http_dirents_entry(&dc.d, kept), it,
+			       dc.d.item_size);
+		kept++;
+	}
+	dc.d.count = kept;
 	sort(dc.d.items, dc.d.count, dc.d.item_size,
 	     http_listing_comparator(order), NULL);
 	ret = render(x, &dc, &v, path, len, order, key, key_len);

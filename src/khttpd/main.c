@@ -9,9 +9,11 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
 
 #include "cache.h"
 #include "compress.h"
+#include "config.h"
 #include "khttpd.h"
 #include "stats.h"
 
@@ -47,11 +49,31 @@ MODULE_PARM_DESC(dotfiles,
 		 "Serve and list names starting with '.' (off: 404 and hidden, "
 		 "but /.well-known/ is served)");
 
+static char *index_names;
+module_param(index_names, charp, 0444);
+MODULE_PARM_DESC(index_names,
+		 "Index file names, comma-separated, first found wins "
+		 "(index.html,index.htm)");
+
+static char *error_pages;
+module_param(error_pages, charp, 0444);
+MODULE_PARM_DESC(error_pages,
+		 "Pages for error statuses: CODE=/PATH, comma-separated, "
+		 "PATH beneath root (none)");
+
+static char *spa;
+module_param(spa, charp, 0444);
+MODULE_PARM_DESC(spa,
+		 "Page (/PATH) for missing paths without a file extension, "
+		 "with 200, for single-page apps (off)");
+
 static uint cache_kb = 65536;
 module_param(cache_kb, uint, 0444);
 MODULE_PARM_DESC(cache_kb, "Content cache size in KiB, 0 to disable (65536)");
 
 static struct khttpd_server server;
+/* The lists above, split by khttpd_site_build(): the site points in. */
+static char *index_copy, *pages_copy;
 
 static int __init khttpd_init(void)
 {
@@ -61,8 +83,7 @@ static int __init khttpd_init(void)
 		.backlog = backlog,
 		.timeout_ms = timeout_ms,
 		.max_conns = max_conns,
-		.listing = listing,
-		.dotfiles = dotfiles,
+		.site = { .listing = listing, .dotfiles = dotfiles },
 	};
 	int err;
 
@@ -71,9 +92,16 @@ static int __init khttpd_init(void)
 		pr_err("root must be set, backlog, timeout_ms and max_conns positive\n");
 		return -EINVAL;
 	}
+	index_copy = kstrdup(index_names ? index_names : "", GFP_KERNEL);
+	pages_copy = kstrdup(error_pages ? error_pages : "", GFP_KERNEL);
+	err = index_copy && pages_copy ? 0 : -ENOMEM;
+	if (!err)
+		err = khttpd_site_build(&cfg.site, index_copy, pages_copy, spa);
+	if (err)
+		goto err_site;
 	err = khttpd_gzip_init();
 	if (err)
-		return err;
+		goto err_site;
 	err = khttpd_cache_init((size_t)cache_kb * 1024);
 	if (err)
 		goto err_gzip;
@@ -92,6 +120,9 @@ err_cache:
 	khttpd_cache_exit();
 err_gzip:
 	khttpd_gzip_exit();
+err_site:
+	kfree(pages_copy);
+	kfree(index_copy);
 	return err;
 }
 
@@ -101,6 +132,8 @@ static void __exit khttpd_exit(void)
 	khttpd_stats_exit();
 	khttpd_cache_exit();
 	khttpd_gzip_exit();
+	kfree(pages_copy);
+	kfree(index_copy);
 	pr_info("stopped\n");
 }
 

@@ -85,6 +85,24 @@ int khttpd_respond_status(struct khttpd_exchange *x, int status)
 	return reply_html(x, &h, x->conn->head, sizeof(x->conn->head));
 }
 
+int khttpd_respond_page(struct khttpd_exchange *x, int status,
+			struct khttpd_cache_entry *page)
+{
+	struct http_response_head h;
+	struct http_layout l;
+
+	if (http_status_closes(status))
+		x->keep_alive = false;
+	khttpd_respond_head_init(x, &h, status);
+	h.allow_get_head = status == 405;
+	h.allow_options = true;
+	h.content_type = page->content_type;
+	if (http_layout_response(&l, x->conn->head, sizeof(x->conn->head), &h,
+				 page->body, page->body_len, x->head_only))
+		return -EOVERFLOW;
+	return queue_layout(x, &l, page);
+}
+
 int khttpd_respond_options(struct khttpd_exchange *x)
 {
 	struct http_response_head h;

@@ -56,5 +56,8 @@ int khttpd_respond_bodyless(struct khttpd_exchange *x,
 			    struct http_response_head *h);
 /* OPTIONS, for any target: 204 with the methods allowed. */
 int khttpd_respond_options(struct khttpd_exchange *x);
+/* status with a cached page (an operator's error page) as its body. */
+int khttpd_respond_page(struct khttpd_exchange *x, int status,
+			struct khttpd_cache_entry *page);
 
 #endif /* KHTTPD_RESPOND_H */

@@ -1,17 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Path confinement.  The request path is already decoded and free of dot
- * segments (http_route), so only symlinks could lead out of the root.  The
- * lookup starts at the root with LOOKUP_BENEATH, as sehttpd's openat2()
- * with RESOLVE_BENEATH: a symlink whose target climbs above the root, and
- * every absolute symlink (even one naming a path the root holds), fails
- * with EXDEV, answered 403 as sehttpd answers it; no magic links either.
- * The object found is then checked with path_is_under(), which also
- * catches a directory renamed out of the root while the walk was inside
- * it.  Objects are first opened as O_PATH, so that nothing but a regular
- * file or directory is ever really opened (a FIFO would block, a device
- * could have side effects).
- */
+/* Answering a request from the file system beneath the root, as the core's
+ * serving plan says. */
 #include "serve.h"
 
 #include <linux/cred.h>
@@ -23,71 +12,27 @@
 
 #include "cache.h"
 #include "conn.h"
+#include "beneath.h"
 #include "listing.h"
 #include "http/listing.h"
 #include "http/mime.h"
 #include "http/response.h"
 #include "http/select.h"
+#include "http/serve.h"
 #include "http/site.h"
 #include "outq.h"
 #include "stats.h"
 
-/* Scoped lookups that a concurrent rename made fail, before giving up. */
-#define LOOKUP_TRIES 8
-
-/*
- * Exported by fs/namei.c (EXPORT_SYMBOL) but declared only in fs/internal.h
- * on 6.1: the one lookup from a given root that takes LOOKUP_ flags.
- */
-int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
-		    const char *name, unsigned int flags, struct path *path);
-
-struct file *khttpd_open_beneath(const struct khttpd_server *srv,
-				 const char *path, int flags)
-{
-	const char *rel = path[1] ? path + 1 : ".";
-	unsigned int tries = LOOKUP_TRIES;
-	struct path found;
-	struct file *f;
-	int err;
-
-	/* EAGAIN: a rename raced a ".." of a link's target; go again. */
-	do {
-		err = vfs_path_lookup(srv->root.dentry, srv->root.mnt, rel,
-				      LOOKUP_FOLLOW | LOOKUP_BENEATH |
-					      LOOKUP_NO_MAGICLINKS,
-				      &found);
-	} while (err == -EAGAIN && --tries);
-	if (err)
-		return ERR_PTR(err);
-	if (!path_is_under(&found, &srv->root)) {
-		path_put(&found);
-		return ERR_PTR(-EXDEV);
-	}
-	f = dentry_open(&found, flags | O_LARGEFILE, current_cred());
-	path_put(&found);
-	return f;
-}
-
-struct file *khttpd_open_read(const struct path *path, int flags)
-{
-	int err = inode_permission(mnt_user_ns(path->mnt),
-				   d_inode(path->dentry), MAY_READ);
-
-	if (err)
-		return ERR_PTR(err);
-	return dentry_open(path, flags, current_cred());
-}
-
-static int getattr(const struct file *f, struct kstat *st)
+static int khttpd_getattr(const struct file *f, struct kstat *st)
 {
 	return vfs_getattr(&f->f_path, st, STATX_BASIC_STATS,
 			   AT_STATX_SYNC_AS_STAT);
 }
 
 /* Files the cache cannot take: sent as they are, from the page cache. */
-static int stream_file(struct khttpd_exchange *x, const struct file *opath,
-		       const struct kstat *st, const char *type)
+static int khttpd_stream_file(struct khttpd_exchange *x,
+			      const struct file *opath, const struct kstat *st,
+			      const char *type)
 {
 	struct khttpd_conn *c = x->conn;
 	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
@@ -140,7 +85,8 @@ static int stream_file(struct khttpd_exchange *x, const struct file *opath,
 }
 
 /* Reads a small file whole into the entry claimed for it. */
-static int fill_entry(const struct file *opath, struct khttpd_cache_entry *e)
+static int khttpd_fill_entry(const struct file *opath,
+			     struct khttpd_cache_entry *e)
 {
 	struct file *file;
 	loff_t pos = 0;
@@ -164,153 +110,200 @@ static int fill_entry(const struct file *opath, struct khttpd_cache_entry *e)
 }
 
 /*
- * Small files are answered from the cache, filled once however many ask at
- * once; a file the cache cannot take streams as it is, never read whole or
- * compressed (as sehttpd does).
+ * The cache's entry for the small file opath (key, its path), filled once
+ * however many ask at once; NULL when the cache cannot take it, or an
+ * ERR_PTR: -EIO when it shrank under us (nothing was sent yet).
  */
-static int serve_file(struct khttpd_exchange *x, const struct file *opath,
-		      const struct kstat *st, const char *key, size_t key_len)
+static struct khttpd_cache_entry *khttpd_file_entry(const struct file *opath,
+						    const struct kstat *st,
+						    const char *key,
+						    size_t key_len)
 {
-	const char *type = http_mime_type(key, key_len);
 	struct khttpd_validator v;
 	struct khttpd_cache_entry *e;
-	int ret;
+	int err;
 
 	khttpd_validator_from_stat(&v, st);
 	switch (khttpd_cache_claim(key, key_len, &v, st->size, &e)) {
 	case KHTTPD_CACHE_NONE:
-		return stream_file(x, opath, st, type);
+		return NULL;
 	case KHTTPD_CACHE_FILL:
-		e->content_type = type;
+		e->content_type = http_mime_type(key, key_len);
 		e->last_modified = st->mtime.tv_sec;
 		khttpd_cache_compress(e);
-		ret = fill_entry(opath, e);
-		khttpd_cache_filled(e, ret);
-		if (!ret)
-			break;
-		khttpd_cache_put(e);
-		/*
-		 * A file that shrank under us: nothing was sent yet, so it
-		 * goes out as it is now, as the waiters for this fill send it.
-		 */
-		if (ret == -EIO) {
-			struct kstat now;
-
-			if (getattr(opath, &now) || !S_ISREG(now.mode))
-				return -EIO;
-			return stream_file(x, opath, &now, type);
+		err = khttpd_fill_entry(opath, e);
+		khttpd_cache_filled(e, err);
+		if (err) {
+			khttpd_cache_put(e);
+			return ERR_PTR(err);
 		}
-		return khttpd_respond_status(x, http_status_for_errno(-ret));
+		break;
 	case KHTTPD_CACHE_HIT:
 		break;
+	}
+	return e;
+}
+
+/*
+ * An error status, with the operator's page for it (error_pages=) when it
+ * is a file the cache holds, else the built-in page.
+ */
+static int khttpd_respond_error(struct khttpd_exchange *x, int status)
+{
+	const struct khttpd_server *srv = x->conn->srv;
+	const char *page = http_site_error_page(&srv->site, status);
+	struct khttpd_cache_entry *e = NULL;
+	struct file *f;
+	struct kstat st;
+	int ret;
+
+	if (!page)
+		return khttpd_respond_status(x, status);
+	f = khttpd_open_beneath(srv, page, O_PATH);
+	if (IS_ERR(f))
+		return khttpd_respond_status(x, status);
+	if (!khttpd_getattr(f, &st) && S_ISREG(st.mode))
+		e = khttpd_file_entry(f, &st, page, strlen(page));
+	fput(f);
+	if (IS_ERR_OR_NULL(e))
+		return khttpd_respond_status(x, status);
+	ret = khttpd_respond_page(x, status, e);
+	khttpd_cache_put(e);
+	return ret;
+}
+
+/*
+ * Small files are answered from the cache; a file the cache cannot take
+ * streams as it is, never read whole or compressed (as sehttpd does).
+ */
+static int khttpd_serve_file(struct khttpd_exchange *x,
+			     const struct file *opath, const struct kstat *st,
+			     const char *key, size_t key_len)
+{
+	const char *type = http_mime_type(key, key_len);
+	struct khttpd_cache_entry *e =
+		khttpd_file_entry(opath, st, key, key_len);
+	struct kstat now;
+	int ret;
+
+	if (!e)
+		return khttpd_stream_file(x, opath, st, type);
+	if (IS_ERR(e)) {
+		if (PTR_ERR(e) != -EIO)
+			return khttpd_respond_error(
+				x, http_status_for_errno(-PTR_ERR(e)));
+		/* Shrank under us: it goes out as it is now, as the waiters
+		 * for this fill send it. */
+		if (khttpd_getattr(opath, &now) || !S_ISREG(now.mode))
+			return -EIO;
+		return khttpd_stream_file(x, opath, &now, type);
 	}
 	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);
 	return ret;
 }
 
-static int serve_dir(struct khttpd_exchange *x, const struct file *dir,
-		     const struct kstat *st, char *path, size_t len)
-{
-	struct khttpd_server *srv = x->conn->srv;
-	struct file *index;
-	struct kstat ist;
-	size_t i, ilen;
-	int ret;
-
-	if (path[len - 1] != '/')
-		return khttpd_respond_redirect(x, path, len);
-	/* index.html, then index.htm, as sehttpd by default. */
-	for (i = 0; i < HTTP_DEFAULT_INDEX_COUNT; i++) {
-		ilen = len + strlen(http_default_index[i]);
-		if (ilen >= KHTTPD_PATH_BUF)
-			continue;
-		memcpy(path + len, http_default_index[i], ilen - len + 1);
-		index = khttpd_open_beneath(srv, path, O_PATH);
-		if (!IS_ERR(index)) {
-			if (!getattr(index, &ist) && S_ISREG(ist.mode)) {
-				ret = serve_file(x, index, &ist, path, ilen);
-				fput(index);
-				path[len] = '\0';
-				return ret;
-			}
-			fput(index);
-		}
-		path[len] = '\0';
-	}
-	if (!srv->listing)
-		return khttpd_respond_status(x, 403);
-	return khttpd_serve_listing(x, dir, st, path, len);
-}
-
 /*
  * The cached answer for path found valid within the second: for a
  * directory, its listing in the order the query asks for, else its first
- * cached index name.  The keys are built in place in the path buffer.
+ * cached index name.  The keys are built in place in the path buffer
+ * (HTTP_SERVE_PATH_BUF bytes).
  */
-static struct khttpd_cache_entry *recent_entry(const struct khttpd_exchange *x,
-					       char *path, size_t len)
+static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
 {
+	const struct khttpd_exchange *x = ctx;
+	const struct http_site *site = &x->conn->srv->site;
 	struct khttpd_cache_entry *e;
-	size_t i, klen;
+	size_t klen;
+	unsigned int i;
 
 	if (path[len - 1] != '/')
 		return khttpd_cache_get_recent(path, len);
-	if (len + HTTP_LISTING_KEY_EXTRA >= KHTTPD_PATH_BUF)
-		return NULL;
 	klen = http_listing_cache_key(path, path, len,
 				      http_listing_order_of(x->buf, x->req));
 	e = khttpd_cache_get_recent(path, klen);
-	path[len] = '\0';
-	for (i = 0; !e && i < HTTP_DEFAULT_INDEX_COUNT; i++) {
-		klen = len + strlen(http_default_index[i]);
-		if (klen >= KHTTPD_PATH_BUF)
+	for (i = 0; !e && i < site->nindex; i++) {
+		klen = len + strlen(site->index[i]);
+		if (klen >= HTTP_SERVE_PATH_BUF)
 			break;
-		memcpy(path + len, http_default_index[i], klen - len + 1);
+		memcpy(path + len, site->index[i], klen - len + 1);
 		e = khttpd_cache_get_recent(path, klen);
-		path[len] = '\0';
 	}
+	path[len] = '\0';
 	return e;
+}
+
+static int khttpd_plan_open(void *ctx, const char *path,
+			    struct http_object *obj)
+{
+	const struct khttpd_exchange *x = ctx;
+	const struct khttpd_server *srv = x->conn->srv;
+	struct file *f = khttpd_open_beneath(srv, path, O_PATH);
+	struct kstat st;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (khttpd_getattr(f, &st)) {
+		fput(f);
+		return -EIO;
+	}
+	obj->handle = f;
+	obj->type = S_ISREG(st.mode) ? HTTP_OBJECT_FILE :
+		    S_ISDIR(st.mode) ? HTTP_OBJECT_DIR :
+				       HTTP_OBJECT_OTHER;
+	obj->hidden = !srv->site.dotfiles &&
+		      khttpd_beneath_hidden(srv, &f->f_path);
+	return 0;
+}
+
+static void khttpd_plan_close(void *ctx, struct http_object *obj)
+{
+	fput(obj->handle);
+}
+
+static const struct http_serve_ops khttpd_plan_ops = {
+	.open = khttpd_plan_open,
+	.close = khttpd_plan_close,
+	.cache_probe = khttpd_plan_cache_probe,
+};
+
+/* Carries out the plan for what it opened. */
+static int khttpd_serve_object(struct khttpd_exchange *x,
+			       const struct http_serve_plan *p, char *path)
+{
+	struct file *f = p->obj.handle;
+	struct kstat st;
+
+	if (khttpd_getattr(f, &st))
+		return khttpd_respond_error(x, 500);
+	if (p->action == HTTP_SERVE_LISTING)
+		return khttpd_serve_listing(x, f, &st, path, p->path_len);
+	return khttpd_serve_file(x, f, &st, p->file, p->file_len);
 }
 
 int khttpd_serve(struct khttpd_exchange *x)
 {
 	struct khttpd_conn *c = x->conn;
-	struct khttpd_cache_entry *e;
-	char *path = c->path;
-	struct kstat st;
-	struct file *f;
-	int len, ret;
+	struct http_serve_plan p;
+	int ret;
 
-	len = http_route(x->buf, x->req, path);
-	if (len < 0)
-		return khttpd_respond_status(x, -len);
-	if (x->req->method == HTTP_OPTIONS)
+	http_serve(&c->srv->site, x->buf, x->req, c->path, &khttpd_plan_ops, x,
+		   &p);
+	switch (p.action) {
+	case HTTP_SERVE_STATUS:
+		return khttpd_respond_error(x, p.status);
+	case HTTP_SERVE_OPTIONS:
 		return khttpd_respond_options(x);
-	if (!c->srv->dotfiles && http_path_hidden(path, len))
-		return khttpd_respond_status(x, 404);
-	/* A body cached under this path and checked within the second is
-	 * served without a walk through the file system (as sehttpd does). */
-	e = recent_entry(x, path, len);
-	if (e) {
-		ret = khttpd_respond_entry(x, e);
-		khttpd_cache_put(e);
+	case HTTP_SERVE_REDIRECT:
+		return khttpd_respond_redirect(x, c->path, p.path_len);
+	case HTTP_SERVE_ENTRY:
+		ret = khttpd_respond_entry(x, p.entry);
+		khttpd_cache_put(p.entry);
 		return ret;
+	default:
+		break;
 	}
-	f = khttpd_open_beneath(c->srv, path, O_PATH);
-	if (IS_ERR(f))
-		return khttpd_respond_status(
-			x, http_status_for_errno(-PTR_ERR(f)));
-	if (getattr(f, &st))
-		ret = khttpd_respond_status(x, 500);
-	else if (S_ISDIR(st.mode))
-		ret = serve_dir(x, f, &st, path, len);
-	else if (!S_ISREG(st.mode))
-		ret = khttpd_respond_status(x, 403);
-	else if (path[len - 1] == '/')
-		ret = khttpd_respond_status(x, 404); /* "/file/": no such dir */
-	else
-		ret = serve_file(x, f, &st, path, len);
-	fput(f);
+	ret = khttpd_serve_object(x, &p, c->path);
+	fput(p.obj.handle);
 	return ret;
 }

@@ -214,8 +214,7 @@ int khttpd_server_start(struct khttpd_server *srv,
 	init_waitqueue_head(&srv->drained);
 	srv->max_conns = cfg->max_conns;
 	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
-	srv->listing = cfg->listing;
-	srv->dotfiles = cfg->dotfiles;
+	srv->site = cfg->site;
 
 	err = kern_path(cfg->root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
 			&srv->root);

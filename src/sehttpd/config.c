@@ -200,8 +200,7 @@ int site_check_cors(const char *origin, char *err, size_t cap)
 
 int site_check_index(const char *name, char *err, size_t cap)
 {
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
-	    !strcmp(name, "..") || strlen(name) > 255) {
+	if (!http_site_index_name_ok(name)) {
 		snprintf(err, cap, "an index is a file name, without '/'");
 		return -1;
 	}
@@ -210,28 +209,11 @@ int site_check_index(const char *name, char *err, size_t cap)
 
 int site_check_page_path(const char *path, char *err, size_t cap)
 {
-	size_t len = strlen(path);
-
-	if (path[0] != '/' || len < 2 || path[len - 1] == '/' ||
-	    len >= HTTP_PATH_MAX || strstr(path, "/../") ||
-	    strstr(path, "/./") || strstr(path, "//") ||
-	    (len >= 3 && !strcmp(path + len - 3, "/..")) ||
-	    (len >= 2 && !strcmp(path + len - 2, "/."))) {
+	if (!http_site_page_path_ok(path)) {
 		snprintf(err, cap,
 			 "a page is a file's path beneath ROOT, from '/'");
 		return -1;
 	}
-	return 0;
-}
-
-/* "CODE=/PATH": sets *status and *path. */
-static int split_error_page(const char *arg, int *status, const char **path)
-{
-	if (strlen(arg) < 5 || arg[3] != '=' || arg[0] < '4' || arg[0] > '5' ||
-	    arg[1] < '0' || arg[1] > '9' || arg[2] < '0' || arg[2] > '9')
-		return -1;
-	*status = (arg[0] - '0') * 100 + (arg[1] - '0') * 10 + (arg[2] - '0');
-	*path = arg + 4;
 	return 0;
 }
 
@@ -240,7 +222,7 @@ int site_check_error_page(const char *arg, char *err, size_t cap)
 	const char *path;
 	int status;
 
-	if (split_error_page(arg, &status, &path)) {
+	if (http_site_split_error_page(arg, &status, &path)) {
 		snprintf(err, cap,
 			 "expected CODE=/PATH with a 4xx or 5xx CODE");
 		return -1;
@@ -323,8 +305,8 @@ int site_build(struct site *s, const struct options *opt,
 		struct http_error_page *p =
 			&s->http.error_pages[s->http.nerror_pages++];
 
-		if (split_error_page(opt->error_pages[i], &p->status,
-				     &p->path)) {
+		if (http_site_split_error_page(opt->error_pages[i], &p->status,
+					       &p->path)) {
 			snprintf(err, cap, "invalid --error-page '%s'",
 				 opt->error_pages[i]);
 			return -1;

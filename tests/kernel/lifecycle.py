@@ -1061,6 +1061,50 @@ class Lifecycle:
                 return n
             time.sleep(0.3)
 
+    def site_params(self):
+        """index_names=, error_pages= and spa= shape the site as sehttpd's
+        --index, --error-page and --spa do; bad values are refused."""
+        name = 'site'
+        for bad in ('index_names=a/b', 'error_pages=200=/a.txt',
+                    'error_pages=404=a.txt', 'spa=/../etc/passwd'):
+            out, rc = self.insmod(bad)
+            self.c.check('%s: insmod %s is refused' % (name, bad), rc != 0,
+                         out)
+            if rc == 0:
+                self.unload(name)
+        out, rc = self.insmod('index_names=index.htm,index.html '
+                              'error_pages=404=/dir_htm/index.htm,'
+                              '403=/nowhere.html spa=/dir_both/index.html')
+        if not self.c.check('%s: insmod with them succeeds' % name, rc == 0,
+                            out):
+            return
+        port = self.args.http_port
+        files = self.tree.files
+        try:
+            got = http_get(port, '/dir_both/')
+            self.c.check('%s: index_names: the first one found wins' % name,
+                         got[0] == 200 and
+                         got[2] == files['/dir_both/index.htm'], repr(got))
+            got = http_get(port, '/users/42')
+            self.c.check('%s: spa: a missing route gets the page, 200'
+                         % name, got[0] == 200 and
+                         got[2] == files['/dir_both/index.html'], repr(got))
+            got = http_get(port, '/missing.txt')
+            self.c.check('%s: error_pages: 404 with its page' % name,
+                         got[0] == 404 and
+                         got[2] == files['/dir_htm/index.htm'], repr(got))
+            got = http_get(port, '/.env')
+            self.c.check('%s: a hidden path: 404 with the page' % name,
+                         got[0] == 404 and b'DOTFILE' not in got[2] and
+                         got[2] == files['/dir_htm/index.htm'], repr(got))
+            got = http_get(port, '/link_outside/x')
+            self.c.check('%s: a page that is missing: the built-in 403'
+                         % name, got[0] == 403 and b'403' in got[2],
+                         repr(got))
+        except (OSError, http.client.HTTPException, KeyError) as e:
+            self.c.check('%s: requests answered' % name, False, repr(e))
+        self.unload(name)
+
     def cycle(self, i, baseline, params):
         name = 'cycle %d (%s)' % (i, params or 'defaults')
         out, rc = self.insmod(params)
@@ -1134,10 +1178,12 @@ class Lifecycle:
         # KHTTPD_LIFECYCLE=crowd,10000 runs only those parts (while
         # working on one of them).
         only = os.environ.get('KHTTPD_LIFECYCLE',
-                              'cycles,crowd,burst,10000,limits')
+                              'cycles,site,crowd,burst,10000,limits')
         if 'cycles' in only:
             for i, params in enumerate(('', 'cache_kb=0', 'listing=0'), 1):
                 self.cycle(i, baseline, params)
+        if 'site' in only:
+            self.site_params()
         if 'crowd' in only:
             self.crowd(baseline)
         if 'burst' in only:

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path confinement.  The request path is already decoded and free of dot
+ * segments (http_route), so only symlinks could lead out of the root.  The
+ * lookup starts at the root with LOOKUP_BENEATH, as sehttpd's openat2()
+ * with RESOLVE_BENEATH: a symlink whose target climbs above the root, and
+ * every absolute symlink (even one naming a path the root holds), fails
+ * with EXDEV, answered 403 as sehttpd answers it; no magic links either.
+ * The object found is then checked with path_is_under(), which also
+ * catches a directory renamed out of the root while the walk was inside
+ * it.  Objects are first opened as O_PATH, so that nothing but a regular
+ * file or directory is ever really opened (a FIFO would block, a device
+ * could have side effects).
+ */
+#include "beneath.h"
+
+#include <linux/cred.h>
+#include <linux/dcache.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/namei.h>
+
+#include "http/site.h"
+
+/* Scoped lookups that a concurrent rename made fail, before giving up. */
+#define LOOKUP_TRIES 8
+
+/*
+ * Exported by fs/namei.c (EXPORT_SYMBOL) but declared only in fs/internal.h
+ * on 6.1: the one lookup from a given root that takes LOOKUP_ flags.
+ */
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
+
+struct file *khttpd_open_beneath(const struct khttpd_server *srv,
+				 const char *path, int flags)
+{
+	const char *rel = path[1] ? path + 1 : ".";
+	unsigned int tries = LOOKUP_TRIES;
+	struct path found;
+	struct file *f;
+	int err;
+
+	/* EAGAIN: a rename raced a ".." of a link's target; go again. */
+	do {
+		err = vfs_path_lookup(srv->root.dentry, srv->root.mnt, rel,
+				      LOOKUP_FOLLOW | LOOKUP_BENEATH |
+					      LOOKUP_NO_MAGICLINKS,
+				      &found);
+	} while (err == -EAGAIN && --tries);
+	if (err)
+		return ERR_PTR(err);
+	if (!path_is_under(&found, &srv->root)) {
+		path_put(&found);
+		return ERR_PTR(-EXDEV);
+	}
+	f = dentry_open(&found, flags | O_LARGEFILE, current_cred());
+	path_put(&found);
+	return f;
+}
+
+struct file *khttpd_open_read(const struct path *path, int flags)
+{
+	int err = inode_permission(mnt_user_ns(path->mnt),
+				   d_inode(path->dentry), MAY_READ);
+
+	if (err)
+		return ERR_PTR(err);
+	return dentry_open(path, flags, current_cred());
+}
+
+/*
+ * Whether path, found beneath the root, has a hidden name there (a link
+ * such as "innocent -> .git/config" leads to one): the names from it up to
+ * the root, as http_path_hidden() judges a request path.  A mount below
+ * the root ends the walk: its own root's name is not a hidden one.
+ */
+bool khttpd_beneath_hidden(const struct khttpd_server *srv,
+			   const struct path *path)
+{
+	struct dentry *d = dget(path->dentry);
+	bool hidden = false;
+
+	while (!hidden && d != srv->root.dentry && !IS_ROOT(d)) {
+		struct dentry *parent = dget_parent(d);
+
+		/* The name is stable under d_lock; "/" makes .well-known in
+		 * the root the one dot name that is not hidden. */
+		spin_lock(&d->d_lock);
+		hidden = http_entry_hidden("/", parent == srv->root.dentry,
+					   (const char *)d->d_name.name,
+					   d->d_name.len);
+		spin_unlock(&d->d_lock);
+		dput(d);
+		d = parent;
+	}
+	dput(d);
+	return hidden;
+}
