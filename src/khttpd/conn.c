@@ -54,6 +54,24 @@
 #include "respond.h"
 #include "stats.h"
 
+/* The exchange a request is answered through: what respond.c needs. */
+static void khttpd_exchange_init(struct khttpd_exchange *x,
+				 struct khttpd_conn *c, const char *buf,
+				 const struct http_request *req)
+{
+	x->srv = c->srv;
+	x->out = &c->out;
+	x->head = c->head;
+	x->head_cap = sizeof(c->head);
+	x->path = c->path;
+	x->buf = buf;
+	x->req = req;
+	x->head_only = req && req->method == HTTP_HEAD;
+	x->keep_alive = req && req->keep_alive && !khttpd_stopping(c->srv);
+	x->now = ktime_get_real_seconds();
+	http_format_date(x->date, x->now);
+}
+
 /* Unloading closes connections in at most this many parallel parts. */
 #define KHTTPD_CLOSE_BATCHES 8
 

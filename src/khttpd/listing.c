@@ -29,7 +29,6 @@
 #include <linux/sort.h>
 
 #include "cache.h"
-#include "conn.h"
 #include "beneath.h"
 #include "http/dirents.h"
 #include "http/layout.h"
@@ -224,7 +223,6 @@ struct listing_sink {
 static int start_streaming(struct listing_sink *sink)
 {
 	struct khttpd_exchange *x = sink->x;
-	struct khttpd_conn *c = x->conn;
 	struct http_response_head h;
 	size_t hlen;
 
@@ -237,11 +235,11 @@ static int start_streaming(struct listing_sink *sink)
 	/* As every listing: a smaller one of this directory has a gzip form. */
 	h.extra = "Vary: Accept-Encoding\r\n";
 	h.extra_len = strlen(h.extra);
-	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
+	hlen = http_response_head_build(x->head, x->head_cap, &h);
 	sink->streaming = true;
 	if (!hlen)
 		return -EOVERFLOW;
-	return khttpd_out_copy(&c->out, c->head, hlen);
+	return khttpd_out_copy(x->out, x->head, hlen);
 }
 
 static int send_piece(struct listing_sink *sink, const char *data, size_t len,
@@ -392,7 +390,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	http_dirents_init(&dc.d, sizeof(struct dir_item), resize);
 	dc.d.max_count = LISTING_MAX_ENTRIES;
 	dc.d.max_names = LISTING_MAX_NAMES;
-	dc.dotfiles = x->conn->srv->site.dotfiles;
+	dc.dotfiles = x->srv->site.dotfiles;
 	dc.path = path;
 	dc.path_len = len;
 	khttpd_validator_from_stat(&v, st);
@@ -414,7 +412,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		struct dir_item *it =
 			(struct dir_item *)http_dirents_entry(&dc.d, i);
 
-		describe(x->conn->srv, dir, path, len, it);
+		describe(x->srv, dir, path, len, it);
 		if (it->hidden)
 			continue;
 		if (kept != i)

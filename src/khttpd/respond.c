@@ -7,23 +7,11 @@
 #include <linux/timekeeping.h>
 
 #include "cache.h"
-#include "conn.h"
 #include "http/negotiate.h"
 #include "http/select.h"
 #include "http/route.h"
+#include "khttpd.h"
 #include "outq.h"
-
-void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
-			  const char *buf, const struct http_request *req)
-{
-	x->conn = c;
-	x->buf = buf;
-	x->req = req;
-	x->head_only = req && req->method == HTTP_HEAD;
-	x->keep_alive = req && req->keep_alive && !khttpd_stopping(c->srv);
-	x->now = ktime_get_real_seconds();
-	http_format_date(x->date, x->now);
-}
 
 void khttpd_respond_head_init(const struct khttpd_exchange *x,
 			      struct http_response_head *h, int status)
@@ -50,7 +38,7 @@ static int queue_layout(struct khttpd_exchange *x, const struct http_layout *l,
 		vec[i] = (struct kvec){ .iov_base = (void *)l->piece[i].base,
 					.iov_len = l->piece[i].len };
 	/* Sent at once as far as the socket takes it, the rest queued. */
-	return khttpd_out_vec(&x->conn->out, vec, l->n, pin);
+	return khttpd_out_vec(x->out, vec, l->n, pin);
 }
 
 int khttpd_respond_layout(struct khttpd_exchange *x,
@@ -82,7 +70,7 @@ int khttpd_respond_status(struct khttpd_exchange *x, int status)
 	khttpd_respond_head_init(x, &h, status);
 	h.allow_get_head = status == 405;
 	h.allow_options = true;
-	return reply_html(x, &h, x->conn->head, sizeof(x->conn->head));
+	return reply_html(x, &h, x->head, x->head_cap);
 }
 
 int khttpd_respond_page(struct khttpd_exchange *x, int status,
@@ -97,8 +85,8 @@ int khttpd_respond_page(struct khttpd_exchange *x, int status,
 	h.allow_get_head = status == 405;
 	h.allow_options = true;
 	h.content_type = page->content_type;
-	if (http_layout_response(&l, x->conn->head, sizeof(x->conn->head), &h,
-				 page->body, page->body_len, x->head_only))
+	if (http_layout_response(&l, x->head, x->head_cap, &h, page->body,
+				 page->body_len, x->head_only))
 		return -EOVERFLOW;
 	return queue_layout(x, &l, page);
 }
@@ -116,10 +104,9 @@ int khttpd_respond_options(struct khttpd_exchange *x)
 int khttpd_respond_bodyless(struct khttpd_exchange *x,
 			    struct http_response_head *h)
 {
-	struct khttpd_conn *c = x->conn;
 	struct http_layout l;
 
-	if (http_layout_bodyless(&l, c->head, sizeof(c->head), h, x->head_only))
+	if (http_layout_bodyless(&l, x->head, x->head_cap, h, x->head_only))
 		return -EOVERFLOW;
 	return khttpd_respond_layout(x, &l, false);
 }
@@ -129,7 +116,7 @@ int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
 {
 	/* Every byte may be percent-encoded; then "/", "?" and the query. */
 	size_t loc_cap = 3 * len + 2 + x->req->query.len;
-	size_t head_cap = loc_cap + KHTTPD_HEAD_BUF;
+	size_t head_cap = loc_cap + x->head_cap;
 	struct http_response_head h;
 	char *mem, *head;
 	int ret;
@@ -242,8 +229,8 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 		return khttpd_respond_bodyless(x, &h);
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
 	h.chunked = e->listing && x->req->version_minor >= 1;
-	if (http_layout_response(&l, x->conn->head, sizeof(x->conn->head), &h,
-				 body + sel.first, sel.len, x->head_only))
+	if (http_layout_response(&l, x->head, x->head_cap, &h, body + sel.first,
+				 sel.len, x->head_only))
 		return -EOVERFLOW;
 	return queue_layout(x, &l, e);
 }

@@ -11,14 +11,19 @@
 #include "http/parser.h"
 #include "http/response.h"
 
-struct khttpd_conn;
+struct khttpd_out;
+struct khttpd_server;
 struct khttpd_cache_entry;
 
 #define KHTTPD_HTML_TYPE "text/html; charset=utf-8"
 
 /* One request and the decisions taken while answering it. */
 struct khttpd_exchange {
-	struct khttpd_conn *conn;
+	const struct khttpd_server *srv;
+	struct khttpd_out *out; /* where the answer is queued */
+	char *head; /* head_cap bytes for a response head */
+	size_t head_cap;
+	char *path; /* KHTTPD_PATH_BUF bytes, for the routed path */
 	const char *buf; /* the request head, from offset 0 */
 	const struct http_request *req; /* NULL when the head was refused */
 	bool head_only;
@@ -26,9 +31,6 @@ struct khttpd_exchange {
 	s64 now; /* the Date, in seconds */
 	char date[HTTP_DATE_LEN];
 };
-
-void khttpd_exchange_init(struct khttpd_exchange *x, struct khttpd_conn *c,
-			  const char *buf, const struct http_request *req);
 
 /* A head for this exchange: status, Server, Date, Connection. */
 void khttpd_respond_head_init(const struct khttpd_exchange *x,

@@ -11,7 +11,6 @@
 #include <linux/slab.h>
 
 #include "cache.h"
-#include "conn.h"
 #include "beneath.h"
 #include "listing.h"
 #include "http/listing.h"
@@ -34,7 +33,6 @@ static int khttpd_stream_file(struct khttpd_exchange *x,
 			      const struct file *opath, const struct kstat *st,
 			      const char *type)
 {
-	struct khttpd_conn *c = x->conn;
 	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
 	struct http_representation r = {
 		.etag = etag,
@@ -73,12 +71,12 @@ static int khttpd_stream_file(struct khttpd_exchange *x,
 	pos = sel.first;
 	end = sel.first + sel.len;
 	h.content_length = sel.len;
-	hlen = http_response_head_build(c->head, sizeof(c->head), &h);
-	ret = hlen ? khttpd_out_copy(&c->out, c->head, hlen) : -EOVERFLOW;
+	hlen = http_response_head_build(x->head, x->head_cap, &h);
+	ret = hlen ? khttpd_out_copy(x->out, x->head, hlen) : -EOVERFLOW;
 	/* The body is read as the socket drains (outq.c). */
 	if (!x->head_only && end > pos && !ret) {
 		khttpd_count(&khttpd_stats.streams);
-		return khttpd_out_file(&c->out, file, pos, end);
+		return khttpd_out_file(x->out, file, pos, end);
 	}
 	fput(file);
 	return ret;
@@ -150,7 +148,7 @@ static struct khttpd_cache_entry *khttpd_file_entry(const struct file *opath,
  */
 static int khttpd_respond_error(struct khttpd_exchange *x, int status)
 {
-	const struct khttpd_server *srv = x->conn->srv;
+	const struct khttpd_server *srv = x->srv;
 	const char *page = http_site_error_page(&srv->site, status);
 	struct khttpd_cache_entry *e = NULL;
 	struct file *f;
@@ -212,7 +210,7 @@ static int khttpd_serve_file(struct khttpd_exchange *x,
 static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
 {
 	const struct khttpd_exchange *x = ctx;
-	const struct http_site *site = &x->conn->srv->site;
+	const struct http_site *site = &x->srv->site;
 	struct khttpd_cache_entry *e;
 	size_t klen;
 	unsigned int i;
@@ -237,7 +235,7 @@ static int khttpd_plan_open(void *ctx, const char *path,
 			    struct http_object *obj)
 {
 	const struct khttpd_exchange *x = ctx;
-	const struct khttpd_server *srv = x->conn->srv;
+	const struct khttpd_server *srv = x->srv;
 	struct file *f = khttpd_open_beneath(srv, path, O_PATH);
 	struct kstat st;
 
@@ -283,11 +281,10 @@ static int khttpd_serve_object(struct khttpd_exchange *x,
 
 int khttpd_serve(struct khttpd_exchange *x)
 {
-	struct khttpd_conn *c = x->conn;
 	struct http_serve_plan p;
 	int ret;
 
-	http_serve(&c->srv->site, x->buf, x->req, c->path, &khttpd_plan_ops, x,
+	http_serve(&x->srv->site, x->buf, x->req, x->path, &khttpd_plan_ops, x,
 		   &p);
 	switch (p.action) {
 	case HTTP_SERVE_STATUS:
@@ -295,7 +292,7 @@ int khttpd_serve(struct khttpd_exchange *x)
 	case HTTP_SERVE_OPTIONS:
 		return khttpd_respond_options(x);
 	case HTTP_SERVE_REDIRECT:
-		return khttpd_respond_redirect(x, c->path, p.path_len);
+		return khttpd_respond_redirect(x, x->path, p.path_len);
 	case HTTP_SERVE_ENTRY:
 		ret = khttpd_respond_entry(x, p.entry);
 		khttpd_cache_put(p.entry);
@@ -303,7 +300,7 @@ int khttpd_serve(struct khttpd_exchange *x)
 	default:
 		break;
 	}
-	ret = khttpd_serve_object(x, &p, c->path);
+	ret = khttpd_serve_object(x, &p, x->path);
 	fput(p.obj.handle);
 	return ret;
 }
