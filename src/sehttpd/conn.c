@@ -141,7 +141,7 @@ static void log_request(struct exchange *rc)
  */
 static uint64_t body_bytes_sent(const struct exchange *rc, uint64_t sent)
 {
-	const char *end = memmem(rc->scratch, HTTP_CONN_SCRATCH, "\r\n\r\n", 4);
+	const char *end = memmem(rc->scratch, EXCHANGE_SCRATCH, "\r\n\r\n", 4);
 	uint64_t head = end ? (uint64_t)(end + 4 - rc->scratch) : 0;
 
 	return sent > head ? sent - head : 0;
@@ -239,6 +239,7 @@ void http_conn_serve(struct coro *coro, void *data)
 	struct worker *w = c->worker;
 	struct read_buffer rb = { .data = coro_extra(coro) };
 	bool fresh = true;
+	unsigned served = 0;
 
 	if (unlikely(c->proxy_pending)) {
 		int r = read_proxy_header(c, &rb, &fresh);
@@ -348,5 +349,11 @@ void http_conn_serve(struct coro *coro, void *data)
 		}
 		timer_wheel_add(&w->wheel, &c->timer,
 				w->now_ms + w->server->timeout_ms);
+		/* A client pipelining thousands of requests takes turns with
+		 * the thread's other connections. */
+		if (++served % CONN_PIPELINE_TURN == 0 && conn_yield_turn(c)) {
+			c->close_after = true;
+			return;
+		}
 	}
 }

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "conn.h"
+#include "exchange.h"
 #include "server.h"
 
 /*

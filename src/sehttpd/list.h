@@ -78,6 +78,19 @@ static inline void list_move(struct list_head *n, struct list_head *h)
 	list_add(n, h);
 }
 
+/* Moves every entry of list to the front of head, and empties list. */
+static inline void list_splice_init(struct list_head *list,
+				    struct list_head *head)
+{
+	if (list_empty(list))
+		return;
+	list->next->prev = head;
+	list->prev->next = head->next;
+	head->next->prev = list->prev;
+	head->next = list->next;
+	INIT_LIST_HEAD(list);
+}
+
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(h, type, member) list_entry((h)->next, type, member)
 #define list_last_entry(h, type, member) list_entry((h)->prev, type, member)

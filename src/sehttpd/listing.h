@@ -4,7 +4,7 @@
 #define SEHTTPD_LISTING_H
 
 #include "http/listing.h"
-#include "conn.h"
+#include "exchange.h"
 
 #include <stddef.h>
 

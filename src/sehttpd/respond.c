@@ -50,7 +50,7 @@ int respond_with_body(struct exchange *rc, struct http_response_head *h,
 {
 	struct http_layout l;
 
-	if (http_layout_response(&l, rc->scratch, HTTP_CONN_SCRATCH, h, body,
+	if (http_layout_response(&l, rc->scratch, EXCHANGE_SCRATCH, h, body,
 				 len, rc->head_only))
 		return -1;
 	return respond_layout(rc, &l, h->status, false);
@@ -60,7 +60,7 @@ int respond_bodyless(struct exchange *rc, struct http_response_head *h)
 {
 	struct http_layout l;
 
-	if (http_layout_bodyless(&l, rc->scratch, HTTP_CONN_SCRATCH, h,
+	if (http_layout_bodyless(&l, rc->scratch, EXCHANGE_SCRATCH, h,
 				 rc->head_only))
 		return -1;
 	return respond_layout(rc, &l, h->status, false);

@@ -7,7 +7,7 @@
 
 #include "http/layout.h"
 #include "http/response.h"
-#include "conn.h"
+#include "exchange.h"
 
 /* A head for status with the connection's and the thread's defaults. */
 void respond_head_init(struct exchange *rc, struct http_response_head *h,

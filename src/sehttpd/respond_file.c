@@ -96,7 +96,7 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
 	h.chunked = e->kind == CACHE_LISTING && rc->req->version_minor >= 1;
-	if (http_layout_response(&l, rc->scratch, HTTP_CONN_SCRATCH, &h,
+	if (http_layout_response(&l, rc->scratch, EXCHANGE_SCRATCH, &h,
 				 rep->data + sel.first, sel.len, rc->head_only))
 		return -1;
 	return respond_layout(rc, &l, sel.status, false);
@@ -133,14 +133,14 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 	if (http_selection_bodyless(&sel))
 		return respond_bodyless(rc, &h);
 	h.content_length = (int64_t)sel.len;
-	hlen = http_response_head_build(rc->scratch, HTTP_CONN_SCRATCH, &h);
+	hlen = http_response_head_build(rc->scratch, EXCHANGE_SCRATCH, &h);
 	if (hlen == 0)
 		return -1;
 	rc->status = sel.status;
 	if (rc->head_only || sel.len == 0)
 		return conn_write(rc->conn, rc->scratch, hlen, false);
 	if (sel.len <= FILE_SENDFILE_MIN &&
-	    sel.len <= HTTP_CONN_SCRATCH - hlen) {
+	    sel.len <= EXCHANGE_SCRATCH - hlen) {
 		/* Small: head and body leave in one write. */
 		ssize_t got = pread(fd, rc->scratch + hlen, sel.len,
 				    (off_t)sel.first);

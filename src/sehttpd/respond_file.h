@@ -10,7 +10,7 @@
 
 #include "cache.h"
 #include "http/negotiate.h"
-#include "conn.h"
+#include "exchange.h"
 
 /*
  * Bodies larger than this leave from the page cache with sendfile(2) instead

@@ -3,7 +3,7 @@
 #ifndef SEHTTPD_SERVE_H
 #define SEHTTPD_SERVE_H
 
-#include "conn.h"
+#include "exchange.h"
 
 /* Returns 0 when answered (even with an error status), -1 when the
  * connection is broken and must be closed. */

@@ -70,6 +70,8 @@ struct worker {
 	uint64_t now_ms;
 	unsigned active; /* open connections */
 	struct list_head conns; /* this thread's open connections */
+	/* Connections that yielded a turn: run again after the next poll. */
+	struct list_head turns;
 	struct timer_wheel wheel;
 	struct timer accept_timer; /* resumes accepting after EMFILE */
 	struct coro_pool *pool;
@@ -86,12 +88,13 @@ struct conn {
 	bool timed_out; /* the timer fired while the coroutine waited */
 	bool close_after; /* the coroutine decided to close */
 	bool maybe_more; /* the last read filled the buffer: read again */
-	bool turn; /* the timer is a short "run again" wake-up, no deadline */
+	bool turn; /* on worker->turns, to run again after the next poll */
 	bool registered; /* in the worker's epoll set */
 	uint32_t wait_events; /* what the suspended coroutine waits for */
 	struct worker *worker;
 	struct coro *coro; /* NULL while idle between requests */
 	struct list_head link; /* in worker->conns */
+	struct list_head turn_link; /* in worker->turns while turn */
 	struct timer timer;
 	struct client_addr peer; /* for the access log */
 	uint64_t bytes_sent; /* so far, for the access log */

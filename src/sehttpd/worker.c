@@ -47,6 +47,7 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 	timer_wheel_init(&w->wheel, w->now_ms);
 	timer_init(&w->accept_timer);
 	INIT_LIST_HEAD(&w->conns);
+	INIT_LIST_HEAD(&w->turns);
 	date_cache_update(&w->date);
 
 	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -104,6 +105,8 @@ void worker_force_stop(struct worker *w)
 static void conn_list_add(struct worker *w, struct conn *c)
 {
 	list_add(&c->link, &w->conns);
+	INIT_LIST_HEAD(&c->turn_link);
+	c->turn = false;
 	w->active++;
 }
 
@@ -122,6 +125,7 @@ static void conn_close(struct worker *w, struct conn *c)
 		c->coro = NULL;
 	}
 	timer_wheel_del(&w->wheel, &c->timer);
+	list_del_init(&c->turn_link);
 	conn_list_del(w, c);
 	atomic_fetch_sub_explicit(&w->server->open_conns, 1,
 				  memory_order_relaxed);
@@ -150,6 +154,13 @@ static int conn_register(struct worker *w, struct conn *c)
 	return 0;
 }
 
+/* After the next poll (which does not wait), not in this pass. */
+static void conn_take_turn(struct worker *w, struct conn *c)
+{
+	c->turn = true;
+	list_add_tail(&c->turn_link, &w->turns);
+}
+
 static void conn_resume(struct worker *w, struct conn *c)
 {
 	int r = coro_resume(c->coro);
@@ -168,14 +179,28 @@ static void conn_resume(struct worker *w, struct conn *c)
 	if (conn_register(w, c)) {
 		/* Its pending I/O fails; it unwinds and closes. */
 		c->timed_out = true;
-		c->turn = true;
-		timer_wheel_add(&w->wheel, &c->timer, w->now_ms + 1);
+		conn_take_turn(w, c);
 		return;
 	}
-	if (r == CONN_YIELD_TURN) {
-		/* After the next poll, not in this expiry pass. */
-		c->turn = true;
-		timer_wheel_add(&w->wheel, &c->timer, w->now_ms + 1);
+	if (r == CONN_YIELD_TURN)
+		conn_take_turn(w, c);
+}
+
+/* The connections that yielded, each once, in the order they did. */
+static void run_turns(struct worker *w)
+{
+	struct list_head ready;
+
+	/* Those that yield again now wait for the next pass. */
+	INIT_LIST_HEAD(&ready);
+	list_splice_init(&w->turns, &ready);
+	while (!list_empty(&ready)) {
+		struct conn *c =
+			list_first_entry(&ready, struct conn, turn_link);
+
+		list_del_init(&c->turn_link);
+		c->turn = false;
+		conn_resume(w, c);
 	}
 }
 
@@ -194,8 +219,8 @@ static void conn_start(struct worker *w, struct conn *c)
 static void on_conn_timer(struct worker *w, struct conn *c)
 {
 	if (c->turn) {
-		c->turn = false;
-		conn_resume(w, c);
+		/* A deadline passed while it waits for its turn. */
+		c->timed_out = true;
 	} else if (c->coro) {
 		c->timed_out = true; /* its pending I/O fails; it unwinds */
 		conn_resume(w, c);
@@ -312,6 +337,7 @@ static void cut_off_all(struct worker *w)
 		if (c->coro) {
 			c->timed_out = true;
 			c->turn = false;
+			list_del_init(&c->turn_link);
 			conn_resume(w, c);
 		}
 	}
@@ -400,6 +426,8 @@ void *worker_run(void *arg)
 
 		if (w->stopping && w->active == 0)
 			break;
+		if (!list_empty(&w->turns))
+			timeout = 0;
 		n = epoll_wait(w->epoll_fd, events, MAX_EVENTS, timeout);
 		if (n < 0 && errno != EINTR) {
 			perror("sehttpd: epoll_wait");
@@ -410,6 +438,7 @@ void *worker_run(void *arg)
 		for (int i = 0; i < n; i++)
 			handle_event(w, &events[i]);
 		expire_timers(w);
+		run_turns(w);
 		if (w->log.len) {
 			access_log_flush(&w->log, s->log_writer);
 			stats_set(&w->stats.log_dropped, w->log.dropped);

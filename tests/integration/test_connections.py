@@ -1,13 +1,15 @@
 """Connections: keep-alive rules, pipelining, requests split at any byte,
 clients that go away, and many clients at once."""
 
+import re
 import socket
 import struct
 import threading
 import time
+import unittest
 
 from httpraw import build_request, Conn
-from target import ServerTestCase, IS_SEHTTPD
+from target import ServerTestCase, IS_SEHTTPD, needs_process, start_server
 
 CONCURRENCY = 200 if IS_SEHTTPD else 3
 REQUESTS_PER_CLIENT = 5 if IS_SEHTTPD else 3
@@ -260,3 +262,71 @@ class ConnectionsTest(ServerTestCase):
         self.assertEqual(errors, [], '%d of %d clients failed'
                          % (len(errors), CONCURRENCY))
         self.assertEqual(len(done), CONCURRENCY)
+
+
+@needs_process('starts sehttpd with one thread')
+class PipelineTurnTest(unittest.TestCase):
+    """A client pipelining thousands of requests takes turns with the
+    thread's other connections: another client is answered while the
+    batch is being served, not after it."""
+
+    BATCH = 10000
+
+    def test_other_client_served_during_a_batch(self):
+        t = start_server(['-t', '1'])
+        self.addCleanup(t.server.kill)
+        req = build_request('GET', '/a.txt')
+        batch = socket.create_connection((t.host, t.port))
+        batch.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        other = socket.create_connection((t.host, t.port))
+        other.settimeout(10)
+        self.addCleanup(batch.close)
+        self.addCleanup(other.close)
+        # The batch's responses are read as fast as they come.
+        done = threading.Event()
+        got = [0]
+
+        def drain():
+            batch.settimeout(20)
+            want = self.BATCH * len(b'HTTP/1.1 200 OK')
+            while not done.is_set():
+                data = batch.recv(1 << 20)
+                if not data:
+                    break
+                got[0] += data.count(b'HTTP/1.1 200 OK')
+                if got[0] * len(b'HTTP/1.1 200 OK') >= want:
+                    break
+            done.set()
+
+        reader = threading.Thread(target=drain)
+        reader.start()
+        start = time.monotonic()
+        batch.sendall(req * self.BATCH)
+        lat = []
+        while not done.is_set() and time.monotonic() - start < 20:
+            t0 = time.monotonic()
+            other.sendall(req)
+            buf = b''
+            while b'\r\n\r\n' not in buf:
+                buf += other.recv(65536)
+            head, _, body = buf.partition(b'\r\n\r\n')
+            length = int(re.search(rb'(?i)content-length: *(\d+)',
+                                   head).group(1))
+            while len(body) < length:
+                body += other.recv(65536)
+            self.assertEqual(len(body), length)
+            lat.append(time.monotonic() - t0)
+        reader.join(30)
+        took = time.monotonic() - start
+        self.assertEqual(got[0], self.BATCH)
+        # Before: the first request waited for the whole batch, so it was
+        # answered once, as the batch ended.
+        self.assertGreaterEqual(len(lat), 3, 'batch of %d took %.3f s, '
+                                'other client answered %d times, worst '
+                                '%.3f s' % (self.BATCH, took, len(lat),
+                                            max(lat)))
+        print('\n  batch of %d in %.3f s; the other client answered %d '
+              'times meanwhile, worst %.1f ms' % (self.BATCH, took, len(lat),
+                                                  max(lat) * 1000))
+        self.assertLess(max(lat), max(0.02, took / 3), lat)
+        t.server.stop()
