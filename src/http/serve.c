@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "serve.h"
 
+#include "host.h"
 #include "response.h"
+#include "token.h"
 #include "site.h"
 
 const char *http_site_error_page(const struct http_site *site, int status)
@@ -40,6 +42,47 @@ int http_site_split_error_page(const char *arg, int *status, const char **path)
 	*status = (arg[0] - '0') * 100 + (arg[1] - '0') * 10 + (arg[2] - '0');
 	*path = arg + 4;
 	return 0;
+}
+
+static bool scheme_valid(const char *s, size_t n)
+{
+	if (!n || !http_is_alpha(s[0]))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (!http_is_alpha(s[i]) && !http_is_digit(s[i]) &&
+		    !strchr("+-.", s[i]))
+			return false;
+	}
+	return true;
+}
+
+enum http_origin_check http_site_cors_origin_check(const char *origin)
+{
+	const char *sep = strstr(origin, "://");
+	const char *host = sep ? sep + 3 : "";
+	size_t host_len = strlen(host);
+
+	if (!strcmp(origin, "*"))
+		return HTTP_ORIGIN_OK;
+	for (const char *p = origin; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c <= ' ' || c >= 0x7f)
+			return HTTP_ORIGIN_BAD_BYTES;
+	}
+	if (strlen(origin) > HTTP_ORIGIN_MAX)
+		return HTTP_ORIGIN_TOO_LONG;
+	/*
+	 * An origin is scheme://host[:port], which browsers compare as
+	 * strings: a path, trailing slash, query, fragment or user@ would
+	 * never match.  host[:port] is a Host header's (no '/', '?', '#',
+	 * '@'), without an empty port.
+	 */
+	if (!sep || !scheme_valid(origin, (size_t)(sep - origin)) ||
+	    !host_len || host[host_len - 1] == ':' ||
+	    !http_host_valid(host, host_len))
+		return HTTP_ORIGIN_BAD_FORM;
+	return HTTP_ORIGIN_OK;
 }
 
 static void plan_status(struct http_serve_plan *plan, int status)

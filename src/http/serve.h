@@ -43,6 +43,19 @@ bool http_site_page_path_ok(const char *path);
 /* "CODE=/PATH", CODE 4xx or 5xx: sets *status and *path (not checked). */
 int http_site_split_error_page(const char *arg, int *status, const char **path);
 
+/* The longest CORS origin taken. */
+#define HTTP_ORIGIN_MAX 1024
+
+enum http_origin_check {
+	HTTP_ORIGIN_OK,
+	HTTP_ORIGIN_BAD_BYTES, /* spaces or control characters */
+	HTTP_ORIGIN_TOO_LONG,
+	HTTP_ORIGIN_BAD_FORM, /* not '*' or scheme://host[:port] */
+};
+
+/* Whether origin may be a CORS allowed origin, and if not, why. */
+enum http_origin_check http_site_cors_origin_check(const char *origin);
+
 /* The operator's page for an error status, or NULL (the last given wins). */
 const char *http_site_error_page(const struct http_site *site, int status);
 

@@ -13,6 +13,17 @@ static inline char http_tolower(char c)
 	return (c >= 'A' && c <= 'Z') ? (char)(c | 0x20) : c;
 }
 
+/* ALPHA and DIGIT (RFC 5234 B.1), whatever the locale. */
+static inline bool http_is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static inline bool http_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
 /* Optional whitespace (RFC 9110 5.6.3). */
 static inline bool http_is_ows(char c)
 {

@@ -3,7 +3,9 @@
 
 #include "config.h"
 
+#include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "http/site.h"
@@ -75,4 +77,22 @@ int khttpd_site_build(struct http_site *site, char *index_names,
 		site->spa = spa;
 	}
 	return 0;
+}
+
+char *khttpd_cors_lines(const char *origin)
+{
+	char *lines;
+
+	if (!origin || !*origin)
+		return NULL;
+	if (http_site_cors_origin_check(origin) != HTTP_ORIGIN_OK) {
+		pr_err("cors: '%s' is not '*' or scheme://host[:port]\n",
+		       origin);
+		return ERR_PTR(-EINVAL);
+	}
+	/* The answer names one origin: caches must not share it. */
+	lines = kasprintf(GFP_KERNEL, "Access-Control-Allow-Origin: %s\r\n%s",
+			  origin,
+			  strcmp(origin, "*") ? "Vary: Origin\r\n" : "");
+	return lines ? lines : ERR_PTR(-ENOMEM);
 }

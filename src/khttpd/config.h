@@ -17,4 +17,11 @@
 int khttpd_site_build(struct http_site *site, char *index_names,
 		      char *error_pages, const char *spa);
 
+/*
+ * The header lines cors= adds to every response (as sehttpd's --cors):
+ * Access-Control-Allow-Origin, and Vary: Origin for one origin.  NULL
+ * with no origin; an ERR_PTR for a bad one, said in the kernel log.
+ */
+char *khttpd_cors_lines(const char *origin);
+
 #endif /* KHTTPD_CONFIG_H */

@@ -11,6 +11,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "http/response.h"
 #include "http/serve.h"
 
 #define KHTTPD_SERVER_TOKEN "khttpd"
@@ -26,6 +27,7 @@ struct khttpd_config {
 	unsigned int timeout_ms;
 	unsigned int max_conns;
 	struct http_site site;
+	const char *cors_lines; /* NULL: cors= is off */
 };
 
 struct khttpd_server {
@@ -51,6 +53,9 @@ struct khttpd_server {
 	 */
 	const struct cred *cred;
 	struct http_site site; /* index names, error pages, listings... */
+	/* cors=: its header lines on every response (and preflights). */
+	struct http_header_rule cors_rule;
+	bool cors;
 };
 
 int khttpd_server_start(struct khttpd_server *srv,

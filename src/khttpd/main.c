@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -67,13 +68,19 @@ MODULE_PARM_DESC(spa,
 		 "Page (/PATH) for missing paths without a file extension, "
 		 "with 200, for single-page apps (off)");
 
+static char *cors;
+module_param(cors, charp, 0444);
+MODULE_PARM_DESC(cors,
+		 "Access-Control-Allow-Origin on every response (an origin "
+		 "scheme://host[:port] or '*') and CORS preflights (off)");
+
 static uint cache_kb = 65536;
 module_param(cache_kb, uint, 0444);
 MODULE_PARM_DESC(cache_kb, "Content cache size in KiB, 0 to disable (65536)");
 
 static struct khttpd_server server;
 /* The lists above, split by khttpd_site_build(): the site points in. */
-static char *index_copy, *pages_copy;
+static char *index_copy, *pages_copy, *cors_lines;
 
 static int __init khttpd_init(void)
 {
@@ -99,6 +106,13 @@ static int __init khttpd_init(void)
 		err = khttpd_site_build(&cfg.site, index_copy, pages_copy, spa);
 	if (err)
 		goto err_site;
+	cors_lines = khttpd_cors_lines(cors);
+	if (IS_ERR(cors_lines)) {
+		err = PTR_ERR(cors_lines);
+		cors_lines = NULL;
+		goto err_site;
+	}
+	cfg.cors_lines = cors_lines;
 	err = khttpd_gzip_init();
 	if (err)
 		goto err_site;
@@ -121,6 +135,7 @@ err_cache:
 err_gzip:
 	khttpd_gzip_exit();
 err_site:
+	kfree(cors_lines);
 	kfree(pages_copy);
 	kfree(index_copy);
 	return err;
@@ -132,6 +147,7 @@ static void __exit khttpd_exit(void)
 	khttpd_stats_exit();
 	khttpd_cache_exit();
 	khttpd_gzip_exit();
+	kfree(cors_lines);
 	kfree(pages_copy);
 	kfree(index_copy);
 	pr_info("stopped\n");

@@ -10,6 +10,7 @@
 #include "http/negotiate.h"
 #include "http/select.h"
 #include "http/route.h"
+#include "http/site.h"
 #include "khttpd.h"
 #include "outq.h"
 
@@ -25,6 +26,10 @@ void khttpd_respond_head_init(const struct khttpd_exchange *x,
 		.content_length = HTTP_NO_LENGTH,
 		.last_modified = HTTP_NO_TIME,
 	};
+	if (x->srv->cors) {
+		h->rules = &x->srv->cors_rule;
+		h->nrules = 1;
+	}
 }
 
 /* Pieces inside pin's bodies are queued by reference, not copied. */
@@ -95,9 +100,18 @@ int khttpd_respond_options(struct khttpd_exchange *x)
 {
 	struct http_response_head h;
 
+	char extra[HTTP_CORS_PREFLIGHT_MAX];
+
 	khttpd_respond_head_init(x, &h, 204);
 	h.allow_get_head = true;
 	h.allow_options = true;
+	/* Without cors= a preflight gets no Access-Control-*: refused. */
+	if (x->srv->cors && http_is_cors_preflight(x->req)) {
+		h.extra = extra;
+		h.extra_len = http_cors_preflight_headers(extra, sizeof(extra),
+							  x->buf, x->req,
+							  KHTTPD_CORS_MAX_AGE);
+	}
 	return khttpd_respond_bodyless(x, &h);
 }
 

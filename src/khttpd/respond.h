@@ -16,6 +16,8 @@ struct khttpd_server;
 struct khttpd_cache_entry;
 
 #define KHTTPD_HTML_TYPE "text/html; charset=utf-8"
+/* How long a browser may keep a preflight's answer (as sehttpd). */
+#define KHTTPD_CORS_MAX_AGE 7200
 
 /* One request and the decisions taken while answering it. */
 struct khttpd_exchange {

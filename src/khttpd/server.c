@@ -215,6 +215,14 @@ int khttpd_server_start(struct khttpd_server *srv,
 	srv->max_conns = cfg->max_conns;
 	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
 	srv->site = cfg->site;
+	srv->cors = cfg->cors_lines;
+	if (srv->cors)
+		srv->cors_rule = (struct http_header_rule){
+			.prefix = "",
+			.lines = cfg->cors_lines,
+			.lines_len = strlen(cfg->cors_lines),
+			.always = true, /* on errors too: scripts read why */
+		};
 
 	err = kern_path(cfg->root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
 			&srv->root);

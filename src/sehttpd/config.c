@@ -148,54 +148,25 @@ int site_check_header_with_cors(const char *arg, char *err, size_t cap)
 }
 
 /* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 3.1) */
-static bool scheme_valid(const char *s, size_t n)
-{
-	if (!n || !isalpha((unsigned char)s[0]))
-		return false;
-	for (size_t i = 1; i < n; i++) {
-		if (!isalnum((unsigned char)s[i]) && !strchr("+-.", s[i]))
-			return false;
-	}
-	return true;
-}
-
 int site_check_cors(const char *origin, char *err, size_t cap)
 {
-	const char *sep = strstr(origin, "://");
-	const char *host = sep ? sep + 3 : "";
-	size_t host_len = strlen(host);
-
-	if (!strcmp(origin, "*"))
+	switch (http_site_cors_origin_check(origin)) {
+	case HTTP_ORIGIN_OK:
 		return 0;
-	for (const char *p = origin; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c <= ' ' || c >= 0x7f) {
-			snprintf(err, cap,
-				 "an origin has no spaces or "
-				 "control characters");
-			return -1;
-		}
-	}
-	if (strlen(origin) > SITE_HEADER_MAX) {
+	case HTTP_ORIGIN_BAD_BYTES:
+		snprintf(err, cap,
+			 "an origin has no spaces or control characters");
+		break;
+	case HTTP_ORIGIN_TOO_LONG:
 		snprintf(err, cap, "too long");
-		return -1;
-	}
-	/*
-	 * An origin is scheme://host[:port], which browsers compare as
-	 * strings: a path, trailing slash, query, fragment or user@ would
-	 * never match.  host[:port] is a Host header's (no '/', '?', '#',
-	 * '@'), without an empty port.
-	 */
-	if (!sep || !scheme_valid(origin, (size_t)(sep - origin)) ||
-	    !host_len || host[host_len - 1] == ':' ||
-	    !http_host_valid(host, host_len)) {
+		break;
+	case HTTP_ORIGIN_BAD_FORM:
 		snprintf(err, cap,
 			 "an origin is '*' or scheme://host[:port], "
 			 "without a path, query, fragment or user@");
-		return -1;
+		break;
 	}
-	return 0;
+	return -1;
 }
 
 int site_check_index(const char *name, char *err, size_t cap)

@@ -1066,7 +1066,8 @@ class Lifecycle:
         --index, --error-page and --spa do; bad values are refused."""
         name = 'site'
         for bad in ('index_names=a/b', 'error_pages=200=/a.txt',
-                    'error_pages=404=a.txt', 'spa=/../etc/passwd'):
+                    'error_pages=404=a.txt', 'spa=/../etc/passwd',
+                    'cors=https://a.example/path', 'cors=a.example'):
             out, rc = self.insmod(bad)
             self.c.check('%s: insmod %s is refused' % (name, bad), rc != 0,
                          out)
@@ -1074,7 +1075,8 @@ class Lifecycle:
                 self.unload(name)
         out, rc = self.insmod('index_names=index.htm,index.html '
                               'error_pages=404=/dir_htm/index.htm,'
-                              '403=/nowhere.html spa=/dir_both/index.html')
+                              '403=/nowhere.html spa=/dir_both/index.html '
+                              'cors=https://a.example')
         if not self.c.check('%s: insmod with them succeeds' % name, rc == 0,
                             out):
             return
@@ -1101,6 +1103,34 @@ class Lifecycle:
             self.c.check('%s: a page that is missing: the built-in 403'
                          % name, got[0] == 403 and b'403' in got[2],
                          repr(got))
+            for path, status in (('/a.txt', 200), ('/missing.txt', 404)):
+                conn = http.client.HTTPConnection('127.0.0.1', port,
+                                                  timeout=30)
+                conn.request('GET', path)
+                r = conn.getresponse()
+                r.read()
+                conn.close()
+                self.c.check('%s: cors: %d %s names the origin, varies '
+                             'by it' % (name, status, path),
+                             r.status == status and
+                             r.getheader('Access-Control-Allow-Origin') ==
+                             'https://a.example' and
+                             'Origin' in (r.getheader('Vary') or ''),
+                             repr(r.getheaders()))
+            conn = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+            conn.request('OPTIONS', '/a.txt', headers={
+                'Origin': 'https://a.example',
+                'Access-Control-Request-Method': 'GET',
+                'Access-Control-Request-Headers': 'x-test'})
+            r = conn.getresponse()
+            r.read()
+            conn.close()
+            self.c.check('%s: cors: a preflight is answered' % name,
+                         r.status == 204 and
+                         'GET' in (r.getheader(
+                             'Access-Control-Allow-Methods') or '') and
+                         r.getheader('Access-Control-Allow-Headers') ==
+                         'x-test', repr(r.getheaders()))
         except (OSError, http.client.HTTPException, KeyError) as e:
             self.c.check('%s: requests answered' % name, False, repr(e))
         self.unload(name)
