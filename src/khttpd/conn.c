@@ -63,7 +63,7 @@ static void khttpd_exchange_init(struct khttpd_exchange *x,
 	x->out = &c->out;
 	x->head = c->head;
 	x->head_cap = sizeof(c->head);
-	x->path = c->path;
+	x->path = NULL; /* taken for the request's answer only */
 	x->buf = buf;
 	x->req = req;
 	x->head_only = req && req->method == HTTP_HEAD;
@@ -217,6 +217,7 @@ static void respond(struct khttpd_conn *c, int r)
 					      sizeof(HTTP_CONTINUE_RESPONSE) -
 						      1);
 		c->path = kmem_cache_alloc(c->srv->path_cache, GFP_KERNEL);
+		x.path = c->path;
 		if (!err)
 			err = c->path ? khttpd_serve(&x) :
 					khttpd_respond_status(&x, 503);
