@@ -179,7 +179,9 @@ bool http_if_range_allows(const char *buf, const struct http_request *req,
 
 	if (!http_has_header(req, HTTP_H_IF_RANGE))
 		return true;
-	if (v.len > 0 && (s[0] == '"' || s[0] == 'W'))
+	/* "W/" marks a weak tag; a bare 'W' starts a date (Wed, ...). */
+	if ((v.len > 0 && s[0] == '"') ||
+	    (v.len > 1 && s[0] == 'W' && s[1] == '/'))
 		/* Strong comparison: a weak tag never matches. */
 		return v.len == etag_len && !memcmp(s, etag, etag_len);
 	return !http_parse_date(s, v.len, &t) && t == last_modified;

@@ -207,4 +207,8 @@ TEST(if_range)
 	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime + 1));
 	CHECK(make_request("If-Range: junk\r\n") > 0);
 	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	/* A Wednesday's date starts with 'W' but is no weak tag. */
+	CHECK(make_request("If-Range: Wed, 09 Nov 1994 08:49:37 GMT\r\n") > 0);
+	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime + 3 * 86400));
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
 }
