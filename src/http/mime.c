@@ -201,7 +201,7 @@ size_t http_mime_extension(const char *name, size_t len, char *ext)
 	return n;
 }
 
-static const char *by_extension(const char *ext)
+const char *http_mime_by_extension(const char *ext)
 {
 	size_t lo = 0, hi = ARRAY_SIZE(mime_table);
 
@@ -253,7 +253,7 @@ const char *http_mime_builtin(const char *name, size_t len)
 	const char *type = NULL;
 
 	if (http_mime_extension(name, len, ext))
-		type = by_extension(ext);
+		type = http_mime_by_extension(ext);
 	if (!type && is_text_name(name + base, len - base))
 		type = HTTP_MIME_TEXT_NAME;
 	return type;

@@ -26,6 +26,9 @@ const char *http_mime_type(const char *name, size_t len);
  */
 const char *http_mime_builtin(const char *name, size_t len);
 
+/* The built-in table's type for a lower-case extension, NULL if none. */
+const char *http_mime_by_extension(const char *ext);
+
 /*
  * The extension of the last path segment of name, lower case and
  * NUL-terminated in ext (HTTP_MIME_EXT_MAX + 1 bytes); returns its

@@ -17,6 +17,7 @@
 struct mime_ext {
 	char ext[HTTP_MIME_EXT_MAX + 1]; /* lower case */
 	size_t seq; /* order of definition: the last one wins */
+	bool forced; /* from --mime: over the built-in table */
 	const char *type;
 };
 
@@ -99,7 +100,7 @@ static const char *intern(struct mime_map *m, const char *type, size_t len)
 }
 
 static int add(struct mime_map *m, const char *ext, size_t ext_len,
-	       const char *type)
+	       const char *type, bool forced)
 {
 	struct mime_ext *e;
 
@@ -116,6 +117,7 @@ static int add(struct mime_map *m, const char *ext, size_t ext_len,
 	if (!ext_copy(e->ext, ext, ext_len))
 		return 0; /* a mime.types extension too long to look up */
 	e->seq = m->count++;
+	e->forced = forced;
 	e->type = type;
 	return 0;
 }
@@ -133,7 +135,7 @@ static int add_line(struct mime_map *m, char *line)
 	while ((ext = strtok_r(NULL, space, &save)) && ext[0] != '#') {
 		if (!t && !(t = intern(m, type, strlen(type))))
 			return -1;
-		if (add(m, ext, strlen(ext), t))
+		if (add(m, ext, strlen(ext), t, false))
 			return -1;
 	}
 	return 0;
@@ -216,7 +218,7 @@ struct mime_map *mime_map_build(const char *types_file, const char *const *args,
 		const char *eq = strchr(args[i], '=');
 		const char *t = eq ? intern(m, eq + 1, strlen(eq + 1)) : NULL;
 
-		if (!t || add(m, args[i], (size_t)(eq - args[i]), t)) {
+		if (!t || add(m, args[i], (size_t)(eq - args[i]), t, true)) {
 			snprintf(err, errlen, "out of memory");
 			mime_map_free(m);
 			return NULL;
@@ -248,6 +250,7 @@ const char *mime_map_type(const struct mime_map *m, const char *name,
 			  size_t len)
 {
 	char ext[HTTP_MIME_EXT_MAX + 1];
+	const struct mime_ext *found = NULL;
 	const char *type;
 
 	if (!m)
@@ -259,14 +262,26 @@ const char *mime_map_type(const struct mime_map *m, const char *name,
 			size_t mid = lo + (hi - lo) / 2;
 			int cmp = strcmp(ext, m->exts[mid].ext);
 
-			if (cmp == 0)
-				return m->exts[mid].type;
+			if (cmp == 0) {
+				found = &m->exts[mid];
+				break;
+			}
 			if (cmp < 0)
 				hi = mid;
 			else
 				lo = mid + 1;
 		}
 	}
+	if (found && found->forced)
+		return found->type;
+	/*
+	 * The built-in table's web types (.ts video/mp2t, .mjs) over the
+	 * system file's (Debian: .ts a Qt translation): both servers agree.
+	 */
+	if (found && (type = http_mime_by_extension(ext)))
+		return type;
+	if (found)
+		return found->type;
 	type = http_mime_builtin(name, len);
 	return type ? type : m->default_type;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The media types sehttpd sends: --mime EXT=TYPE first, then the system's
- * /etc/mime.types (Debian's media-types), then the core's built-in table
- * (which also knows README, LICENSE and the like), then --default-type.
+ * The media types sehttpd sends: --mime EXT=TYPE first, then the core's
+ * built-in table's extensions (as khttpd sends them), then the system's
+ * /etc/mime.types (Debian's media-types), then the built-in README,
+ * LICENSE and the like, then --default-type.
  * Built once at start-up; read-only while threads serve.
  */
 #ifndef SEHTTPD_MIME_MAP_H

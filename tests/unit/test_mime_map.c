@@ -74,7 +74,8 @@ TEST(types_file_then_args_then_builtin)
 	CHECK_EQ_STR(type(m, "a.py"), "application/x-mine");
 	CHECK_EQ_STR(type(m, "A.PY"), "application/x-mine");
 	CHECK_EQ_STR(type(m, "a.pyw"), "text/x-python; charset=utf-8");
-	CHECK_EQ_STR(type(m, "a.sh"), "text/x-sh; charset=utf-8");
+	/* The built-in table's extensions over the file's. */
+	CHECK_EQ_STR(type(m, "a.sh"), "text/x-shellscript; charset=utf-8");
 	CHECK_EQ_STR(type(m, "a.html"), "text/html; charset=utf-8");
 	CHECK_EQ_STR(type(m, "a.json"), "application/json");
 	CHECK_EQ_STR(type(m, "a.ok"), "text/x-long; charset=utf-8");
@@ -87,6 +88,43 @@ TEST(types_file_then_args_then_builtin)
 	CHECK_EQ_STR(type(m, "copyright"), HTTP_MIME_TEXT_NAME);
 	CHECK_EQ_STR(type(m, "a.type"), HTTP_MIME_DEFAULT);
 	CHECK_EQ_STR(type(m, "a.line"), HTTP_MIME_DEFAULT);
+	mime_map_free(m);
+}
+
+/* Debian's mime.types names .ts a Qt translation and .rs an XML type. */
+TEST(builtin_web_types_over_types_file)
+{
+	static const char *const args[] = { "rs=text/x-rust" };
+	char path[64], err[128];
+	struct mime_map *m;
+
+	write_types(path, "text/vnd.trolltech.linguist ts\n"
+			  "application/rls-services+xml rs\n"
+			  "text/javascript es js mjs\n"
+			  "application/font-woff2 woff2\n"
+			  "application/x-dvi dvi\n");
+	m = mime_map_build(path, args, ARRAY_SIZE(args), NULL, err,
+			   sizeof(err));
+	unlink(path);
+	CHECK(m != NULL);
+	CHECK_EQ_STR(type(m, "seg0.ts"), "video/mp2t");
+	CHECK_EQ_STR(type(m, "seg0.TS"), "video/mp2t");
+	CHECK_EQ_STR(type(m, "a.mjs"), "text/javascript; charset=utf-8");
+	CHECK_EQ_STR(type(m, "a.woff2"), "font/woff2");
+	/* What the table does not know comes from the file... */
+	CHECK_EQ_STR(type(m, "a.es"), "text/javascript; charset=utf-8");
+	CHECK_EQ_STR(type(m, "a.dvi"), "application/x-dvi");
+	/* ...and --mime is over everything. */
+	CHECK_EQ_STR(type(m, "main.rs"), "text/x-rust; charset=utf-8");
+	/* Every extension the table knows gets the table's type. */
+	for (const char *const *e =
+		     (const char *const[]){ "ts", "mjs", "js", "woff2", NULL };
+	     *e; e++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "x.%s", *e);
+		CHECK_EQ_STR(type(m, name), http_mime_by_extension(*e));
+	}
 	mime_map_free(m);
 }
 
