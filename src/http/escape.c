@@ -31,6 +31,40 @@ size_t http_html_escape_byte(char c, char out[HTTP_HTML_ESCAPE_MAX])
 	return n;
 }
 
+size_t http_utf8_sequence(const char *s, size_t n, bool *valid)
+{
+	const uint8_t *u = (const uint8_t *)s;
+	uint8_t lo = 0x80, hi = 0xbf; /* the second byte's range */
+	size_t need, i;
+
+	*valid = u[0] < 0x80;
+	if (*valid)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+		need = 2;
+	} else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+		need = 3;
+		if (u[0] == 0xe0)
+			lo = 0xa0; /* overlong */
+		else if (u[0] == 0xed)
+			hi = 0x9f; /* surrogates */
+	} else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+		need = 4;
+		if (u[0] == 0xf0)
+			lo = 0x90; /* overlong */
+		else if (u[0] == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else {
+		return 1;
+	}
+	if (n < 2 || u[1] < lo || u[1] > hi)
+		return 1;
+	for (i = 2; i < need && i < n && u[i] >= 0x80 && u[i] <= 0xbf; i++)
+		;
+	*valid = i == need;
+	return i;
+}
+
 static bool is_unreserved(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

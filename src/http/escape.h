@@ -9,6 +9,16 @@
 #define HTTP_HTML_ESCAPE_MAX 6 /* "&quot;" */
 #define HTTP_URL_ENCODE_MAX 3 /* "%XX" */
 
+/* UTF-8 of U+FFFD, shown for bytes that are not UTF-8. */
+#define HTTP_UTF8_REPLACEMENT "\xef\xbf\xbd"
+
+/*
+ * The length of the UTF-8 sequence at s[0..n) (n > 0), setting *valid; an
+ * ill-formed one is its maximal subpart (Unicode 3.9, as browsers and
+ * Python decode), at least 1 byte, to be shown as one U+FFFD.
+ */
+size_t http_utf8_sequence(const char *s, size_t n, bool *valid);
+
 /* One byte's escaped form; returns its length. */
 size_t http_html_escape_byte(char c, char out[HTTP_HTML_ESCAPE_MAX]);
 size_t http_url_encode_byte(char c, char out[HTTP_URL_ENCODE_MAX],

@@ -44,8 +44,26 @@ void http_out_u64(struct http_out *out, uint64_t v)
 
 void http_out_html(struct http_out *out, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n && reserve(out, HTTP_HTML_ESCAPE_MAX); i++)
-		out->len += http_html_escape_byte(s[i], out->buf + out->len);
+	size_t i = 0;
+
+	while (i < n) {
+		bool valid;
+		size_t k = http_utf8_sequence(s + i, n - i, &valid);
+
+		/* Pages are declared UTF-8: other bytes (file names) show as
+		 * U+FFFD, so that the page still decodes. */
+		if (!valid)
+			http_out_put(out, HTTP_UTF8_REPLACEMENT,
+				     sizeof(HTTP_UTF8_REPLACEMENT) - 1);
+		else if (k > 1)
+			http_out_put(out, s + i, k);
+		else if (reserve(out, HTTP_HTML_ESCAPE_MAX))
+			out->len += http_html_escape_byte(s[i],
+							  out->buf + out->len);
+		if (out->error)
+			return;
+		i += k;
+	}
 }
 
 void http_out_url(struct http_out *out, const char *s, size_t n,

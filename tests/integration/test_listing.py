@@ -447,6 +447,47 @@ class RootListingTest(ServerTestCase):
                           for h in hrefs}, names)
 
 
+@needs_process('serves file names that are not UTF-8, made for the test')
+class NonUtf8NameTest(unittest.TestCase):
+    """A name that is not UTF-8 shows with U+FFFD in the page (declared
+    UTF-8, so it must decode); its href keeps the bytes, percent-encoded."""
+
+    NAMES = (b'caf\xe9.txt', b'half\xe2\x9c.txt', b'ok-\xc3\xa9.txt')
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = temp_dir()
+        cls.dir = os.path.join(os.fsencode(cls.root), b'latin1')
+        os.mkdir(cls.dir)
+        for name in cls.NAMES:
+            with open(os.path.join(cls.dir, name), 'wb') as fh:
+                fh.write(b'body of ' + name)
+        cls.srv = ServerProcess(['-t', '1'], root=cls.root)
+        cls.addClassCleanup(cls.srv.stop)
+
+    def get(self, url):
+        with Conn(self.srv.host, self.srv.port) as c:
+            c.send(build_request('GET', url))
+            return c.read_response()
+
+    def test_names_shown_as_utf8_linked_as_bytes(self):
+        resp = self.get('/latin1/')
+        self.assertEqual(resp.status, 200, resp.describe())
+        body = resp.body.decode('utf-8')  # strict: every byte decodes
+        links = {link['href']: link['text'] for link in parse_listing(
+            resp.body) if link['href'] != '../'}
+        self.assertEqual(len(links), len(self.NAMES), body)
+        for name in self.NAMES:
+            href = urllib.parse.quote_from_bytes(name)
+            with self.subTest(name=name):
+                self.assertIn(href, links)
+                self.assertEqual(links[href],
+                                 name.decode('utf-8', 'replace'))
+                got = self.get('/latin1/' + href)
+                self.assertEqual(got.status, 200, got.describe())
+                self.assertEqual(got.body, b'body of ' + name)
+
+
 @needs_process('serves a directory of 50,000 files made for the test')
 class HugeListingTest(unittest.TestCase):
     """A listing of 50,000 entries takes a few hundred milliseconds to

@@ -117,6 +117,28 @@ TEST(escaping_writers)
 		     "/a%20b/%FF|%2Fa%20b");
 }
 
+/* Pages are declared UTF-8: bytes that are not show as U+FFFD. */
+TEST(html_text_is_always_utf8)
+{
+	static struct sink s;
+	struct http_out out;
+	char buf[16];
+
+	out_init(&out, buf, sizeof(buf), &s);
+	/* Latin-1 é, a valid é and ✓, a truncated ✓, an overlong '/', a
+	 * surrogate, a lone continuation byte, a cut 4-byte one at the end. */
+	http_out_html(&out,
+		      "caf\xe9|\xc3\xa9\xe2\x9c\x93|\xe2\x9c<|"
+		      "\xc0\xaf|\xed\xa0\x80|\x80|\xf0\x9f\x98",
+		      27);
+	CHECK_EQ_INT(http_out_flush(&out), 0);
+	CHECK_EQ_MEM(s.data, s.len,
+		     "caf\xef\xbf\xbd|\xc3\xa9\xe2\x9c\x93|\xef\xbf\xbd&lt;|"
+		     "\xef\xbf\xbd\xef\xbf\xbd|"
+		     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd|"
+		     "\xef\xbf\xbd");
+}
+
 TEST(failed_flush_is_sticky)
 {
 	static struct sink s;
