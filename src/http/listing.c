@@ -142,22 +142,33 @@ static const char listing_style[] =
 	"td.size,td.date{white-space:nowrap}"
 	"th a{text-decoration:none}</style>";
 
-/* A column header: a link to its order, ascending unless it is current. */
+/*
+ * A column header: a link to its order, ascending unless it is current.
+ * rel="nofollow", and the default order as "./" without a query, so that
+ * crawlers (wget --mirror) fetch each listing once, not once per order.
+ */
 static void column(struct http_out *out, struct http_listing_order cur,
 		   enum http_listing_key key, const char *param,
 		   const char *label)
 {
 	bool active = cur.key == key;
+	struct http_listing_order to = { .key = key,
+					 .desc = active && !cur.desc };
 
 	http_out_puts(out, key == HTTP_LISTING_BY_SIZE ? "<th class=\"size\"" :
 							 "<th");
 	if (active)
 		http_out_puts(out, cur.desc ? " aria-sort=\"descending\"" :
 					      " aria-sort=\"ascending\"");
-	http_out_puts(out, "><a href=\"?sort=");
-	http_out_puts(out, param);
-	http_out_puts(out, active && !cur.desc ? "&amp;order=desc\">" :
-						 "&amp;order=asc\">");
+	http_out_puts(out, "><a rel=\"nofollow\" href=\"");
+	if (http_listing_order_is_default(to)) {
+		http_out_puts(out, "./\">");
+	} else {
+		http_out_puts(out, "?sort=");
+		http_out_puts(out, param);
+		http_out_puts(out, to.desc ? "&amp;order=desc\">" :
+					     "&amp;order=asc\">");
+	}
 	http_out_puts(out, label);
 	if (active) /* U+25BC and U+25B2, down and up */
 		http_out_puts(out,
@@ -175,6 +186,9 @@ void http_listing_begin(struct http_out *out, const char *dir, size_t len,
 		      "<title>Index of ");
 	http_out_html(out, dir, len);
 	http_out_puts(out, "</title>\n");
+	/* Another order of the same entries: the default's URL is the one. */
+	if (!http_listing_order_is_default(order))
+		http_out_puts(out, "<link rel=\"canonical\" href=\"./\">\n");
 	http_out_puts(out, listing_style);
 	http_out_puts(out, "</head>\n<body>\n<h1>Index of ");
 	http_out_html(out, dir, len);

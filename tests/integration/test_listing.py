@@ -30,6 +30,7 @@ class ListingParser(html.parser.HTMLParser):
         self.headers = []
         self.in_a = False
         self.in_th = False
+        self.canonical = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -39,6 +40,9 @@ class ListingParser(html.parser.HTMLParser):
                                  'aria-sort': attrs.get('aria-sort')})
         elif tag == 'a' and self.in_th:
             self.headers[-1]['href'] = attrs.get('href')
+            self.headers[-1]['rel'] = attrs.get('rel')
+        elif tag == 'link' and attrs.get('rel') == 'canonical':
+            self.canonical = attrs.get('href')
         elif tag == 'a':
             href = attrs.get('href')
             self.links.append({'href': href, 'text': '', 'row': '',
@@ -334,8 +338,10 @@ class ListingTest(ServerTestCase):
                 self.assertEqual(len(active), 1, headers)
                 self.assertEqual(active[0]['aria-sort'],
                                  'descending' if desc else 'ascending')
-                self.assertTrue(active[0]['href'].startswith(
-                    '?sort=%s&order=' % key), active[0])
+                # The other direction; the default one without a query.
+                self.assertEqual(active[0]['href'], './' if key == 'name'
+                                 and desc else '?sort=%s&order=%s'
+                                 % (key, 'asc' if desc else 'desc'))
 
     def test_listing_sorted_by_date(self):
         """size777.txt is the oldest file of /dir_noindex/ (2021), the
@@ -367,8 +373,58 @@ class ListingTest(ServerTestCase):
         self.assertEqual([h['href'] for h in headers],
                          ['?sort=name&order=desc', '?sort=size&order=asc',
                           '?sort=date&order=asc'])
+        self.assertEqual([h['rel'] for h in headers], ['nofollow'] * 3)
         self.assertEqual(headers[0]['aria-sort'], 'ascending')
         self.assertIn('UTC', headers[2]['text'])
+        # The default order is linked without a query.
+        _, _, _, headers = self.sorted_listing('/dir_noindex/',
+                                               'sort=name&order=desc')
+        self.assertEqual(headers[0]['href'], './')
+
+    def crawl(self, start):
+        """What wget --mirror --no-parent fetches from start: each link
+        not rel="nofollow" below start, once.  Returns the URLs."""
+        seen, todo = set(), [start]
+        while todo and len(seen) < 1000:
+            url = todo.pop()
+            if url in seen:
+                continue
+            seen.add(url)
+            if not url.endswith('/'):
+                continue
+            resp = self.get(url)
+            self.assertEqual(resp.status, 200, url)
+            p = ListingParser()
+            p.feed(resp.body.decode('utf-8'))
+            hrefs = [h['href'] for h in p.headers if h['rel'] != 'nofollow']
+            hrefs += [link['href'] for link in p.links]
+            for href in hrefs:
+                target = urllib.parse.urljoin(url, href)
+                if target.startswith(start):
+                    todo.append(target)
+        return seen
+
+    def test_crawler_fetches_each_listing_once(self):
+        # Before: every directory also as ?sort=... in each order.
+        got = self.crawl('/dir_noindex/')
+        self.assertEqual([u for u in got if '?' in u], [])
+        want = {'/dir_noindex/' + urllib.parse.quote(n) + ('/' if d else '')
+                for n, d in self.tree.entries('/dir_noindex/')}
+        self.assertTrue(want <= got, want - got)
+
+    def test_other_orders_name_the_default_canonical(self):
+        for query in ('sort=size', 'sort=name&order=desc', 'sort=date',
+                      'sort=date&order=desc', '', 'sort=name&order=asc'):
+            with self.subTest(query=query):
+                resp = self.get('/dir_noindex/?' + query)
+                p = ListingParser()
+                p.feed(resp.body.decode('utf-8'))
+                if query in ('', 'sort=name&order=asc'):
+                    self.assertIsNone(p.canonical)
+                else:
+                    self.assertEqual(urllib.parse.urljoin(
+                        '/dir_noindex/?' + query, p.canonical),
+                        '/dir_noindex/')
 
     def test_listing_human_sizes_and_utc(self):
         """Sizes for people, the exact count in a title; times in UTC; a

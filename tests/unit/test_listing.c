@@ -107,10 +107,13 @@ TEST(exact_document)
 		"th a{text-decoration:none}</style>"
 		"</head>\n<body>\n<h1>Index of /docs/</h1>\n<table>\n"
 		"<tr><th aria-sort=\"ascending\">"
-		"<a href=\"?sort=name&amp;order=desc\">Name \xe2\x96\xb2</a></th>"
-		"<th class=\"size\"><a href=\"?sort=size&amp;order=asc\">Size"
+		"<a rel=\"nofollow\" href=\"?sort=name&amp;order=desc\">"
+		"Name \xe2\x96\xb2</a></th>"
+		"<th class=\"size\"><a rel=\"nofollow\" "
+		"href=\"?sort=size&amp;order=asc\">Size"
 		"</a></th>"
-		"<th><a href=\"?sort=date&amp;order=asc\">Modified (UTC)</a>"
+		"<th><a rel=\"nofollow\" href=\"?sort=date&amp;order=asc\">"
+		"Modified (UTC)</a>"
 		"</th></tr>\n"
 		"<tr><td class=\"name\"><a href=\"../\">../</a></td>"
 		"<td></td><td></td></tr>\n"
@@ -373,6 +376,11 @@ TEST(comparators_for_each_order)
 	CHECK_EQ_STR(sorted_names(o, buf), "adir zdir a c b nostat ");
 }
 
+/*
+ * rel="nofollow" on every order's link, the default order's URL without a
+ * query, and the other orders naming it canonical: a crawler (wget
+ * --mirror) fetches each listing once, not once per order.
+ */
 TEST(headers_link_to_the_other_orders)
 {
 	static struct sink s;
@@ -380,17 +388,31 @@ TEST(headers_link_to_the_other_orders)
 					.desc = true };
 
 	render_in(&s, 4096, "/", NULL, 0, o);
-	CHECK(contains(&s, "<th><a href=\"?sort=name&amp;order=asc\">Name"
+	CHECK(contains(&s, "<th><a rel=\"nofollow\" href=\"./\">Name"
 			   "</a></th>"));
 	CHECK(contains(&s, "<th class=\"size\" aria-sort=\"descending\">"
-			   "<a href=\"?sort=size&amp;order=asc\">Size "
+			   "<a rel=\"nofollow\" "
+			   "href=\"?sort=size&amp;order=asc\">Size "
 			   "\xe2\x96\xbc</a></th>"));
-	CHECK(contains(&s, "<th><a href=\"?sort=date&amp;order=asc\">"));
+	CHECK(contains(&s, "<th><a rel=\"nofollow\" "
+			   "href=\"?sort=date&amp;order=asc\">"));
+	CHECK(contains(&s, "<link rel=\"canonical\" href=\"./\">"));
 	o.desc = false;
 	render_in(&s, 4096, "/", NULL, 0, o);
-	CHECK(contains(&s, "aria-sort=\"ascending\"><a href=\"?sort=size"
-			   "&amp;order=desc\">Size \xe2\x96\xb2</a>"));
+	CHECK(contains(&s, "aria-sort=\"ascending\"><a rel=\"nofollow\" "
+			   "href=\"?sort=size&amp;order=desc\">Size "
+			   "\xe2\x96\xb2</a>"));
 	CHECK(!contains(&s, "aria-sort=\"descending\""));
+	o = (struct http_listing_order){ .key = HTTP_LISTING_BY_NAME,
+					 .desc = true };
+	render_in(&s, 4096, "/", NULL, 0, o);
+	CHECK(contains(&s, "<a rel=\"nofollow\" href=\"./\">Name "
+			   "\xe2\x96\xbc</a>"));
+	CHECK(contains(&s, "<link rel=\"canonical\" href=\"./\">"));
+	/* The default order is the canonical page itself. */
+	render_in(&s, 4096, "/", NULL, 0, HTTP_LISTING_ORDER_DEFAULT);
+	CHECK(!contains(&s, "canonical"));
+	CHECK(!contains(&s, "sort=name&amp;order=asc"));
 }
 
 TEST(cache_keys_tell_orders_apart)
