@@ -140,12 +140,16 @@ static const char listing_style[] =
 	"vertical-align:top}"
 	"th.size,td.size{text-align:right}"
 	"td.size,td.date{white-space:nowrap}"
-	"th a{text-decoration:none}</style>";
+	"th a{text-decoration:none}th form{margin:0}"
+	"th button{font:inherit;font-weight:bold;border:0;padding:0;"
+	"background:none;color:LinkText;cursor:pointer}</style>";
 
 /*
- * A column header: a link to its order, ascending unless it is current.
- * rel="nofollow", and the default order as "./" without a query, so that
- * crawlers (wget --mirror) fetch each listing once, not once per order.
+ * A column header: a way to its order, ascending unless it is current.
+ * The default order is a link to "./" (no query: the canonical URL); the
+ * others are GET forms, which crawlers (wget --mirror) do not submit, so
+ * they fetch each listing once, not once per order (rel="nofollow" on a
+ * link does not stop wget).
  */
 static void column(struct http_out *out, struct http_listing_order cur,
 		   enum http_listing_key key, const char *param,
@@ -154,26 +158,29 @@ static void column(struct http_out *out, struct http_listing_order cur,
 	bool active = cur.key == key;
 	struct http_listing_order to = { .key = key,
 					 .desc = active && !cur.desc };
+	bool is_link = http_listing_order_is_default(to);
 
 	http_out_puts(out, key == HTTP_LISTING_BY_SIZE ? "<th class=\"size\"" :
 							 "<th");
 	if (active)
 		http_out_puts(out, cur.desc ? " aria-sort=\"descending\"" :
 					      " aria-sort=\"ascending\"");
-	http_out_puts(out, "><a rel=\"nofollow\" href=\"");
-	if (http_listing_order_is_default(to)) {
-		http_out_puts(out, "./\">");
+	if (is_link) {
+		http_out_puts(out, "><a href=\"./\">");
 	} else {
-		http_out_puts(out, "?sort=");
+		http_out_puts(out, "><form><input type=\"hidden\" "
+				   "name=\"sort\" value=\"");
 		http_out_puts(out, param);
-		http_out_puts(out, to.desc ? "&amp;order=desc\">" :
-					     "&amp;order=asc\">");
+		http_out_puts(out, to.desc ? "\"><button name=\"order\" "
+					     "value=\"desc\">" :
+					     "\"><button name=\"order\" "
+					     "value=\"asc\">");
 	}
 	http_out_puts(out, label);
 	if (active) /* U+25BC and U+25B2, down and up */
 		http_out_puts(out,
 			      cur.desc ? " \xe2\x96\xbc" : " \xe2\x96\xb2");
-	http_out_puts(out, "</a></th>");
+	http_out_puts(out, is_link ? "</a></th>" : "</button></form></th>");
 }
 
 void http_listing_begin(struct http_out *out, const char *dir, size_t len,

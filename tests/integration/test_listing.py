@@ -36,11 +36,17 @@ class ListingParser(html.parser.HTMLParser):
         attrs = dict(attrs)
         if tag == 'th':
             self.in_th = True
-            self.headers.append({'href': None, 'text': '',
+            self.headers.append({'href': None, 'text': '', 'kind': None,
                                  'aria-sort': attrs.get('aria-sort')})
         elif tag == 'a' and self.in_th:
             self.headers[-1]['href'] = attrs.get('href')
-            self.headers[-1]['rel'] = attrs.get('rel')
+            self.headers[-1]['kind'] = 'link'
+        elif tag in ('input', 'button') and self.in_th:
+            # A GET form: its href is the query its button submits.
+            h = self.headers[-1]
+            h['kind'] = 'form'
+            h['href'] = (h['href'] + '&' if h['href'] else '?') + \
+                '%s=%s' % (attrs.get('name'), attrs.get('value'))
         elif tag == 'link' and attrs.get('rel') == 'canonical':
             self.canonical = attrs.get('href')
         elif tag == 'a':
@@ -373,17 +379,19 @@ class ListingTest(ServerTestCase):
         self.assertEqual([h['href'] for h in headers],
                          ['?sort=name&order=desc', '?sort=size&order=asc',
                           '?sort=date&order=asc'])
-        self.assertEqual([h['rel'] for h in headers], ['nofollow'] * 3)
+        # Forms, which crawlers do not submit (wget ignores nofollow).
+        self.assertEqual([h['kind'] for h in headers], ['form'] * 3)
         self.assertEqual(headers[0]['aria-sort'], 'ascending')
         self.assertIn('UTC', headers[2]['text'])
         # The default order is linked without a query.
         _, _, _, headers = self.sorted_listing('/dir_noindex/',
                                                'sort=name&order=desc')
-        self.assertEqual(headers[0]['href'], './')
+        self.assertEqual((headers[0]['kind'], headers[0]['href']),
+                         ('link', './'))
 
     def crawl(self, start):
         """What wget --mirror --no-parent fetches from start: each link
-        not rel="nofollow" below start, once.  Returns the URLs."""
+        below start, once (forms are not submitted).  Returns the URLs."""
         seen, todo = set(), [start]
         while todo and len(seen) < 1000:
             url = todo.pop()
@@ -396,8 +404,10 @@ class ListingTest(ServerTestCase):
             self.assertEqual(resp.status, 200, url)
             p = ListingParser()
             p.feed(resp.body.decode('utf-8'))
-            hrefs = [h['href'] for h in p.headers if h['rel'] != 'nofollow']
+            hrefs = [h['href'] for h in p.headers if h['kind'] == 'link']
             hrefs += [link['href'] for link in p.links]
+            if p.canonical:
+                hrefs.append(p.canonical)
             for href in hrefs:
                 target = urllib.parse.urljoin(url, href)
                 if target.startswith(start):

@@ -104,17 +104,20 @@ TEST(exact_document)
 		"vertical-align:top}"
 		"th.size,td.size{text-align:right}"
 		"td.size,td.date{white-space:nowrap}"
-		"th a{text-decoration:none}</style>"
+		"th a{text-decoration:none}th form{margin:0}"
+		"th button{font:inherit;font-weight:bold;border:0;padding:0;"
+		"background:none;color:LinkText;cursor:pointer}</style>"
 		"</head>\n<body>\n<h1>Index of /docs/</h1>\n<table>\n"
-		"<tr><th aria-sort=\"ascending\">"
-		"<a rel=\"nofollow\" href=\"?sort=name&amp;order=desc\">"
-		"Name \xe2\x96\xb2</a></th>"
-		"<th class=\"size\"><a rel=\"nofollow\" "
-		"href=\"?sort=size&amp;order=asc\">Size"
-		"</a></th>"
-		"<th><a rel=\"nofollow\" href=\"?sort=date&amp;order=asc\">"
-		"Modified (UTC)</a>"
-		"</th></tr>\n"
+		"<tr><th aria-sort=\"ascending\"><form>"
+		"<input type=\"hidden\" name=\"sort\" value=\"name\">"
+		"<button name=\"order\" value=\"desc\">Name \xe2\x96\xb2"
+		"</button></form></th><th class=\"size\"><form>"
+		"<input type=\"hidden\" name=\"sort\" value=\"size\">"
+		"<button name=\"order\" value=\"asc\">Size</button></form>"
+		"</th><th><form>"
+		"<input type=\"hidden\" name=\"sort\" value=\"date\">"
+		"<button name=\"order\" value=\"asc\">Modified (UTC)"
+		"</button></form></th></tr>\n"
 		"<tr><td class=\"name\"><a href=\"../\">../</a></td>"
 		"<td></td><td></td></tr>\n"
 		"<tr><td class=\"name\"><a href=\"sub/\">sub/</a></td>"
@@ -376,10 +379,15 @@ TEST(comparators_for_each_order)
 	CHECK_EQ_STR(sorted_names(o, buf), "adir zdir a c b nostat ");
 }
 
+#define ORDER_FORM(key, dir)                                            \
+	"<form><input type=\"hidden\" name=\"sort\" value=\"" key "\">" \
+	"<button name=\"order\" value=\"" dir "\">"
+
 /*
- * rel="nofollow" on every order's link, the default order's URL without a
- * query, and the other orders naming it canonical: a crawler (wget
- * --mirror) fetches each listing once, not once per order.
+ * The default order is a link to ./ without a query, the others GET forms
+ * (not followed by crawlers such as wget --mirror, which ignores
+ * rel="nofollow"), and the other orders name ./ canonical: a crawler
+ * fetches each listing once, not once per order.
  */
 TEST(headers_link_to_the_other_orders)
 {
@@ -388,31 +396,29 @@ TEST(headers_link_to_the_other_orders)
 					.desc = true };
 
 	render_in(&s, 4096, "/", NULL, 0, o);
-	CHECK(contains(&s, "<th><a rel=\"nofollow\" href=\"./\">Name"
-			   "</a></th>"));
-	CHECK(contains(&s, "<th class=\"size\" aria-sort=\"descending\">"
-			   "<a rel=\"nofollow\" "
-			   "href=\"?sort=size&amp;order=asc\">Size "
-			   "\xe2\x96\xbc</a></th>"));
-	CHECK(contains(&s, "<th><a rel=\"nofollow\" "
-			   "href=\"?sort=date&amp;order=asc\">"));
+	CHECK(contains(&s, "<th><a href=\"./\">Name</a></th>"));
+	CHECK(contains(
+		&s, "<th class=\"size\" aria-sort=\"descending\">" ORDER_FORM(
+			    "size", "asc") "Size \xe2\x96\xbc"
+					   "</button></form></th>"));
+	CHECK(contains(&s, "<th>" ORDER_FORM("date", "asc")));
 	CHECK(contains(&s, "<link rel=\"canonical\" href=\"./\">"));
 	o.desc = false;
 	render_in(&s, 4096, "/", NULL, 0, o);
-	CHECK(contains(&s, "aria-sort=\"ascending\"><a rel=\"nofollow\" "
-			   "href=\"?sort=size&amp;order=desc\">Size "
-			   "\xe2\x96\xb2</a>"));
+	CHECK(contains(&s,
+		       "aria-sort=\"ascending\">" ORDER_FORM(
+			       "size", "desc") "Size \xe2\x96\xb2</button>"));
 	CHECK(!contains(&s, "aria-sort=\"descending\""));
 	o = (struct http_listing_order){ .key = HTTP_LISTING_BY_NAME,
 					 .desc = true };
 	render_in(&s, 4096, "/", NULL, 0, o);
-	CHECK(contains(&s, "<a rel=\"nofollow\" href=\"./\">Name "
-			   "\xe2\x96\xbc</a>"));
+	CHECK(contains(&s, "<a href=\"./\">Name \xe2\x96\xbc</a>"));
 	CHECK(contains(&s, "<link rel=\"canonical\" href=\"./\">"));
-	/* The default order is the canonical page itself. */
+	/* The default order is the canonical page itself; no link has a
+	 * query. */
 	render_in(&s, 4096, "/", NULL, 0, HTTP_LISTING_ORDER_DEFAULT);
 	CHECK(!contains(&s, "canonical"));
-	CHECK(!contains(&s, "sort=name&amp;order=asc"));
+	CHECK(!contains(&s, "href=\"?"));
 }
 
 TEST(cache_keys_tell_orders_apart)
