@@ -11,6 +11,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +29,11 @@
 #include "beneath.h"
 
 /*
- * What listings being built on one thread may hold at once (entries, names
- * and HTML): the thread's cache share, and at least this much.  Builds
- * interleave, so without a bound a few huge directories asked for at once
- * would take what memory there is.
+ * What listings being built may hold at once (entries, names and HTML), in
+ * the whole process: as much as the content cache (--cache-size, not a
+ * thread's share of it: a directory must list whatever the thread count),
+ * and at least this much.  Builds interleave, so without a bound a few
+ * huge directories asked for at once would take what memory there is.
  */
 #define LISTING_BUDGET_MIN (4u << 20)
 
@@ -61,29 +64,35 @@ static int take_turns(struct exchange *rc, struct time_slice *t)
 	return 0;
 }
 
-/* Bytes held by this thread's listings in progress, and the bound. */
-static __thread size_t building_bytes;
-static __thread size_t building_budget;
+/* Bytes held by the listings in progress of all threads, and the bound. */
+static _Atomic size_t building_bytes;
+static _Atomic size_t building_budget;
 
 static void *resize(void *p, size_t old_size, size_t new_size)
 {
+	size_t grow = new_size > old_size ? new_size - old_size : 0;
+	size_t held = atomic_fetch_add(&building_bytes, grow);
 	void *q;
 
-	if (new_size > old_size &&
-	    new_size - old_size > building_budget - building_bytes) {
-		errno = ENOMEM;
+	if (held + grow > building_budget) {
+		atomic_fetch_sub(&building_bytes, grow);
+		errno = ENOBUFS; /* the budget, not the system, ran out */
 		return NULL;
 	}
 	q = realloc(p, new_size);
-	if (q)
-		building_bytes += new_size - old_size;
+	if (!q) {
+		atomic_fetch_sub(&building_bytes, grow);
+		return NULL;
+	}
+	if (new_size < old_size)
+		atomic_fetch_sub(&building_bytes, old_size - new_size);
 	return q;
 }
 
 static void release(void *p, size_t size)
 {
 	free(p);
-	building_bytes -= size;
+	atomic_fetch_sub(&building_bytes, size);
 }
 
 static void free_entries(struct http_dirents *d)
@@ -205,8 +214,25 @@ static int append_flushed(struct http_out *out)
 	return 0;
 }
 
-char *build_dir_listing(struct exchange *rc, int dir_fd,
-			struct http_listing_order order, size_t *len)
+static size_t listing_budget(const struct server *s)
+{
+	size_t total = s->cache_bytes * s->nworkers;
+
+	return total > LISTING_BUDGET_MIN ? total : LISTING_BUDGET_MIN;
+}
+
+/* A refusal for want of budget is the operator's to know (and to raise
+ * with --cache-size); one line each time, naming the directory. */
+static void log_over_budget(const struct exchange *rc)
+{
+	fprintf(stderr,
+		"sehttpd: listing of %.*s refused (503): listings being "
+		"built would hold more than %zu MiB (see --cache-size)\n",
+		rc->path_len, rc->path, (size_t)building_budget >> 20);
+}
+
+static char *build(struct exchange *rc, int dir_fd,
+		   struct http_listing_order order, size_t *len)
 {
 	struct listing_buffer b = { 0 };
 	struct http_dirents d;
@@ -220,9 +246,7 @@ char *build_dir_listing(struct exchange *rc, int dir_fd,
 	};
 
 	http_dirents_init(&d, sizeof(struct http_listing_entry), resize);
-	building_budget = rc->worker->server->cache_bytes > LISTING_BUDGET_MIN ?
-				  rc->worker->server->cache_bytes :
-				  LISTING_BUDGET_MIN;
+	building_budget = listing_budget(rc->worker->server);
 	slice_start(&slice);
 	if (read_entries(rc, dir_fd, &d, &slice)) {
 		free_entries(&d);
@@ -243,12 +267,26 @@ char *build_dir_listing(struct exchange *rc, int dir_fd,
 	http_listing_end(&out);
 	free_entries(&d);
 	if (http_out_flush(&out)) {
+		int err = errno == ENOBUFS ? ENOBUFS : ENOMEM;
+
 		release(b.data, b.cap);
-		errno = ENOMEM;
+		errno = err;
 		return NULL;
 	}
 	/* Built: the page is the cache's or the response's from here on. */
-	building_bytes -= b.cap;
+	atomic_fetch_sub(&building_bytes, b.cap);
 	*len = b.len;
 	return b.data;
+}
+
+char *build_dir_listing(struct exchange *rc, int dir_fd,
+			struct http_listing_order order, size_t *len)
+{
+	char *html = build(rc, dir_fd, order, len);
+
+	if (!html && errno == ENOBUFS) {
+		log_over_budget(rc);
+		errno = ENOMEM;
+	}
+	return html;
 }

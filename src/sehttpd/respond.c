@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "respond.h"
 
+#include <string.h>
 #include <sys/uio.h>
 
 #include "conn_io.h"
@@ -22,6 +23,11 @@ void respond_head_init(struct exchange *rc, struct http_response_head *h,
 		.content_length = HTTP_NO_LENGTH,
 		.last_modified = HTTP_NO_TIME,
 	};
+	/* A 503 here is a passing shortage (memory, descriptors, a drain). */
+	if (status == 503) {
+		h->extra = "Retry-After: 1\r\n";
+		h->extra_len = strlen(h->extra);
+	}
 	if (rc->worker->server->site) {
 		h->rules = rc->worker->server->site->rules;
 		h->nrules = rc->worker->server->site->nrules;

@@ -604,6 +604,19 @@ class HugeListingTest(unittest.TestCase):
                             'while a %d-entry listing took %.0f ms'
                             % (waited * 1e3, self.ENTRIES, total * 1e3))
 
+    def test_many_threads_list_a_big_directory(self):
+        # The budget is not a thread's share of the cache: with 16
+        # threads (64 MiB / 16) 50,000 entries got a permanent 503.
+        srv = ServerProcess(['-t', '16'], root=self.root)
+        self.addCleanup(srv.stop)
+        for _ in range(2):
+            with Conn(srv.host, srv.port, timeout=30) as c:
+                c.send(build_request('GET', '/huge/'))
+                resp = c.read_response()
+                self.assertEqual(resp.status, 200, resp.describe())
+                self.assertIn(b'file_49999.txt', resp.body)
+        self.assertNotIn('refused', srv.stderr_text())
+
     def test_memory_for_listings_is_bounded(self):
         # Without a cache a thread may hold 4 MiB of listings in the
         # making: this one needs more, so it is refused, not built.
@@ -613,6 +626,10 @@ class HugeListingTest(unittest.TestCase):
             c.send(build_request('GET', '/huge/'))
             resp = c.read_response()
             self.assertEqual(resp.status, 503, resp.describe())
+            self.assertEqual(resp.header('Retry-After'), '1')
+        # The operator is told why, once per refusal.
+        log = srv.stderr_text()
+        self.assertEqual(log.count('listing of /huge/ refused'), 1, log)
         with Conn(srv.host, srv.port) as c:
             c.send(build_request('GET', '/'))
             resp = c.read_response()
