@@ -452,17 +452,21 @@ void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
 const struct cache_rep *content_cache_rep(struct content_cache *c,
 					  struct cache_entry *e,
 					  enum http_coding coding,
-					  struct compressor *z)
+					  struct compressor *z,
+					  compress_yield_fn *yield, void *ctx)
 {
 	struct cache_rep *r = &e->rep[coding];
 	const struct cache_rep *id = &e->rep[HTTP_CODING_IDENTITY];
 
 	if (coding != HTTP_CODING_IDENTITY && !r->tried && id->data) {
 		size_t n = 0;
-		char *out =
-			z ? compress_buffer(z, coding, id->data, id->len, &n) :
-			    NULL;
+		char *out;
 
+		/* Tried from now: while this one yields, others send identity. */
+		r->tried = true;
+		out = z ? compress_buffer(z, coding, id->data, id->len, &n,
+					  yield, ctx) :
+			  NULL;
 		attach_rep(c, e, coding, out, n, NULL);
 	}
 	return r->data || r->in_file ? r : id;

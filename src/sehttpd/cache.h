@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "compress.h"
 #include "http/conditional.h"
 #include "http/negotiate.h"
 #include "list.h"
@@ -176,11 +177,14 @@ const char *content_cache_etag_suffix(enum http_coding coding);
 /*
  * The representation for coding, compressing on first use (when e holds
  * its body); falls back to identity when the coding does not make the body
- * smaller.
+ * smaller.  A large body is compressed in steps with yield(ctx) between
+ * them (compress_buffer()); the caller holds a reference to e, and
+ * requests meanwhile get identity rather than a second compression.
  */
 const struct cache_rep *content_cache_rep(struct content_cache *c,
 					  struct cache_entry *e,
 					  enum http_coding coding,
-					  struct compressor *z);
+					  struct compressor *z,
+					  compress_yield_fn *yield, void *ctx);
 
 #endif /* SEHTTPD_CACHE_H */

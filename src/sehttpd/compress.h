@@ -34,11 +34,22 @@ struct compressor *compressor_new(void);
 void compressor_free(struct compressor *c);
 
 /*
+ * Lets others run between steps of a long compression: returns non-zero
+ * when the compression should stop (the connection is gone).
+ */
+typedef int compress_yield_fn(void *ctx);
+
+/* Brotli and zstd bodies above this are compressed in steps of it, with
+ * yield(ctx) between them: 12 MB took one 70-78 ms stretch otherwise. */
+#define COMPRESS_STEP (256u << 10)
+
+/*
  * Compresses in[0..len) with coding (one of COMPRESS_CODINGS) into a new
  * malloc'd buffer; returns it and sets *out_len, or returns NULL when the
- * result would not be smaller than the input (or memory ran out).
+ * result would not be smaller than the input (or memory ran out, or yield
+ * asked to stop).  yield may be NULL: one step, whatever the size.
  */
 char *compress_buffer(struct compressor *c, enum http_coding coding,
-		      const char *in, size_t len, size_t *out_len);
-
+		      const char *in, size_t len, size_t *out_len,
+		      compress_yield_fn *yield, void *ctx);
 #endif /* SEHTTPD_COMPRESS_H */

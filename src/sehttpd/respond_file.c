@@ -16,6 +16,12 @@ static void put_entry(void *arg)
 	content_cache_put(arg);
 }
 
+/* Between steps of a large compression: the thread's others get a turn. */
+static int yield_turn(void *conn)
+{
+	return conn_yield_turn(conn);
+}
+
 enum http_coding request_coding(const struct exchange *rc, unsigned available,
 				unsigned favoured)
 {
@@ -69,7 +75,8 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 		coding = request_coding(
 			rc, content_cache_codings(e, COMPRESS_CODINGS),
 			content_cache_precompressed(e));
-	rep = content_cache_rep(w->cache, e, coding, w->compressor);
+	rep = content_cache_rep(w->cache, e, coding, w->compressor, yield_turn,
+				rc->conn);
 	if (rep != &e->rep[HTTP_CODING_IDENTITY])
 		stats_add(&w->stats.cache_compressed_hits, 1);
 	if (rep->in_file)

@@ -286,7 +286,7 @@ TEST(sibling_changes_make_stale)
 	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
 	content_cache_set_sibling(c, e, GZ_SLOT, &fs.gz, copy("gzz"), 3);
 	content_cache_link(c, e);
-	r = content_cache_rep(c, e, HTTP_CODING_GZIP, NULL);
+	r = content_cache_rep(c, e, HTTP_CODING_GZIP, NULL, NULL, NULL);
 	CHECK_EQ_MEM(r->data, r->len, "gzz");
 	CHECK(r->etag_len > 4 &&
 	      !memcmp(r->etag + r->etag_len - 4, "-gz\"", 4));
@@ -320,12 +320,12 @@ TEST(br_and_zst_siblings)
 	content_cache_link(c, e);
 	CHECK_EQ_INT(content_cache_precompressed(e),
 		     HTTP_CODING_BIT(HTTP_CODING_BR));
-	r = content_cache_rep(c, e, HTTP_CODING_BR, NULL);
+	r = content_cache_rep(c, e, HTTP_CODING_BR, NULL, NULL, NULL);
 	CHECK_EQ_MEM(r->data, r->len, "br");
 	CHECK(r->etag_len > 4 &&
 	      !memcmp(r->etag + r->etag_len - 4, "-br\"", 4));
 	/* Without a compressor or sibling: identity. */
-	r = content_cache_rep(c, e, HTTP_CODING_ZSTD, NULL);
+	r = content_cache_rep(c, e, HTTP_CODING_ZSTD, NULL, NULL, NULL);
 	CHECK(r == &e->rep[HTTP_CODING_IDENTITY]);
 	br_tag_len = e->rep[HTTP_CODING_BR].etag_len;
 	memcpy(br_tag, e->rep[HTTP_CODING_BR].etag, br_tag_len);
@@ -530,7 +530,7 @@ TEST(descriptors_bounded_and_closed_with_the_entry)
 	/* Not counted against the memory limit: it holds no body. */
 	CHECK(e->bytes < sizeof(*e) + 64);
 	/* Sent from the file; nothing to compress without a body. */
-	r = content_cache_rep(c, e, HTTP_CODING_GZIP, NULL);
+	r = content_cache_rep(c, e, HTTP_CODING_GZIP, NULL, NULL, NULL);
 	CHECK(r == &e->rep[HTTP_CODING_IDENTITY]);
 	CHECK(r->in_file);
 	CHECK_EQ_INT(r->fd, fd[0]);
@@ -584,7 +584,7 @@ TEST(descriptors_shed_where_the_body_is_in_memory)
 	CHECK(present(c, "/mid.css"));
 	CHECK(!fd_open(fd[0]));
 	CHECK_EQ_INT(lookup(c, "/mid.css", NOW, NULL, &e), CACHE_FRESH);
-	r = content_cache_rep(c, e, HTTP_CODING_IDENTITY, NULL);
+	r = content_cache_rep(c, e, HTTP_CODING_IDENTITY, NULL, NULL, NULL);
 	CHECK(!r->in_file);
 	CHECK(r->data != NULL);
 	CHECK_EQ_INT((int)r->len, 64 << 10);
