@@ -17,6 +17,7 @@
 #include "cache.h"
 #include "coro.h"
 #include "listing.h"
+#include "listing_builds.h"
 #include "respond_file.h"
 #include "mime_map.h"
 #include "http/listing.h"
@@ -374,18 +375,29 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 {
 	struct worker *w = rc->worker;
-	struct cache_entry *e;
-	size_t len;
-	char *html = build_dir_listing(
-		rc, dir_fd, http_listing_order_of(rc->buf, rc->req), &len);
+	size_t key_len = cache_key(rc), len;
+	bool timed_out;
+	int status;
+	struct cache_entry *e =
+		listing_build_wait(rc, rc->path, key_len, &timed_out);
+	struct listing_build *b;
+	char *html;
 
-	if (!html)
-		return respond_error(rc, http_status_for_errno(errno));
-	e = cache_entry_new(rc->path, cache_key(rc), CACHE_LISTING, html, len,
-			    st, NULL, "text/html; charset=utf-8",
-			    w->server->compress, w->now_ms);
+	if (e) /* built meanwhile by another request: one copy for both */
+		return respond_entry(rc, e);
+	if (timed_out)
+		return -1;
+	b = listing_build_start(rc->path, key_len);
+	html = build_dir_listing(rc, dir_fd,
+				 http_listing_order_of(rc->buf, rc->req), &len);
+	e = html ? cache_entry_new(rc->path, key_len, CACHE_LISTING, html, len,
+				   st, NULL, "text/html; charset=utf-8",
+				   w->server->compress, w->now_ms) :
+		   NULL;
+	status = html ? 503 : http_status_for_errno(errno);
+	listing_build_finish(b, e);
 	if (!e)
-		return respond_error(rc, 503);
+		return respond_error(rc, status);
 	content_cache_link(w->cache, e);
 	return respond_entry(rc, e);
 }

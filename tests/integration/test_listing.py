@@ -649,6 +649,21 @@ class HugeListingTest(unittest.TestCase):
                             'listing took %.0f ms (%d requests)'
                             % (coding, worst * 1e3, total * 1e3, count))
 
+    def test_simultaneous_requests_share_one_build(self):
+        # Ten at once each built (and held) their own copy: most got 503
+        # as the copies outgrew the budget.  Now they wait for one.
+        srv = ServerProcess(['-t', '1'], root=self.root)
+        self.addCleanup(srv.stop)
+        conns = [Conn(srv.host, srv.port, timeout=60) for _ in range(10)]
+        try:
+            for c in conns:
+                c.send(build_request('GET', '/huge/?sort=size'))
+            statuses = [c.read_response().status for c in conns]
+        finally:
+            for c in conns:
+                c.close()
+        self.assertEqual(statuses, [200] * 10, srv.stderr_text())
+
     def test_many_threads_list_a_big_directory(self):
         # The budget is not a thread's share of the cache: with 16
         # threads (64 MiB / 16) 50,000 entries got a permanent 503.
