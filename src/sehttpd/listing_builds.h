@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "cache.h"
-#include "conn.h"
+#include "exchange.h"
 
 struct listing_build;
 
