@@ -306,9 +306,9 @@ struct metrics_server *metrics_open(const struct server *s, const char *addr,
 		goto fail;
 	m->listen_fd = fd;
 	listen_addr_format(&a, where, where_len);
+	/* The thread starts in metrics_start(), once privileges are dropped. */
 	m->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (m->stop_fd < 0 ||
-	    pthread_create(&m->thread, NULL, metrics_run, m)) {
+	if (m->stop_fd < 0) {
 		snprintf(err, errlen, "cannot start the metrics thread");
 		close(m->listen_fd);
 		goto fail;

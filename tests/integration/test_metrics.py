@@ -4,7 +4,10 @@ as traffic says they should, and a format a strict parser accepts."""
 import http.client
 import os
 import re
+import signal
+import socket
 import subprocess
+import threading
 import time
 import unittest
 
@@ -166,6 +169,108 @@ class MetricsTest(unittest.TestCase):
                     '# HELP x_total h\n# TYPE x_total counter\nx_total 1'):
             with self.subTest(text=bad), self.assertRaises(AssertionError):
                 parse_exposition(bad)
+
+
+def _connect(host, port):
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def _status_line(sock):
+    """The status line of the one answer on sock, or '' when closed."""
+    data = b''
+    deadline = time.monotonic() + 5
+    while b'\r\n' not in data and time.monotonic() < deadline:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.split(b'\r\n', 1)[0].decode('latin-1')
+
+
+class Trickler(threading.Thread):
+    """A client that sends the start of a head and then one byte every
+    0.2 s, for at most 30 s, until the server closes its connection."""
+
+    def __init__(self, host, port):
+        super().__init__(daemon=True)
+        self.sock = _connect(host, port)
+        self.sock.sendall(b'GET /')
+        self.closed_at = None
+        self.stop = threading.Event()
+
+    def run(self):
+        end = time.monotonic() + 30
+        try:
+            while not self.stop.is_set() and time.monotonic() < end:
+                self.sock.sendall(b'a')
+                self.stop.wait(0.2)
+        except OSError:
+            self.closed_at = time.monotonic()
+        finally:
+            self.sock.close()
+
+
+@needs_process('starts sehttpd with --metrics and signals it')
+class MetricsClientsTest(unittest.TestCase):
+    """Each metrics connection is its own: one thread serves them all,
+    none waits for another, and a head must arrive within --timeout."""
+
+    def start(self, *args):
+        srv = ServerProcess(['-t', '1', '--metrics', '127.0.0.1:0'] +
+                            list(args), root=temp_dir())
+        self.addCleanup(srv.kill)
+        m = srv.wait_line(lambda s: 'metrics on' in s, 5)
+        return srv, METRICS_LINE.search(m).groups()
+
+    def tricklers(self, where, n):
+        ts = [Trickler(*where) for _ in range(n)]
+        for t in ts:
+            t.start()
+            self.addCleanup(t.stop.set)
+        return ts
+
+    def test_one_metrics_thread(self):
+        """Two threads once shared one request buffer: a second client's
+        bytes turned a valid scrape into a 501."""
+        srv, where = self.start()
+        a = _connect(*where)
+        self.addCleanup(a.close)
+        a.sendall(b'GET /metr')
+        time.sleep(0.3)
+        b = _connect(*where)
+        self.addCleanup(b.close)
+        b.sendall(b'X' * 30)
+        time.sleep(0.3)
+        a.sendall(b'ics HTTP/1.1\r\nHost: x\r\n\r\n')
+        self.assertEqual(_status_line(a), 'HTTP/1.1 200 OK')
+        srv.stop()
+
+    def test_trickling_clients_block_no_scrape(self):
+        srv, where = self.start('--timeout', '1.5')
+        ts = self.tricklers(where, 3)
+        time.sleep(0.3)
+        start = time.monotonic()
+        c = _connect(*where)
+        self.addCleanup(c.close)
+        c.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n')
+        self.assertEqual(_status_line(c), 'HTTP/1.1 200 OK')
+        self.assertLess(time.monotonic() - start, 1)
+        # The request-head deadline is the main port's, for the whole head.
+        for t in ts:
+            t.join(6)
+            self.assertIsNotNone(t.closed_at, 'a trickler kept its '
+                                 'connection past the head deadline')
+            self.assertLess(t.closed_at - start, 4)
+        srv.stop()
+
+    def test_stop_while_clients_trickle(self):
+        srv, where = self.start('--drain-timeout', '1')
+        self.tricklers(where, 2)
+        time.sleep(0.5)
+        srv.send_signal(signal.SIGTERM)
+        self.assertEqual(srv.wait(5), 0, 'SIGTERM did not stop the server '
+                         'while metrics clients dawdled: '
+                         + srv.stderr_text())
 
 
 @needs_process('runs sehttpd with bad --metrics values')
