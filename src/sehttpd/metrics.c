@@ -2,8 +2,9 @@
 /*
  * --metrics: the workers' counters, summed, in the Prometheus text format,
  * served from a thread and a listener of their own so that scraping never
- * touches the event loops.  A scraper is one client at a time; each
- * connection gets one answer and a bounded time to send its request.
+ * touches the event loops.  That thread serves its clients together (a
+ * few at once, the oldest making room for a newcomer); each connection gets
+ * one answer and --timeout, as on the main port, for its whole head.
  */
 #include "metrics.h"
 
@@ -15,10 +16,10 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_ms.h"
 #include "http/format.h"
 #include "http/parser.h"
 #include "http/response.h"
@@ -29,9 +30,19 @@
 /* Room for any head the parser accepts: its own limits answer 414 or 431. */
 #define METRICS_REQUEST_MAX HTTP_MAX_HEAD
 #define METRICS_BODY_MAX 8192
-#define METRICS_IO_TIMEOUT_S 2
+/* A room for the answer's head beside the body. */
+#define METRICS_BUF                                      \
+	(METRICS_REQUEST_MAX > METRICS_BODY_MAX + 1024 ? \
+		 METRICS_REQUEST_MAX :                   \
+		 METRICS_BODY_MAX + 1024)
+/* Scrapers at once; beyond, the oldest connection makes room. */
+#define METRICS_CONNS 8
+/* After the answer, how long unread bytes are waited for. */
+#define METRICS_LINGER_MS 1000
 #define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define ERROR_TYPE "text/html; charset=utf-8"
+
+struct scrape;
 
 struct metrics_server {
 	const struct server *server;
@@ -39,7 +50,7 @@ struct metrics_server {
 	int stop_fd;
 	pthread_t thread;
 	bool running;
-	char request[METRICS_REQUEST_MAX];
+	struct scrape *conns; /* METRICS_CONNS of them */
 	char body[METRICS_BODY_MAX];
 };
 
@@ -154,109 +165,235 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 	return off < len ? off : 0;
 }
 
-static void send_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+/* One connection: its head, then its answer, then the wait for its end. */
+enum scrape_state {
+	SCRAPE_FREE,
+	SCRAPE_READ,
+	SCRAPE_WRITE,
+	SCRAPE_LINGER,
+};
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
+struct scrape {
+	int fd;
+	enum scrape_state state;
+	uint64_t deadline_ms;
+	uint64_t accepted_ms; /* the oldest is evicted when all are taken */
+	size_t len; /* request bytes read, then answer bytes */
+	size_t sent;
+	struct http_parser parser;
+	struct http_request req; /* filled in as the head arrives */
+	char buf[METRICS_BUF];
+};
+
+static void scrape_close(struct scrape *c)
+{
+	close(c->fd);
+	c->fd = -1;
+	c->state = SCRAPE_FREE;
 }
 
-/* One answer and the end of the connection; the head is the core's. */
-static void answer(int fd, int status, const char *content_type,
-		   const char *body, size_t body_len, bool head_only)
+/* The answer, head (the core's) and body, into c->buf. */
+static void scrape_answer(struct metrics_server *m, struct scrape *c,
+			  int status, bool head_only)
 {
-	char hdr[512], date[HTTP_DATE_LEN];
+	char date[HTTP_DATE_LEN];
+	const char *body = m->body;
+	size_t body_len, n;
 	struct http_response_head h = {
 		.status = status,
 		.version_minor = 1,
 		.allow_get_head = status == 405,
 		.server = SEHTTPD_SERVER_TOKEN,
 		.date = date,
-		.content_type = content_type,
-		.content_length = (int64_t)body_len,
+		.content_type = status == 200 ? METRICS_TYPE : ERROR_TYPE,
 		.last_modified = HTTP_NO_TIME,
 	};
-	size_t n;
 
+	if (status == 200)
+		body_len = metrics_format(m->server, m->body, sizeof(m->body));
+	else /* the server's own error pages, as for any other request */
+		body = http_error_body(status, &body_len);
+	h.content_length = (int64_t)body_len;
 	http_format_date(date, (int64_t)time(NULL));
-	n = http_response_head_build(hdr, sizeof(hdr), &h);
-	send_all(fd, hdr, n);
-	if (!head_only)
-		send_all(fd, body, body_len);
+	n = http_response_head_build(c->buf, sizeof(c->buf), &h);
+	if (!head_only && n + body_len <= sizeof(c->buf)) {
+		memcpy(c->buf + n, body, body_len);
+		n += body_len;
+	}
+	c->len = n;
+	c->sent = 0;
+	c->state = SCRAPE_WRITE;
 }
 
-static void serve_one(struct metrics_server *m, int fd)
+/* The status that answers the head in c->buf[0..len), or 0: not yet. */
+static int scrape_parse(struct scrape *c, bool *head_only)
 {
-	struct timeval tv = { .tv_sec = METRICS_IO_TIMEOUT_S };
-	struct http_parser parser;
-	struct http_request req;
-	size_t len = 0;
-	int ret = HTTP_PARSE_AGAIN;
+	const struct http_request *req = &c->req;
+	int ret = http_parse_request(&c->parser, &c->req, c->buf, c->len);
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	http_parser_init(&parser);
-	while (ret == HTTP_PARSE_AGAIN && len < sizeof(m->request)) {
-		ssize_t n =
-			recv(fd, m->request + len, sizeof(m->request) - len, 0);
+	if (ret == HTTP_PARSE_AGAIN)
+		return c->len < METRICS_REQUEST_MAX ? 0 : 431;
+	if (ret < 0)
+		return -ret;
+	*head_only = req->method == HTTP_HEAD;
+	if (req->method != HTTP_GET && req->method != HTTP_HEAD)
+		return 405;
+	if (req->path.len != 8 || memcmp(c->buf + req->path.off, "/metrics", 8))
+		return 404;
+	return 200;
+}
+
+/* Moves c on as far as its socket allows; closes it when it is done. */
+static void scrape_step(struct metrics_server *m, struct scrape *c,
+			uint64_t now)
+{
+	if (c->state == SCRAPE_READ) {
+		bool head_only = false;
+		int status = 0;
+		ssize_t n;
+
+		while (!status) {
+			n = recv(c->fd, c->buf + c->len,
+				 METRICS_REQUEST_MAX - c->len, 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN)
+				return;
+			if (n <= 0) {
+				scrape_close(c); /* gone: no answer */
+				return;
+			}
+			c->len += (size_t)n;
+			status = scrape_parse(c, &head_only);
+		}
+		scrape_answer(m, c, status,
+			      head_only && (status == 200 || status == 404));
+		c->deadline_ms = now + m->server->timeout_ms;
+	}
+	if (c->state == SCRAPE_WRITE) {
+		while (c->sent < c->len) {
+			ssize_t n = send(c->fd, c->buf + c->sent,
+					 c->len - c->sent, MSG_NOSIGNAL);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN)
+				return;
+			if (n <= 0) {
+				scrape_close(c);
+				return;
+			}
+			c->sent += (size_t)n;
+		}
+		/* Unread bytes (a body, a cut head) would turn the close into
+		 * a reset that may destroy the answer: read them first. */
+		shutdown(c->fd, SHUT_WR);
+		c->state = SCRAPE_LINGER;
+		c->deadline_ms = now + METRICS_LINGER_MS;
+	}
+	for (;;) {
+		ssize_t n = recv(c->fd, c->buf, sizeof(c->buf), 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return; /* gone, or too slow: no answer */
-		len += (size_t)n;
-		ret = http_parse_request(&parser, &req, m->request, len);
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			scrape_close(c);
+			return;
+		}
 	}
-	if (ret == HTTP_PARSE_AGAIN)
-		ret = -431;
-	if (ret >= 0 && req.method != HTTP_GET && req.method != HTTP_HEAD)
-		ret = -405;
-	else if (ret >= 0 && (req.path.len != 8 ||
-			      memcmp(m->request + req.path.off, "/metrics", 8)))
-		ret = -404;
-	if (ret < 0) {
-		/* The server's own error pages, as for any other request. */
-		const char *page = http_error_body(-ret, &len);
-
-		answer(fd, -ret, ERROR_TYPE, page, len,
-		       ret == -404 && req.method == HTTP_HEAD);
-		return;
-	}
-	len = metrics_format(m->server, m->body, sizeof(m->body));
-	answer(fd, 200, METRICS_TYPE, m->body, len, req.method == HTTP_HEAD);
 }
 
+/* A free slot, or the oldest connection's, closed for the newcomer. */
+static struct scrape *scrape_slot(struct metrics_server *m)
+{
+	struct scrape *oldest = &m->conns[0];
+
+	for (unsigned i = 0; i < METRICS_CONNS; i++) {
+		if (m->conns[i].state == SCRAPE_FREE)
+			return &m->conns[i];
+		if (m->conns[i].accepted_ms < oldest->accepted_ms)
+			oldest = &m->conns[i];
+	}
+	scrape_close(oldest);
+	return oldest;
+}
+
+static void scrape_accept(struct metrics_server *m, uint64_t now)
+{
+	for (unsigned i = 0; i < METRICS_CONNS; i++) {
+		int fd = accept4(m->listen_fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct scrape *c;
+
+		if (fd < 0)
+			return;
+		c = scrape_slot(m);
+		c->fd = fd;
+		c->state = SCRAPE_READ;
+		c->accepted_ms = now;
+		/* The main port's request-head deadline, for the whole head. */
+		c->deadline_ms = now + m->server->timeout_ms;
+		c->len = 0;
+		http_parser_init(&c->parser);
+	}
+}
+
+/*
+ * Every connection at once, in one poll loop: a client that dawdles
+ * delays no other, and is closed at its deadline.  The stop event ends the
+ * loop at once and cuts off what is left (the workers have drained).
+ */
 static void *metrics_run(void *arg)
 {
 	struct metrics_server *m = arg;
-	struct pollfd p[2] = {
-		{ .fd = m->listen_fd, .events = POLLIN },
-		{ .fd = m->stop_fd, .events = POLLIN },
-	};
+	struct pollfd p[2 + METRICS_CONNS];
+	struct scrape *polled[METRICS_CONNS];
 
+	p[0] = (struct pollfd){ .fd = m->listen_fd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = m->stop_fd, .events = POLLIN };
 	for (;;) {
-		int fd;
+		uint64_t now = clock_ms(), wait = UINT64_MAX;
+		nfds_t n = 0;
 
-		if (poll(p, 2, -1) < 0) {
+		for (unsigned i = 0; i < METRICS_CONNS; i++) {
+			struct scrape *c = &m->conns[i];
+
+			if (c->state == SCRAPE_FREE)
+				continue;
+			if (c->deadline_ms <= now) {
+				scrape_close(c); /* too slow */
+				continue;
+			}
+			if (c->deadline_ms - now < wait)
+				wait = c->deadline_ms - now;
+			p[2 + n] = (struct pollfd){
+				.fd = c->fd,
+				.events = c->state == SCRAPE_WRITE ? POLLOUT :
+								     POLLIN,
+			};
+			polled[n++] = c;
+		}
+		/* The coarse clock may lag by a tick: poll a little longer. */
+		if (poll(p, 2 + n, wait == UINT64_MAX ? -1 : (int)wait + 10) <
+		    0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (p[1].revents)
 			break;
-		fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		serve_one(m, fd);
-		close(fd);
+		now = clock_ms();
+		for (nfds_t i = 0; i < n; i++)
+			if (p[2 + i].revents && polled[i]->state != SCRAPE_FREE)
+				scrape_step(m, polled[i], now);
+		if (p[0].revents)
+			scrape_accept(m, now);
 	}
+	for (unsigned i = 0; i < METRICS_CONNS; i++)
+		if (m->conns[i].state != SCRAPE_FREE)
+			scrape_close(&m->conns[i]);
 	return NULL;
 }
 
@@ -323,7 +460,8 @@ fail:
 
 int metrics_start(struct metrics_server *m)
 {
-	if (pthread_create(&m->thread, NULL, metrics_run, m))
+	m->conns = calloc(METRICS_CONNS, sizeof(*m->conns));
+	if (!m->conns || pthread_create(&m->thread, NULL, metrics_run, m))
 		return -1;
 	m->running = true;
 	return 0;
@@ -339,5 +477,6 @@ void metrics_stop(struct metrics_server *m)
 		pthread_join(m->thread, NULL);
 	close(m->stop_fd);
 	close(m->listen_fd);
+	free(m->conns);
 	free(m);
 }
