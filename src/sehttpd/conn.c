@@ -310,7 +310,7 @@ void http_conn_serve(struct coro *coro, void *data)
 		}
 		sent = c->bytes_sent;
 		defer_mark = coro_defer_mark(coro);
-		if (health_is_target(w->server, rc.buf, &req))
+		if (health_is_target(w->server, &rc))
 			r = health_respond(&rc);
 		else
 			r = serve_request(&rc);

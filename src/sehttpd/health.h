@@ -12,19 +12,23 @@
 #include <string.h>
 
 #include "exchange.h"
+#include "http/route.h"
 #include "server.h"
 
 /*
- * True when the request is for the health path.  The length comes first:
- * with --health off it is 0 and no target is empty, so the normal request
- * path pays one comparison.
+ * True when the request is for the health path: its decoded, normalised
+ * path (http_route(), into rc->path), whatever the query or the target's
+ * form, as nginx's "location =" matches.  With --health off, health_len is
+ * 0 and the normal request path pays one comparison.
  */
-static inline bool health_is_target(const struct server *s, const char *buf,
-				    const struct http_request *req)
+static inline bool health_is_target(const struct server *s, struct exchange *rc)
 {
-	return unlikely(req->target.len == s->health_len) &&
-	       (req->method == HTTP_GET || req->method == HTTP_HEAD) &&
-	       !memcmp(buf + req->target.off, s->health_path, s->health_len);
+	if (likely(!s->health_len) ||
+	    (rc->req->method != HTTP_GET && rc->req->method != HTTP_HEAD))
+		return false;
+	rc->path_len = http_route(rc->buf, rc->req, rc->path);
+	return rc->path_len == (int)s->health_len &&
+	       !memcmp(rc->path, s->health_path, s->health_len);
 }
 
 /* Answers the check: 200 "ok", or 503 "draining" (and close) once the

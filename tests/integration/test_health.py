@@ -38,11 +38,32 @@ class HealthTest(unittest.TestCase):
         self.assertEqual((r.status, r.body), (200, b''), r.describe())
         self.assertEqual(r.header('Content-Length'), '3')
         # Exactly the path: anything else is an ordinary request.
-        for other in ('/healthz?x', '/healthz/', '/healthzz', '/health'):
+        for other in ('/healthz/', '/healthzz', '/health', '/healthz%2F'):
             self.assertEqual(self.get(t, other).status, 404, other)
         self.assertEqual(self.get(t, '/healthz', 'POST').status, 405)
         self.assertEqual(self.get(t, '/a.txt').status, 200)
         t.server.stop()
+
+    # Other forms of the same path, as nginx's "location = /healthz" sees
+    # them: the normalised path is matched, whatever the query or form.
+    SAME_PATH = ('/healthz?probe=1', 'http://h/healthz', '/%68ealthz',
+                 '/x/../healthz', '//healthz', '/./healthz?')
+
+    def test_the_normalised_path_is_matched(self):
+        """With --spa, a form matched as an ordinary request got the app's
+        page with 200, also while the drain should fail the checks."""
+        t = self.start(grace=30, extra=['--spa', '/index.html'])
+        for target in self.SAME_PATH:
+            r = self.get(t, target)
+            self.assertEqual((r.status, r.body), (200, b'ok\n'), target)
+        t.server.send_signal(signal.SIGTERM)
+        t.server.wait_line(lambda s: 'draining' in s, 2)
+        for target in self.SAME_PATH:
+            r = self.get(t, target)
+            self.assertEqual((r.status, r.body), (503, b'draining\n'),
+                             target)
+        t.server.send_signal(signal.SIGTERM)
+        self.assertEqual(t.server.wait(5), 0, t.server.stderr_text())
 
     def test_keep_alive(self):
         t = self.start(grace=0.2)
