@@ -40,8 +40,13 @@ int privileges_drop(const char *user, bool explicit_user, char *err,
 		snprintf(err, errlen, "unknown user '%s' for --user", user);
 		return -1;
 	}
-	/* Groups first: after setuid() there is no right to change them. */
-	if (setgroups(0, NULL) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
+	/*
+	 * Groups first: after setuid() there is no right to change them.  The
+	 * user's own supplementary groups (/etc/group), as nginx gives them;
+	 * root's inherited ones go.
+	 */
+	if (initgroups(pw->pw_name, pw->pw_gid) || setgid(pw->pw_gid) ||
+	    setuid(pw->pw_uid)) {
 		snprintf(err, errlen, "cannot become user '%s': %s", user,
 			 strerror(errno));
 		return -1;

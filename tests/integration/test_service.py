@@ -1,7 +1,9 @@
 """sehttpd as a system service: giving up root after binding (--user) and
 socket activation (LISTEN_FDS, tried with systemd-socket-activate)."""
 
+import grp
 import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -67,7 +69,9 @@ class PrivilegeTests(unittest.TestCase):
         uids, gids, groups = proc_ids(srv.proc.pid)
         self.assertEqual(uids, [NOBODY] * 4)
         self.assertEqual(gids, [NOBODY] * 4)
-        self.assertEqual(groups, [])
+        # initgroups(): the user's groups, root's inherited ones gone.
+        self.assertEqual(sorted(set(groups)),
+                         sorted(set(os.getgrouplist('nobody', NOBODY))))
 
     def test_files_nobody_cannot_read_are_403(self):
         srv = self.start()
@@ -81,7 +85,8 @@ class PrivilegeTests(unittest.TestCase):
         uids, gids, groups = proc_ids(srv.proc.pid)
         self.assertEqual(uids, [1] * 4)  # Debian's daemon:daemon is 1:1
         self.assertEqual(gids, [1] * 4)
-        self.assertEqual(groups, [])
+        self.assertEqual(sorted(set(groups)),
+                         sorted(set(os.getgrouplist('daemon', 1))))
 
     def test_user_root_stays_root_and_warns(self):
         srv = self.start(['--user', 'root'])
@@ -112,6 +117,53 @@ class PrivilegeTests(unittest.TestCase):
         err = p.stderr.decode()
         self.assertEqual(p.returncode, 2, err)
         self.assertIn('Permission denied', err)
+
+    def test_site_pages_unreadable_for_the_user_are_refused(self):
+        """--error-page and --spa pages are checked as the serving user,
+        as requests open them: a page only root can read was accepted at
+        start-up, then silently never served."""
+        for d in ('errors', 'spa'):
+            os.mkdir(os.path.join(self.www, d))
+            page = os.path.join(self.www, d, 'private.html')
+            with open(page, 'w') as f:
+                f.write('<p>root only</p>\n')
+            os.chmod(page, 0o600)
+        for opt in (['--error-page', '404=/errors/private.html'],
+                    ['--spa', '/spa/private.html']):
+            with self.subTest(opt=opt):
+                p = subprocess.run([sehttpd_bin(), '-b', '127.0.0.1', '-p',
+                                    '0'] + opt + [self.www],
+                                   stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=5)
+                err = p.stderr.decode()
+                self.assertEqual(p.returncode, 2, err)
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertIn('Permission denied', err)
+                self.assertIn('private.html', err)
+
+    def test_user_gets_its_supplementary_groups(self):
+        """As nginx does (initgroups), the serving user has the groups
+        /etc/group gives it, and no others."""
+        for g in grp.getgrall():
+            for name in g.gr_mem:
+                try:
+                    pw = pwd.getpwnam(name)
+                except KeyError:
+                    continue
+                if pw.pw_uid != 0:
+                    break
+            else:
+                continue
+            break
+        else:
+            self.skipTest('no account here is a member of a group')
+        want = sorted(set(os.getgrouplist(name, pw.pw_gid)))
+        srv = self.start(['--user', name])
+        uids, gids, groups = proc_ids(srv.proc.pid)
+        self.assertEqual(uids, [pw.pw_uid] * 4)
+        self.assertEqual(gids, [pw.pw_gid] * 4)
+        self.assertEqual(sorted(set(groups)), want)
+        self.assertIn(g.gr_gid, groups)
 
 
 def free_port():
