@@ -328,8 +328,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	s.mime = mime;
-	if (open_root(&s, opt.root) || open_site(&s, &site, &opt) ||
-	    open_access_log(&s, opt.access_log)) {
+	if (open_root(&s, opt.root) || open_access_log(&s, opt.access_log)) {
 		mime_map_free(mime);
 		if (s.root_fd >= 0)
 			close(s.root_fd);
@@ -408,8 +407,10 @@ int main(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	/* Site pages too are checked as requests will open them. */
 	if (probe_root(&s, opt.root, was_root && strcmp(opt.user, "root"),
-		       opt.user, real_root, sizeof(real_root))) {
+		       opt.user, real_root, sizeof(real_root)) ||
+	    open_site(&s, &site, &opt)) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
