@@ -6,8 +6,10 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "socket_activation.h"
@@ -68,6 +70,27 @@ void listen_addr_format(const struct listen_addr *a, char *out, size_t len)
 			  &((const struct sockaddr_in *)&a->ss)->sin_addr, host,
 			  sizeof(host));
 		snprintf(out, len, "%s:%u", host, listen_addr_port(a));
+	}
+}
+
+void listen_addr_url(const struct listen_addr *a, char *out, size_t len)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&a->ss;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	char where[LISTEN_ADDR_STRLEN];
+
+	if (a->ss.ss_family != AF_UNIX) {
+		listen_addr_format(a, where, sizeof(where));
+		snprintf(out, len, "http://%s/", where);
+	} else if (a->len <= off) {
+		snprintf(out, len, "an unnamed unix socket");
+	} else if (un->sun_path[0]) {
+		snprintf(out, len, "unix:%.*s",
+			 (int)strnlen(un->sun_path, a->len - off),
+			 un->sun_path);
+	} else { /* abstract: '@' as ss(8) writes it */
+		snprintf(out, len, "unix:@%.*s", (int)(a->len - off - 1),
+			 un->sun_path + 1);
 	}
 }
 

@@ -42,5 +42,11 @@ uint16_t listen_addr_port(const struct listen_addr *a);
 /* "127.0.0.1:8080" or "[::1]:8080"; LISTEN_ADDR_STRLEN bytes suffice. */
 #define LISTEN_ADDR_STRLEN 56
 void listen_addr_format(const struct listen_addr *a, char *out, size_t len);
+/*
+ * Where clients reach a: "http://127.0.0.1:8080/", or for a passed Unix
+ * socket "unix:/run/sehttpd.sock"; LISTEN_URL_STRLEN bytes suffice.
+ */
+#define LISTEN_URL_STRLEN 128
+void listen_addr_url(const struct listen_addr *a, char *out, size_t len);
 
 #endif /* SEHTTPD_LISTENER_H */

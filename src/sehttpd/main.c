@@ -296,7 +296,7 @@ int main(int argc, char **argv)
 	struct server s = { .root_fd = -1, .access_log_fd = -1 };
 	struct site site = { 0 };
 	struct listen_addr addr;
-	char real_root[PATH_MAX], where[LISTEN_ADDR_STRLEN], err[256];
+	char real_root[PATH_MAX], where[LISTEN_URL_STRLEN], err[256];
 	int *listen_fds = NULL;
 	unsigned started;
 	sigset_t signals;
@@ -418,8 +418,8 @@ int main(int argc, char **argv)
 	s.max_conns = connection_limit(&s);
 	started = start_workers(&s, listen_fds);
 	if (started == s.nworkers) {
-		listen_addr_format(&addr, where, sizeof(where));
-		printf("sehttpd: listening on http://%s/ (root %s, %u thread%s%s)\n",
+		listen_addr_url(&addr, where, sizeof(where));
+		printf("sehttpd: listening on %s (root %s, %u thread%s%s)\n",
 		       where, real_root, s.nworkers, s.nworkers == 1 ? "" : "s",
 		       passed > 1 ? ", and on further passed sockets" :
 		       passed	  ? ", a passed socket" :

@@ -18,17 +18,28 @@
 /* More would be a mistake in the unit file, not a server. */
 #define MAX_PASSED 64
 
-static long env_number(const char *name)
+/*
+ * The decimal value of variable name into *v; 1 when it is not set, -1
+ * (with a message in err) when it is set to anything but a number, as
+ * sd_listen_fds() refuses it: a passed socket must never be left unserved.
+ */
+static int env_number(const char *name, long *v, char *err, size_t errlen)
 {
 	const char *s = getenv(name);
 	char *end;
-	long v;
 
-	if (!s || *s < '0' || *s > '9')
-		return -1;
+	if (!s)
+		return 1;
 	errno = 0;
-	v = strtol(s, &end, 10);
-	return errno || *end ? -1 : v;
+	*v = strtol(s, &end, 10);
+	if (*s < '0' || *s > '9' || errno || *end) {
+		snprintf(err, errlen,
+			 "%s='%.32s' is not a number (systemd socket "
+			 "activation)",
+			 name, s);
+		return -1;
+	}
+	return 0;
 }
 
 static int check_listener(int fd, char *err, size_t errlen)
@@ -60,15 +71,20 @@ static int check_listener(int fd, char *err, size_t errlen)
 
 int socket_activation_fds(char *err, size_t errlen)
 {
-	long pid = env_number("LISTEN_PID");
-	long n = env_number("LISTEN_FDS");
+	long pid, n;
+	int r = env_number("LISTEN_PID", &pid, err, errlen);
 
+	if (r)
+		return r < 0 ? -1 : 0;
 	if (pid != (long)getpid())
 		return 0;
+	r = env_number("LISTEN_FDS", &n, err, errlen);
+	if (r < 0)
+		return -1;
 	unsetenv("LISTEN_PID");
 	unsetenv("LISTEN_FDS");
 	unsetenv("LISTEN_FDNAMES");
-	if (n <= 0)
+	if (r || n == 0)
 		return 0;
 	if (n > MAX_PASSED) {
 		snprintf(err, errlen, "LISTEN_FDS=%ld: too many sockets", n);

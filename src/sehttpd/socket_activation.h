@@ -13,8 +13,8 @@
  * LISTEN_FDS sockets start at fd 3.  Each is made non-blocking and
  * close-on-exec; the variables are removed so that children do not see
  * them.  Returns how many sockets were passed (0 when none), or -1 with a
- * message in err when the environment names sockets that are not listening
- * TCP sockets.
+ * message in err when LISTEN_PID or LISTEN_FDS is not a number or the
+ * environment names descriptors that are not listening stream sockets.
  */
 int socket_activation_fds(char *err, size_t errlen);
 

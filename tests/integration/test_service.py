@@ -232,5 +232,76 @@ class SocketActivationTests(unittest.TestCase):
                          'stream socket\n')
 
 
+def activated(fd, env, args, **kw):
+    """sehttpd started as systemd starts it: fd as descriptor 3, LISTEN_PID
+    its own pid (sh execs it) and env's LISTEN_* variables."""
+    exports = ' '.join('%s=%s' % (k, v) for k, v in env.items())
+    return subprocess.Popen(
+        ['sh', '-c', 'fd=$1; shift; export LISTEN_PID=$$ %s; '
+         'exec "$@" 3<&"$fd"' % exports, 'sh', str(fd), sehttpd_bin()] +
+        list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, pass_fds=(fd,), **kw)
+
+
+@needs_process('passes sockets to sehttpd as systemd does')
+class PassedSocketTests(unittest.TestCase):
+    def setUp(self):
+        self.www = small_tree()
+        self.listener = socket.socket(socket.AF_INET)
+        self.listener.bind(('127.0.0.1', 0))
+        self.listener.listen()
+        self.addCleanup(self.listener.close)
+
+    def test_a_passed_unix_socket_is_named(self):
+        """Its path was read as an IPv4 address and port."""
+        path = os.path.join(temp_dir(), 'http.sock')
+        u = socket.socket(socket.AF_UNIX)
+        self.addCleanup(u.close)
+        u.bind(path)
+        u.listen()
+        proc = activated(u.fileno(), {'LISTEN_FDS': 1}, ['-t', '1',
+                                                          self.www])
+        self.addCleanup(proc.wait, 10)
+        self.addCleanup(proc.kill)
+        line = proc.stdout.readline().decode()
+        self.assertIn('listening on unix:%s ' % path, line)
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(5)
+        c.connect(path)
+        c.sendall(b'GET /public.txt HTTP/1.1\r\nHost: x\r\n'
+                  b'Connection: close\r\n\r\n')
+        reply = b''
+        while True:
+            chunk = c.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+        c.close()
+        self.assertTrue(reply.startswith(b'HTTP/1.1 200 '), reply)
+        self.assertTrue(reply.endswith(b'for everyone\n'), reply)
+        proc.terminate()
+        self.assertEqual(proc.wait(10), 0)
+
+    def test_malformed_listen_fds_is_refused(self):
+        """It was taken for "no sockets": the server bound 0.0.0.0 and the
+        passed socket's clients waited in its queue for ever."""
+        for env in ({'LISTEN_FDS': 'abc'}, {'LISTEN_FDS': '1x'},
+                    {'LISTEN_FDS': '-1'}, {'LISTEN_FDS': ''},
+                    {'LISTEN_FDS': '99999999999999999999999'},
+                    {'LISTEN_FDS': '1', 'LISTEN_PID': 'x1'}):
+            with self.subTest(env=env):
+                proc = activated(self.listener.fileno(), env,
+                                 ['-b', '127.0.0.1', '-p', '0', self.www])
+                try:
+                    out, err = proc.communicate(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    out, err = proc.communicate()
+                self.assertEqual(proc.returncode, 2, (out, err))
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertIn(b'LISTEN_', err)
+                self.assertEqual(out, b'')
+
+
 if __name__ == '__main__':
     unittest.main()
