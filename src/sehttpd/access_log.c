@@ -35,6 +35,17 @@ void client_addr_set(struct client_addr *peer, const struct sockaddr *sa)
 		       4);
 }
 
+void client_addr_format(const struct client_addr *peer, char *out, size_t len)
+{
+	/* An IPv4 client of a dual-stack socket (or relayed as one by PROXY)
+	 * is ::ffff:a.b.c.d: logged as a.b.c.d, as nginx does. */
+	if (peer->family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)peer->addr))
+		inet_ntop(AF_INET, peer->addr + 12, out, (socklen_t)len);
+	else if (peer->family == AF_INET || peer->family == AF_INET6)
+		inet_ntop(peer->family, peer->addr, out, (socklen_t)len);
+}
+
 struct line {
 	char *p;
 	size_t len;
@@ -112,8 +123,7 @@ void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		access_log_flush(log, lw);
 	l = (struct line){ log->buf + log->len, 0, LINE_MAX_BYTES - 1 };
 
-	if (peer->family == AF_INET || peer->family == AF_INET6)
-		inet_ntop(peer->family, peer->addr, addr, sizeof(addr));
+	client_addr_format(peer, addr, sizeof(addr));
 	put(&l, addr, strlen(addr));
 	put(&l, " - - ", 5);
 	put(&l, clf_time, strlen(clf_time));

@@ -29,6 +29,11 @@ struct access_log_buffer {
 };
 
 void client_addr_set(struct client_addr *peer, const struct sockaddr *sa);
+/*
+ * The address as logs show it (INET6_ADDRSTRLEN bytes suffice), an
+ * IPv4-mapped IPv6 one as IPv4; out is left as it is for other families.
+ */
+void client_addr_format(const struct client_addr *peer, char *out, size_t len);
 
 /* req is NULL when no request line could be parsed. */
 void access_log_append(struct access_log_buffer *log, struct log_writer *lw,

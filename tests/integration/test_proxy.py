@@ -106,6 +106,14 @@ class ProxyProtocolTest(ServerTestCase):
         self.assertEqual(self.served(b'PROXY TCP6 2001:db8::7 ::1 '
                                      b'40000 80\r\n'), '2001:db8::7')
 
+    def test_mapped_ipv4_is_logged_as_ipv4(self):
+        """An IPv4 client relayed as an IPv4-mapped IPv6 address is logged
+        as nginx logs it, a.b.c.d, not ::ffff:a.b.c.d."""
+        self.assertEqual(self.served(b'PROXY TCP6 ::ffff:192.0.2.7 ::1 '
+                                     b'40000 80\r\n'), '192.0.2.7')
+        self.assertEqual(self.served(v2_inet6('::ffff:198.51.100.3', '::1',
+                                              1, 80)), '198.51.100.3')
+
     def test_v1_unknown_keeps_the_real_peer(self):
         self.assertEqual(self.served(b'PROXY UNKNOWN\r\n'), '127.0.0.1')
 
