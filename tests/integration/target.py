@@ -60,6 +60,7 @@ def sehttpd_bin():
 
 
 _tmp_dirs = []
+_nobody_bin = None
 
 
 def temp_dir(prefix='sehttpd-it-'):
@@ -69,6 +70,19 @@ def temp_dir(prefix='sehttpd-it-'):
     os.chmod(d, 0o755)
     _tmp_dirs.append(d)
     return d
+
+
+def nobody_bin():
+    """The server binary where nobody can run it: the clone may lie under a
+    directory only root may search (/root, a mktemp -d), so a server
+    started as nobody runs a copy in a temporary directory (one per run)."""
+    global _nobody_bin
+    if _nobody_bin is None:
+        path = os.path.join(temp_dir('sehttpd-bin-'), 'sehttpd')
+        shutil.copyfile(sehttpd_bin(), path)
+        os.chmod(path, 0o755)
+        _nobody_bin = path
+    return _nobody_bin
 
 
 @atexit.register
@@ -96,8 +110,8 @@ class ServerProcess:
     """One sehttpd process, its stdout read line by line in a thread."""
 
     def __init__(self, args=(), root=None, bind='127.0.0.1', port='0',
-                 cwd=None, preexec_fn=None, ready_timeout=10):
-        self.cmd = [sehttpd_bin()]
+                 cwd=None, preexec_fn=None, ready_timeout=10, exe=None):
+        self.cmd = [exe or sehttpd_bin()]
         if bind is not None:
             self.cmd += ['-b', bind]
         if port is not None:

@@ -10,8 +10,8 @@ import time
 import unittest
 
 from httpraw import build_request, Conn
-from target import (ServerTestCase, needs_process, sehttpd_bin, start_server,
-                    temp_dir)
+from target import (ServerTestCase, needs_process, nobody_bin, sehttpd_bin,
+                    start_server, temp_dir)
 import tree as treemod
 from codings import coding_of, decode, sehttpd_only
 
@@ -451,6 +451,7 @@ class CacheRevalidationTest(OwnTreeTestCase):
         if os.geteuid() == 0:
             cls.open_to_all(base)
             kw['preexec_fn'] = drop_to_nobody
+            kw['exe'] = nobody_bin()
         cls.start_kw = kw
         cls.target = start_server(cls.server_args, tree=cls.tree, **kw)
         cls.addClassCleanup(cls._stop_target)

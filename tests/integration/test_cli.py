@@ -14,7 +14,7 @@ import unittest
 import httpraw
 from httpraw import build_request, Conn
 from target import (ServerProcess, ServerTestCase, needs_process,
-                    sehttpd_bin, session_tree, temp_dir)
+                    nobody_bin, sehttpd_bin, session_tree, temp_dir)
 from test_metrics import METRICS_LINE, parse_exposition
 
 LISTEN_LINE = re.compile(r'^sehttpd: listening on http://(\S+):(\d+)/ '
@@ -145,7 +145,7 @@ class CommandLineTest(unittest.TestCase):
             os.setgid(65534)
             os.setuid(65534)
 
-        p = subprocess.run([sehttpd_bin(), '-b', '127.0.0.1', '-p', '0',
+        p = subprocess.run([nobody_bin(), '-b', '127.0.0.1', '-p', '0',
                             secret], stdin=subprocess.DEVNULL,
                            capture_output=True, timeout=5,
                            preexec_fn=as_nobody)

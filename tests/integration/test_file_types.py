@@ -7,7 +7,7 @@ import stat
 import unittest
 
 from httpraw import build_request, Conn
-from target import ServerProcess, needs_process, temp_dir
+from target import ServerProcess, needs_process, nobody_bin, temp_dir
 
 
 def public_dir():
@@ -81,7 +81,8 @@ class SearchOnlyDirectoryTest(unittest.TestCase):
             os.chmod(d, mode)
             cls.addClassCleanup(os.chmod, d, 0o755)
         cls.srv = ServerProcess([], root=cls.root,
-                                preexec_fn=as_nobody if is_root else None)
+                                preexec_fn=as_nobody if is_root else None,
+                                exe=nobody_bin() if is_root else None)
         cls.addClassCleanup(cls.srv.stop)
 
     def get(self, url):
