@@ -54,14 +54,6 @@ struct metrics_server {
 	char body[METRICS_BODY_MAX];
 };
 
-void stats_count_response(struct worker_stats *st, int status,
-			  uint64_t body_bytes)
-{
-	if (status >= 100 && status <= 599)
-		stats_add(&st->responses[status / 100 - 1], 1);
-	stats_add(&st->body_bytes, body_bytes);
-}
-
 static uint64_t load(const uint64_t *v)
 {
 	return __atomic_load_n(v, __ATOMIC_RELAXED);

@@ -19,7 +19,7 @@
 #include "access_log.h"
 #include "date_cache.h"
 #include "list.h"
-#include "metrics.h"
+#include "stats.h"
 #include "timer_wheel.h"
 
 struct coro;

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counters for --metrics.  Each worker owns a struct worker_stats that only
+ * its thread writes, so the request path takes no shared lock and no
+ * locked instruction; the scraper reads every worker's with relaxed loads
+ * and sums them.
+ */
+#ifndef SEHTTPD_STATS_H
+#define SEHTTPD_STATS_H
+
+#include <stdint.h>
+
+struct worker_stats {
+	uint64_t responses[5]; /* by status class: [0] 1xx ... [4] 5xx */
+	uint64_t body_bytes; /* response bodies written */
+	uint64_t accepted; /* connections accepted */
+	uint64_t cache_hits; /* answered from a fresh cache entry */
+	uint64_t cache_misses; /* looked up and not found, or stale */
+	uint64_t cache_compressed_hits; /* of the hits: a compressed variant */
+	uint64_t log_dropped; /* access-log lines that could not be written */
+	uint64_t proxy_refused; /* connections without a valid PROXY header */
+	/* Gauges, published by the worker once per loop iteration. */
+	uint64_t open_conns;
+	uint64_t idle_conns; /* open, with no request in progress */
+	uint64_t cache_entries;
+	uint64_t cache_bytes;
+};
+
+/* Adds n to a counter of the calling worker's own stats. */
+static inline void stats_add(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
+}
+
+static inline void stats_set(uint64_t *gauge, uint64_t v)
+{
+	__atomic_store_n(gauge, v, __ATOMIC_RELAXED);
+}
+
+/* Counts a response of the given status carrying body_bytes of body. */
+void stats_count_response(struct worker_stats *st, int status,
+			  uint64_t body_bytes);
+
+#endif /* SEHTTPD_STATS_H */
