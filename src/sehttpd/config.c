@@ -12,7 +12,6 @@
 #include "http/route.h"
 #include "http/site.h"
 #include "http/token.h"
-#include "options.h"
 
 /*
  * Headers the server writes itself, per response: another line of one
@@ -221,7 +220,7 @@ static int add_rule(struct site *s, size_t *used, const char *prefix,
 	return 0;
 }
 
-int site_build(struct site *s, const struct options *opt,
+int site_build(struct site *s, const struct site_options *opt,
 	       int (*open_page)(void *ctx, const char *path, uint64_t *size),
 	       void *ctx, char *err, size_t cap)
 {

@@ -27,7 +27,19 @@
  * it grows larger later. */
 #define SITE_ERROR_PAGE_MAX (1u << 20)
 
-struct options;
+/* The site's flags, each argument as given and checked. */
+struct site_options {
+	const char *headers[SITE_MAX_HEADERS]; /* --header */
+	unsigned int nheaders;
+	const char *cors; /* --cors ORIGIN; NULL: off */
+	const char *index[SITE_MAX_INDEX]; /* --index; none: the defaults */
+	unsigned int nindex;
+	const char *error_pages[SITE_MAX_ERROR_PAGES]; /* --error-page */
+	unsigned int nerror_pages;
+	const char *spa; /* --spa PATH; NULL: off */
+	bool dotfiles; /* --dotfiles */
+	bool listing; /* not --no-listing */
+};
 
 struct site {
 	/* One rule per --header, then --cors's (always, on every path). */
@@ -58,7 +70,7 @@ int site_check_page_path(const char *path, char *err, size_t cap);
  * that error pages are within SITE_ERROR_PAGE_MAX.  Returns 0, or -1 with
  * the reason in err.
  */
-int site_build(struct site *s, const struct options *opt,
+int site_build(struct site *s, const struct site_options *opt,
 	       int (*open_page)(void *ctx, const char *path, uint64_t *size),
 	       void *ctx, char *err, size_t cap);
 void site_free(struct site *s);

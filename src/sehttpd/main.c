@@ -79,7 +79,8 @@ static int open_site(struct server *s, struct site *site,
 			strerror(errno));
 		return -1;
 	}
-	if (site_build(site, opt, open_page, &s->root_fd, err, sizeof(err))) {
+	if (site_build(site, &opt->site, open_page, &s->root_fd, err,
+		       sizeof(err))) {
 		fprintf(stderr, "sehttpd: %s\n", err);
 		return -1;
 	}

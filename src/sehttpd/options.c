@@ -240,7 +240,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.threads = cpus > 0 ? (unsigned)cpus : 1,
 		.timeout_ms = 15000,
 		.drain_ms = 5000,
-		.listing = true,
+		.site.listing = true,
 		.compress = true,
 		.cache_mib = 64,
 		.user = PRIVILEGES_DEFAULT_USER,
@@ -277,7 +277,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 				       OPTIONS_EXIT_USAGE;
 			break;
 		case OPT_NO_LISTING:
-			opt->listing = false;
+			opt->site.listing = false;
 			break;
 		case OPT_NO_COMPRESS:
 			opt->compress = false;
@@ -311,36 +311,38 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 			break;
 		case OPT_HEADER:
 			if (bad_site("--header", optarg, site_check_header) ||
-			    add_value("--header", opt->headers, &opt->nheaders,
-				      SITE_MAX_HEADERS, optarg))
+			    add_value("--header", opt->site.headers,
+				      &opt->site.nheaders, SITE_MAX_HEADERS,
+				      optarg))
 				return OPTIONS_EXIT_USAGE;
 			break;
 		case OPT_CORS:
 			if (bad_site("--cors", optarg, site_check_cors))
 				return OPTIONS_EXIT_USAGE;
-			opt->cors = optarg;
+			opt->site.cors = optarg;
 			break;
 		case OPT_INDEX:
 			if (bad_site("--index", optarg, site_check_index) ||
-			    add_value("--index", opt->index, &opt->nindex,
-				      SITE_MAX_INDEX, optarg))
+			    add_value("--index", opt->site.index,
+				      &opt->site.nindex, SITE_MAX_INDEX,
+				      optarg))
 				return OPTIONS_EXIT_USAGE;
 			break;
 		case OPT_ERROR_PAGE:
 			if (bad_site("--error-page", optarg,
 				     site_check_error_page) ||
-			    add_value("--error-page", opt->error_pages,
-				      &opt->nerror_pages, SITE_MAX_ERROR_PAGES,
-				      optarg))
+			    add_value("--error-page", opt->site.error_pages,
+				      &opt->site.nerror_pages,
+				      SITE_MAX_ERROR_PAGES, optarg))
 				return OPTIONS_EXIT_USAGE;
 			break;
 		case OPT_SPA:
 			if (bad_site("--spa", optarg, site_check_page_path))
 				return OPTIONS_EXIT_USAGE;
-			opt->spa = optarg;
+			opt->site.spa = optarg;
 			break;
 		case OPT_DOTFILES:
-			opt->dotfiles = true;
+			opt->site.dotfiles = true;
 			break;
 		case OPT_FOLLOW_SYMLINKS:
 			opt->follow_symlinks = true;
@@ -387,8 +389,9 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		}
 	}
 	/* Either order: --cors may follow the --header it conflicts with. */
-	for (unsigned int i = 0; opt->cors && i < opt->nheaders; i++) {
-		if (bad_site("--header", opt->headers[i],
+	for (unsigned int i = 0; opt->site.cors && i < opt->site.nheaders;
+	     i++) {
+		if (bad_site("--header", opt->site.headers[i],
 			     site_check_header_with_cors))
 			return OPTIONS_EXIT_USAGE;
 	}

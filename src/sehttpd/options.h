@@ -17,7 +17,6 @@ struct options {
 	unsigned threads;
 	uint32_t timeout_ms;
 	uint32_t drain_ms; /* after SIGINT/SIGTERM, for in-flight responses */
-	bool listing;
 	bool compress;
 	uint32_t cache_mib;
 	const char *access_log; /* NULL: off; "-": stdout */
@@ -27,16 +26,7 @@ struct options {
 	bool proxy_protocol; /* connections start with a PROXY header */
 	const char *health; /* NULL: off; else the path of the health check */
 	uint32_t health_grace_ms; /* 503 to checks before the stop */
-	/* The site (site.h): each argument as given, checked. */
-	const char *headers[SITE_MAX_HEADERS]; /* --header */
-	unsigned int nheaders;
-	const char *cors; /* --cors ORIGIN; NULL: off */
-	const char *index[SITE_MAX_INDEX]; /* --index; none: the defaults */
-	unsigned int nindex;
-	const char *error_pages[SITE_MAX_ERROR_PAGES]; /* --error-page */
-	unsigned int nerror_pages;
-	const char *spa; /* --spa PATH; NULL: off */
-	bool dotfiles; /* --dotfiles */
+	struct site_options site; /* --header, --index ... (config.h) */
 	bool follow_symlinks; /* --follow-symlinks */
 	const char *mime[OPTIONS_MIME_MAX]; /* --mime EXT=TYPE, checked */
 	unsigned int mime_count;

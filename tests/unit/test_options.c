@@ -94,7 +94,7 @@ TEST(defaults)
 	CHECK_EQ_INT(p.opt.port, 8080);
 	CHECK(p.opt.threads >= 1);
 	CHECK_EQ_INT(p.opt.timeout_ms, 15000);
-	CHECK(p.opt.listing);
+	CHECK(p.opt.site.listing);
 	CHECK(p.opt.compress);
 	CHECK_EQ_INT(p.opt.cache_mib, 64);
 	CHECK(p.opt.access_log == NULL);
@@ -113,7 +113,7 @@ TEST(every_option)
 	CHECK_EQ_STR(p.opt.bind_addr, "::1");
 	CHECK_EQ_INT(p.opt.threads, 3);
 	CHECK_EQ_INT(p.opt.timeout_ms, 250);
-	CHECK(!p.opt.listing);
+	CHECK(!p.opt.site.listing);
 	CHECK(!p.opt.compress);
 	CHECK_EQ_INT(p.opt.cache_mib, 0);
 	CHECK_EQ_STR(p.opt.access_log, "-");
@@ -251,12 +251,12 @@ TEST(site_options)
 {
 	struct parsed p = parse(NULL);
 
-	CHECK_EQ_INT(p.opt.nheaders, 0);
-	CHECK(p.opt.cors == NULL);
-	CHECK_EQ_INT(p.opt.nindex, 0);
-	CHECK_EQ_INT(p.opt.nerror_pages, 0);
-	CHECK(p.opt.spa == NULL);
-	CHECK(!p.opt.dotfiles);
+	CHECK_EQ_INT(p.opt.site.nheaders, 0);
+	CHECK(p.opt.site.cors == NULL);
+	CHECK_EQ_INT(p.opt.site.nindex, 0);
+	CHECK_EQ_INT(p.opt.site.nerror_pages, 0);
+	CHECK(p.opt.site.spa == NULL);
+	CHECK(!p.opt.site.dotfiles);
 	CHECK(!p.opt.follow_symlinks);
 	p = parse("--header", "X-A: 1", "--header",
 		  "/s/:Cache-Control: no-cache", "--cors", "*", "--index",
@@ -264,15 +264,15 @@ TEST(site_options)
 		  "404=/e/404.html", "--error-page", "503=/e/503.html", "--spa",
 		  "/app.html", "--dotfiles", "--follow-symlinks", NULL);
 	CHECK_EQ_INT(p.result, OPTIONS_RUN);
-	CHECK_EQ_INT(p.opt.nheaders, 2);
-	CHECK_EQ_STR(p.opt.headers[1], "/s/:Cache-Control: no-cache");
-	CHECK_EQ_STR(p.opt.cors, "*");
-	CHECK_EQ_INT(p.opt.nindex, 2);
-	CHECK_EQ_STR(p.opt.index[0], "home.html");
-	CHECK_EQ_INT(p.opt.nerror_pages, 2);
-	CHECK_EQ_STR(p.opt.error_pages[1], "503=/e/503.html");
-	CHECK_EQ_STR(p.opt.spa, "/app.html");
-	CHECK(p.opt.dotfiles);
+	CHECK_EQ_INT(p.opt.site.nheaders, 2);
+	CHECK_EQ_STR(p.opt.site.headers[1], "/s/:Cache-Control: no-cache");
+	CHECK_EQ_STR(p.opt.site.cors, "*");
+	CHECK_EQ_INT(p.opt.site.nindex, 2);
+	CHECK_EQ_STR(p.opt.site.index[0], "home.html");
+	CHECK_EQ_INT(p.opt.site.nerror_pages, 2);
+	CHECK_EQ_STR(p.opt.site.error_pages[1], "503=/e/503.html");
+	CHECK_EQ_STR(p.opt.site.spa, "/app.html");
+	CHECK(p.opt.site.dotfiles);
 	CHECK(p.opt.follow_symlinks);
 	p = parse("--help", NULL);
 	CHECK(strstr(p.out, "--header") && strstr(p.out, "--cors") &&

@@ -4,7 +4,6 @@
 #include <errno.h>
 
 #include "harness.h"
-#include "sehttpd/options.h"
 #include "sehttpd/config.h"
 
 static int opens;
@@ -34,7 +33,7 @@ static bool rule_is(const struct http_header_rule *r, const char *prefix,
 
 TEST(defaults)
 {
-	struct options opt = { 0 };
+	struct site_options opt = { 0 };
 	struct site s;
 	char err[256];
 
@@ -51,7 +50,7 @@ TEST(defaults)
 
 TEST(rules_and_pages)
 {
-	struct options opt = {
+	struct site_options opt = {
 		.headers = { "X-A:1", "/assets/:Cache-Control:  max-age=9  " },
 		.nheaders = 2,
 		.cors = "https://a.example",
@@ -87,7 +86,7 @@ TEST(rules_and_pages)
 	CHECK_EQ_STR(s.http.spa, "/app.html");
 	site_free(&s);
 
-	opt = (struct options){ .cors = "*" };
+	opt = (struct site_options){ .cors = "*" };
 	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
 		     0);
 	CHECK(rule_is(&s.rules[0], "", "Access-Control-Allow-Origin: *\r\n",
@@ -97,7 +96,7 @@ TEST(rules_and_pages)
 
 TEST(missing_page_named)
 {
-	struct options opt = {
+	struct site_options opt = {
 		.error_pages = { "404=/missing.html" },
 		.nerror_pages = 1,
 	};
@@ -109,7 +108,7 @@ TEST(missing_page_named)
 	CHECK_EQ_STR(err, "--error-page 404=/missing.html: No such file or "
 			  "directory");
 	site_free(&s);
-	opt = (struct options){ .spa = "/missing.html" };
+	opt = (struct site_options){ .spa = "/missing.html" };
 	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
 		     -1);
 	CHECK_EQ_STR(err, "--spa /missing.html: No such file or directory");
@@ -118,7 +117,7 @@ TEST(missing_page_named)
 
 TEST(error_page_size_bounded)
 {
-	struct options opt = {
+	struct site_options opt = {
 		.error_pages = { "404=/big-edge.html" },
 		.nerror_pages = 1,
 	};
@@ -135,7 +134,7 @@ TEST(error_page_size_bounded)
 			  "most an error page may be");
 	site_free(&s);
 	/* A single-page app's page is sent as any file: no limit. */
-	opt = (struct options){ .spa = "/big.html" };
+	opt = (struct site_options){ .spa = "/big.html" };
 	CHECK_EQ_INT(site_build(&s, &opt, page_exists, NULL, err, sizeof(err)),
 		     0);
 	site_free(&s);
@@ -144,7 +143,7 @@ TEST(error_page_size_bounded)
 TEST(total_bounded)
 {
 	static char big[SITE_HEADER_MAX + 1];
-	struct options opt = { .nheaders = 9 };
+	struct site_options opt = { .nheaders = 9 };
 	struct site s;
 	char err[256];
 
