@@ -234,13 +234,18 @@ class SocketActivationTests(unittest.TestCase):
 
 def activated(fd, env, args, **kw):
     """sehttpd started as systemd starts it: fd as descriptor 3, LISTEN_PID
-    its own pid (sh execs it) and env's LISTEN_* variables."""
-    exports = ' '.join('%s=%s' % (k, v) for k, v in env.items())
+    its own pid and env's LISTEN_* variables (which may override it).  Set
+    up in the child before exec: a shell's "3<&N" takes one digit only."""
+    def as_systemd():
+        os.dup2(fd, 3)  # inheritable, unlike fd
+        os.environ['LISTEN_PID'] = str(os.getpid())
+        for k, v in env.items():
+            os.environ[k] = str(v)
+
     return subprocess.Popen(
-        ['sh', '-c', 'fd=$1; shift; export LISTEN_PID=$$ %s; '
-         'exec "$@" 3<&"$fd"' % exports, 'sh', str(fd), sehttpd_bin()] +
-        list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, pass_fds=(fd,), **kw)
+        [sehttpd_bin()] + list(args), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, close_fds=False,
+        preexec_fn=as_systemd, **kw)
 
 
 @needs_process('passes sockets to sehttpd as systemd does')
