@@ -72,6 +72,10 @@ void content_cache_set_fd_limit(struct content_cache *c, size_t limit)
 
 static void entry_free(struct cache_entry *e)
 {
+	if (e->body_put) {
+		e->body_put(e->body_owner);
+		e->rep[HTTP_CODING_IDENTITY].data = NULL;
+	}
 	for (int i = 0; i < HTTP_CODING_COUNT; i++) {
 		free(e->rep[i].data);
 		if (e->rep[i].in_file)
@@ -291,12 +295,11 @@ static void evict(struct content_cache *c)
 		drop_fds(c);
 }
 
-struct cache_entry *cache_entry_new(const char *key, size_t key_len,
-				    enum cache_kind kind, char *body,
-				    size_t len, const struct stat *st,
-				    const char *file_path,
-				    const char *content_type, bool compressible,
-				    uint64_t now_ms)
+static struct cache_entry *
+entry_new(const char *key, size_t key_len, enum cache_kind kind, char *body,
+	  size_t len, const struct stat *st, const char *file_path,
+	  const char *content_type, bool compressible, uint64_t now_ms,
+	  void (*body_put)(void *owner), void *owner)
 {
 	size_t flen = file_path ? strlen(file_path) : 0;
 	/* key, file_path and room for a sibling's, each NUL-terminated, in
@@ -308,7 +311,10 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 
 	if (!e || !(e->key = malloc(strings))) {
 		free(e);
-		free(body);
+		if (body_put)
+			body_put(owner);
+		else
+			free(body);
 		return NULL;
 	}
 	memcpy(e->key, key, key_len);
@@ -332,9 +338,32 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 	e->rep[HTTP_CODING_IDENTITY].data = body;
 	e->rep[HTTP_CODING_IDENTITY].len = len;
 	e->rep[HTTP_CODING_IDENTITY].tried = true;
+	e->body_put = body_put;
+	e->body_owner = owner;
 	build_rep_etag(e, &e->rep[HTTP_CODING_IDENTITY], HTTP_CODING_IDENTITY,
 		       NULL);
 	return e;
+}
+
+struct cache_entry *cache_entry_new(const char *key, size_t key_len,
+				    enum cache_kind kind, char *body,
+				    size_t len, const struct stat *st,
+				    const char *file_path,
+				    const char *content_type, bool compressible,
+				    uint64_t now_ms)
+{
+	return entry_new(key, key_len, kind, body, len, st, file_path,
+			 content_type, compressible, now_ms, NULL, NULL);
+}
+
+struct cache_entry *cache_entry_new_shared(
+	const char *key, size_t key_len, const char *body, size_t len,
+	const struct stat *st, const char *content_type, bool compressible,
+	uint64_t now_ms, void (*body_put)(void *owner), void *owner)
+{
+	return entry_new(key, key_len, CACHE_LISTING, (char *)body, len, st,
+			 NULL, content_type, compressible, now_ms, body_put,
+			 owner);
 }
 
 void content_cache_link(struct content_cache *c, struct cache_entry *e)

@@ -73,6 +73,10 @@ struct cache_entry {
 	unsigned refs; /* the table's, plus one per response being written */
 	bool linked; /* still in the table */
 	struct cache_rep rep[HTTP_CODING_COUNT]; /* by enum http_coding */
+	/* When the identity body is shared (a listing every thread uses):
+	 * dropped through this instead of freed. */
+	void (*body_put)(void *owner);
+	void *body_owner;
 };
 
 struct content_cache;
@@ -124,6 +128,16 @@ struct cache_entry *cache_entry_new(const char *key, size_t key_len,
 				    const char *file_path,
 				    const char *content_type, bool compressible,
 				    uint64_t now_ms);
+
+/*
+ * A listing's entry whose body another owns (one body for every thread):
+ * body_put(owner) drops the caller's reference to it with the entry, or at
+ * once on failure.
+ */
+struct cache_entry *cache_entry_new_shared(
+	const char *key, size_t key_len, const char *body, size_t len,
+	const struct stat *st, const char *content_type, bool compressible,
+	uint64_t now_ms, void (*body_put)(void *owner), void *owner);
 /* Adds e to the cache when it is enabled and e fits (the table then holds
  * its own reference), replacing an entry with the same key. */
 void content_cache_link(struct content_cache *c, struct cache_entry *e);

@@ -1,84 +1,97 @@
 // SPDX-License-Identifier: MIT
 #include "listing_builds.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "conn_io.h"
 
-struct listing_build {
-	struct listing_build *next;
-	const char *key; /* the builder's, valid until finished */
-	size_t len;
-	bool done;
-	struct cache_entry *entry; /* once done, referenced while waited for */
-	unsigned refs; /* the builder's and one per waiter */
-};
+/* Every thread's builds that a request may still share: few, so a list. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct listing_build *builds;
 
-/* This thread's builds in progress: few at once, so a list. */
-static __thread struct listing_build *builds;
-
-static void build_put(struct listing_build *b)
+static bool shareable(const struct listing_build *b, const char *key,
+		      size_t len, uint64_t now_ms)
 {
-	if (--b->refs)
-		return;
-	if (b->entry)
-		content_cache_put(b->entry);
-	free(b);
+	return b->key_len == len && !memcmp(b->key, key, len) &&
+	       (!b->done || (b->html && now_ms - b->built_ms < CACHE_CHECK_MS));
 }
 
-struct cache_entry *listing_build_wait(struct exchange *rc, const char *key,
-				       size_t len, bool *timed_out)
+struct listing_build *listing_build_get(const char *key, size_t len,
+					uint64_t now_ms, bool *builder)
 {
-	struct listing_build *b = builds;
-	struct cache_entry *e;
+	struct listing_build *b;
 
-	*timed_out = false;
-	while (b && (b->len != len || memcmp(b->key, key, len)))
-		b = b->next;
-	if (!b)
-		return NULL;
-	b->refs++;
-	/* Bounded by this connection's deadline: yield fails past it. */
-	while (!b->done && !*timed_out)
-		*timed_out = conn_yield_turn(rc->conn) != 0;
-	e = b->done ? b->entry : NULL;
-	if (e)
-		e->refs++;
-	build_put(b);
-	return e;
-}
-
-struct listing_build *listing_build_start(const char *key, size_t len)
-{
-	struct listing_build *b = calloc(1, sizeof(*b));
-
-	if (!b)
-		return NULL;
-	b->key = key;
-	b->len = len;
-	b->refs = 1;
-	b->next = builds;
-	builds = b;
+	pthread_mutex_lock(&lock);
+	for (b = builds; b && !shareable(b, key, len, now_ms); b = b->next)
+		;
+	*builder = !b;
+	if (b) {
+		b->refs++;
+	} else {
+		b = calloc(1, sizeof(*b) + len);
+		if (b) {
+			b->key = (char *)(b + 1);
+			memcpy(b->key, key, len);
+			b->key_len = len;
+			b->refs = 1;
+			b->next = builds;
+			builds = b;
+		}
+	}
+	pthread_mutex_unlock(&lock);
 	return b;
 }
 
-void listing_build_finish(struct listing_build *b, struct cache_entry *e)
+static bool build_done(struct listing_build *b)
 {
-	struct listing_build **p = &builds;
+	bool done;
 
-	if (!b)
-		return;
-	while (*p != b)
-		p = &(*p)->next;
-	*p = b->next;
-	b->done = true;
-	b->key = NULL;
-	/* Held for the waiters, who take their own references as they wake:
-	 * the builder's may be gone by then. */
-	if (e && b->refs > 1) {
-		e->refs++;
-		b->entry = e;
+	pthread_mutex_lock(&lock);
+	done = b->done;
+	pthread_mutex_unlock(&lock);
+	return done;
+}
+
+int listing_build_wait(struct exchange *rc, struct listing_build *b)
+{
+	/* Bounded by this connection's deadline: a turn fails past it. */
+	while (!build_done(b)) {
+		if (conn_yield_turn(rc->conn))
+			return -1;
 	}
-	build_put(b);
+	return 0;
+}
+
+void listing_build_finish(struct listing_build *b, char *html, size_t len,
+			  int err, uint64_t now_ms)
+{
+	pthread_mutex_lock(&lock);
+	b->html = html;
+	b->len = len;
+	b->errno_of_build = err;
+	b->built_ms = now_ms;
+	b->done = true;
+	pthread_mutex_unlock(&lock);
+}
+
+void listing_build_put(void *arg)
+{
+	struct listing_build *b = arg, **p;
+	bool last;
+
+	pthread_mutex_lock(&lock);
+	last = --b->refs == 0;
+	if (last) {
+		for (p = &builds; *p != b; p = &(*p)->next)
+			;
+		*p = b->next;
+	}
+	pthread_mutex_unlock(&lock);
+	if (last) {
+		free(b->html);
+		free(b);
+	}
 }

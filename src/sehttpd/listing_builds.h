@@ -1,33 +1,52 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The listings being built on this thread, by cache key: a request for a
- * listing already being built waits for that build and answers with its
- * entry, so simultaneous requests make (and hold) one copy, not one each.
+ * The listings being built or just built, by cache key, for every thread:
+ * a request for a listing that another request is building waits for that
+ * build, and every thread's cache entry for it points to the one body, so
+ * simultaneous requests make (and hold) one copy, whichever thread they
+ * land on.  A body is offered to new requests for CACHE_CHECK_MS after it
+ * was built, as long as a thread's cache would keep it fresh.
  */
 #ifndef SEHTTPD_LISTING_BUILDS_H
 #define SEHTTPD_LISTING_BUILDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#include "cache.h"
 #include "exchange.h"
 
-struct listing_build;
+struct listing_build {
+	/* Set once by the builder, before done; read-only after. */
+	char *html; /* NULL: the build failed, with errno_of_build */
+	size_t len;
+	int errno_of_build;
+	/* The rest is the registry's (listing_builds.c). */
+	struct listing_build *next;
+	char *key;
+	size_t key_len;
+	uint64_t built_ms;
+	bool done;
+	unsigned refs;
+};
 
 /*
- * When a build of key[0..len) is in progress on this thread, waits for it
- * (giving the thread's other connections their turns) and returns its
- * entry with a reference for the caller; NULL when there is none, it
- * failed, or this connection timed out meanwhile (*timed_out set).
+ * The build of key[0..len) to share: one in progress or fresh (then
+ * *builder is false), else a new one this request must build and finish
+ * (*builder true).  Referenced for the caller; NULL when out of memory.
  */
-struct cache_entry *listing_build_wait(struct exchange *rc, const char *key,
-				       size_t len, bool *timed_out);
+struct listing_build *listing_build_get(const char *key, size_t len,
+					uint64_t now_ms, bool *builder);
 
-/* Records that this request builds key[0..len) (key must outlive it);
- * NULL when out of memory: the build then shares with no one. */
-struct listing_build *listing_build_start(const char *key, size_t len);
+/* Waits, giving the thread's other connections their turns, until b is
+ * done; -1 if this connection timed out meanwhile. */
+int listing_build_wait(struct exchange *rc, struct listing_build *b);
 
-/* Ends the build, handing e (NULL: it failed) to those waiting for it. */
-void listing_build_finish(struct listing_build *b, struct cache_entry *e);
+/* The builder's: b's body (html, owned by b from now on) or its failure. */
+void listing_build_finish(struct listing_build *b, char *html, size_t len,
+			  int err, uint64_t now_ms);
+
+/* Drops a reference: the last one frees b and its body. */
+void listing_build_put(void *b);
 
 #endif /* SEHTTPD_LISTING_BUILDS_H */

@@ -127,6 +127,8 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		{ "proxy_headers_refused_total", "counter",
 		  "Connections closed for a malformed, oversized or "
 		  "incomplete PROXY header." },
+		{ "listing_builds_total", "counter",
+		  "Directory listings built; simultaneous requests share one." },
 	};
 	uint64_t values[] = {
 		SUM(s, body_bytes),
@@ -140,6 +142,7 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		SUM(s, cache_compressed_hits),
 		SUM(s, log_dropped),
 		SUM(s, proxy_refused),
+		SUM(s, listing_builds),
 	};
 	size_t off = head(buf, len, 0, &responses);
 

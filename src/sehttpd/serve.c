@@ -29,6 +29,7 @@
 #include "http/site.h"
 #include "precompressed.h"
 #include "beneath.h"
+#include "clock_ms.h"
 #include "respond.h"
 #include "server.h"
 #include "config.h"
@@ -372,32 +373,46 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 	return respond_entry(rc, e);
 }
 
+/*
+ * A listing: built once for every request that asks for it meanwhile,
+ * whatever thread it is on; each thread's cache entry points to that body.
+ */
 static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 {
 	struct worker *w = rc->worker;
-	size_t key_len = cache_key(rc), len;
-	bool timed_out;
-	int status;
-	struct cache_entry *e =
-		listing_build_wait(rc, rc->path, key_len, &timed_out);
-	struct listing_build *b;
+	size_t key_len = cache_key(rc), len = 0;
+	struct cache_entry *e;
+	bool builder;
+	struct listing_build *b =
+		listing_build_get(rc->path, key_len, w->now_ms, &builder);
 	char *html;
 
-	if (e) /* built meanwhile by another request: one copy for both */
-		return respond_entry(rc, e);
-	if (timed_out)
-		return -1;
-	b = listing_build_start(rc->path, key_len);
-	html = build_dir_listing(rc, dir_fd,
-				 http_listing_order_of(rc->buf, rc->req), &len);
-	e = html ? cache_entry_new(rc->path, key_len, CACHE_LISTING, html, len,
-				   st, NULL, "text/html; charset=utf-8",
-				   w->server->compress, w->now_ms) :
-		   NULL;
-	status = html ? 503 : http_status_for_errno(errno);
-	listing_build_finish(b, e);
-	if (!e)
+	if (!b)
+		return respond_error(rc, 503);
+	if (builder) {
+		html = build_dir_listing(
+			rc, dir_fd, http_listing_order_of(rc->buf, rc->req),
+			&len);
+		listing_build_finish(b, html, len, html ? 0 : errno,
+				     clock_ms());
+		stats_add(&w->stats.listing_builds, 1);
+	} else if (listing_build_wait(rc, b)) {
+		listing_build_put(b);
+		return -1; /* timed out while another built it */
+	}
+	if (!b->html) {
+		int status = http_status_for_errno(b->errno_of_build);
+
+		listing_build_put(b);
 		return respond_error(rc, status);
+	}
+	/* The entry holds the reference from here on. */
+	e = cache_entry_new_shared(rc->path, key_len, b->html, b->len, st,
+				   "text/html; charset=utf-8",
+				   w->server->compress, w->now_ms,
+				   listing_build_put, b);
+	if (!e)
+		return respond_error(rc, 503);
 	content_cache_link(w->cache, e);
 	return respond_entry(rc, e);
 }

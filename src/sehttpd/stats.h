@@ -19,6 +19,7 @@ struct worker_stats {
 	uint64_t cache_compressed_hits; /* of the hits: a compressed variant */
 	uint64_t log_dropped; /* access-log lines that could not be written */
 	uint64_t proxy_refused; /* connections without a valid PROXY header */
+	uint64_t listing_builds; /* listings built (each shared by all) */
 	/* Gauges, published by the worker once per loop iteration. */
 	uint64_t open_conns;
 	uint64_t idle_conns; /* open, with no request in progress */

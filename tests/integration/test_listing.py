@@ -2,6 +2,8 @@
 listings (order, escaping, chunked framing) and --no-listing."""
 
 import html.parser
+import http.client
+import re
 import os
 import shutil
 import tempfile
@@ -663,6 +665,40 @@ class HugeListingTest(unittest.TestCase):
             for c in conns:
                 c.close()
         self.assertEqual(statuses, [200] * 10, srv.stderr_text())
+
+    def test_threads_share_one_build(self):
+        # Requests on different threads each built (and held) a copy of
+        # their own: one per thread.  Now every thread's cache entry
+        # points to the one body.
+        srv = ServerProcess(['-t', '4', '--metrics', '127.0.0.1:0'],
+                            root=self.root)
+        self.addCleanup(srv.stop)
+        m = srv.wait_line(lambda s: 'metrics on' in s, 5)
+        mhost, mport = re.search(r'metrics on http://(\S+):(\d+)/',
+                                 m).groups()
+        conns = [Conn(srv.host, srv.port, timeout=60) for _ in range(16)]
+        try:
+            for c in conns:
+                c.send(build_request('GET', '/huge/?sort=mtime'))
+            bodies = [c.read_response() for c in conns]
+        finally:
+            for c in conns:
+                c.close()
+        self.assertEqual([r.status for r in bodies], [200] * 16,
+                         srv.stderr_text())
+        self.assertEqual(len({r.body for r in bodies}), 1)
+        c = http.client.HTTPConnection(mhost, int(mport), timeout=10)
+        c.request('GET', '/metrics')
+        text = c.getresponse().read().decode()
+        c.close()
+        builds = int(re.search(r'^sehttpd_listing_builds_total (\d+)$',
+                               text, re.M).group(1))
+        accepted = sum(int(v) for v in re.findall(
+            r'^sehttpd_connections_accepted_total (\d+)$', text, re.M))
+        # Sixteen connections over four threads, one build for them all
+        # (a second only if the first finished a second before one came).
+        self.assertEqual(accepted, 16)
+        self.assertEqual(builds, 1, text)
 
     def test_many_threads_list_a_big_directory(self):
         # The budget is not a thread's share of the cache: with 16
