@@ -176,7 +176,8 @@ class RangeTest(ServerTestCase):
                 self.assertEqual(resp.header('ETag'), plain)
 
     def test_if_range(self):
-        for url in (BIG, PNG, TEN_MIB):
+        # The last is dated a Wednesday ("Wed, ..." looked like "W/").
+        for url in (BIG, PNG, TEN_MIB, '/dotlinks/wednesday.bin'):
             tag = self.fetch(url, method='HEAD').header('ETag')
             self.assertIsNotNone(tag)
             mtime = self.tree.mtimes[url]

@@ -68,7 +68,7 @@ class DefaultsTest(ServerTestCase):
         resp = self.get('/dotlinks/')
         self.assertEqual(resp.status, 200, resp.describe())
         self.assertEqual(listed_names(resp.body),
-                         {'visible.txt', 'app.css'})
+                         {'visible.txt', 'app.css', 'wednesday.bin'})
 
     def test_sibling_linked_to_dotfile_unused(self):
         want = self.tree.files['/dotlinks/app.css']

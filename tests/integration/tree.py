@@ -437,6 +437,10 @@ def _spec():
     ln('www/dotlinks/envlink', '../.env')
     f('www/dotlinks/app.css', 'body { color: #123456; }\n' * 40)
     ln('www/dotlinks/app.css.gz', '../.env')
+    # Last modified on a Wednesday: If-Range's date must not be taken for
+    # a weak tag ("W/...") by its first letter.
+    f('www/dotlinks/wednesday.bin', bytes(range(256)) * 4,
+      mtime=FIXED_MTIME + 86400)
     d('www/dots')
     f('www/dots/visible.txt', 'visible beside dotfiles\n')
     f('www/dots/.hidden.txt', 'DOTFILE-HIDDEN-MARKER\n')
