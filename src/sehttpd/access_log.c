@@ -35,12 +35,19 @@ void client_addr_set(struct client_addr *peer, const struct sockaddr *sa)
 		       4);
 }
 
+/* ::ffff:a.b.c.d, read as bytes: addr is not aligned as an in6_addr. */
+static bool v4_mapped(const uint8_t addr[16])
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(addr, prefix, sizeof(prefix));
+}
+
 void client_addr_format(const struct client_addr *peer, char *out, size_t len)
 {
 	/* An IPv4 client of a dual-stack socket (or relayed as one by PROXY)
 	 * is ::ffff:a.b.c.d: logged as a.b.c.d, as nginx does. */
-	if (peer->family == AF_INET6 &&
-	    IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)peer->addr))
+	if (peer->family == AF_INET6 && v4_mapped(peer->addr))
 		inet_ntop(AF_INET, peer->addr + 12, out, (socklen_t)len);
 	else if (peer->family == AF_INET || peer->family == AF_INET6)
 		inet_ntop(peer->family, peer->addr, out, (socklen_t)len);

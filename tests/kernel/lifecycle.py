@@ -1103,6 +1103,20 @@ class Lifecycle:
             self.c.check('%s: a page that is missing: the built-in 403'
                          % name, got[0] == 403 and b'403' in got[2],
                          repr(got))
+            # A name that is not UTF-8 shows as U+FFFD in the page, which
+            # is declared UTF-8; its href keeps the bytes (issue 28, 12).
+            self.g.run("mkdir -p /srv/www/latin1 && "
+                       "echo body >\"/srv/www/latin1/$(printf 'caf\\351.txt')\"")
+            got = http_get(port, '/latin1/')
+            try:
+                page = got[2].decode('utf-8')
+            except UnicodeDecodeError as e:
+                page = repr(e)
+            self.c.check('%s: a listing of a name that is not UTF-8 is '
+                         'UTF-8, its href the bytes' % name,
+                         got[0] == 200 and 'caf\ufffd.txt' in page and
+                         'href="caf%E9.txt"' in page, page[-600:])
+            self.g.run('rm -rf /srv/www/latin1')
             for path, status in (('/a.txt', 200), ('/missing.txt', 404)):
                 conn = http.client.HTTPConnection('127.0.0.1', port,
                                                   timeout=30)
