@@ -16,7 +16,7 @@ static bool shareable(const struct listing_build *b, const char *key,
 		      size_t len, uint64_t now_ms)
 {
 	return b->key_len == len && !memcmp(b->key, key, len) &&
-	       (!b->done || (b->html && now_ms - b->built_ms < CACHE_CHECK_MS));
+	       (!b->done || (b->html && now_ms < b->built_ms + CACHE_CHECK_MS));
 }
 
 struct listing_build *listing_build_get(const char *key, size_t len,
