@@ -1,7 +1,7 @@
 """The directory listing in a real browser: Debian's chromium, headless,
 renders a listing with a 250-character name and sizes from bytes to GiB.
 Its DOM (--dump-dom) must hold the rows, the exact sizes in title
-attributes and the sort links; screenshots at 1200 and 400 px must be
+attributes and the sort controls; screenshots at 1200 and 400 px must be
 made; and a probe page (script in the test page only, the listing has
 none) measures that the listing does not overflow either width."""
 
@@ -44,7 +44,7 @@ def chromium_bin():
 
 class RowParser(html.parser.HTMLParser):
     """The listing's rows (cells' text and title attributes) and the
-    column headers' links."""
+    column headers' sort links or sort forms."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -64,6 +64,11 @@ class RowParser(html.parser.HTMLParser):
             self.rows[-1].append(self.cell)
         elif tag == 'a' and self.cell is not None:
             self.cell['href'] = attrs.get('href')
+        elif tag in ('input', 'button') and self.cell is not None:
+            # a sort control is a GET form: its query is the link
+            pair = '%s=%s' % (attrs.get('name'), attrs.get('value'))
+            self.cell['href'] = (self.cell['href'] or '?') + (
+                '' if self.cell['href'] is None else '&') + pair
         elif tag == 'p' and attrs.get('id', '').startswith('r'):
             self.probe_id = attrs['id']
 
@@ -130,8 +135,10 @@ class ListingInBrowserTest(unittest.TestCase):
         p = self.dom('/files/?sort=size&order=desc')
         header, rows = p.rows[0], p.rows[1:]
         self.assertEqual([c['tag'] for c in header], ['th'] * 3)
+        # name ascending is the default order, so its link is the bare
+        # directory; the others are GET forms (no query in a link)
         self.assertEqual([c['href'] for c in header],
-                         ['?sort=name&order=asc', '?sort=size&order=asc',
+                         ['./', '?sort=size&order=asc',
                           '?sort=date&order=asc'])
         self.assertEqual(header[1]['aria-sort'], 'descending')
         names = [urllib.parse.unquote(r[0]['href']) for r in rows]
