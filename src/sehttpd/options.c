@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The command line of sehttpd, from one table: each option's names, value,
+ * setter and texts.  getopt_long's arrays, --help and the OPTIONS section
+ * of sehttpd(1) (options_write_man, `make man`) all come from it, so that a
+ * new option is one entry.
+ */
 #include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,125 +21,10 @@
 #include "privileges.h"
 #include "version.h"
 
-enum {
-	OPT_TIMEOUT = 256,
-	OPT_NO_LISTING,
-	OPT_ACCESS_LOG,
-	OPT_NO_COMPRESS,
-	OPT_CACHE_SIZE,
-	OPT_USER,
-	OPT_METRICS,
-	OPT_DRAIN_TIMEOUT,
-	OPT_PROXY_PROTOCOL,
-	OPT_HEALTH,
-	OPT_HEALTH_GRACE,
-	OPT_HEADER,
-	OPT_CORS,
-	OPT_INDEX,
-	OPT_ERROR_PAGE,
-	OPT_SPA,
-	OPT_DOTFILES,
-	OPT_FOLLOW_SYMLINKS,
-	OPT_MIME,
-	OPT_DEFAULT_TYPE,
-	OPT_MIME_TYPES,
-};
-
-static const struct option long_options[] = {
-	{ "port", required_argument, NULL, 'p' },
-	{ "bind", required_argument, NULL, 'b' },
-	{ "threads", required_argument, NULL, 't' },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "no-listing", no_argument, NULL, OPT_NO_LISTING },
-	{ "access-log", required_argument, NULL, OPT_ACCESS_LOG },
-	{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
-	{ "cache-size", required_argument, NULL, OPT_CACHE_SIZE },
-	{ "drain-timeout", required_argument, NULL, OPT_DRAIN_TIMEOUT },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "metrics", required_argument, NULL, OPT_METRICS },
-	{ "proxy-protocol", no_argument, NULL, OPT_PROXY_PROTOCOL },
-	{ "health", required_argument, NULL, OPT_HEALTH },
-	{ "health-grace", required_argument, NULL, OPT_HEALTH_GRACE },
-	{ "header", required_argument, NULL, OPT_HEADER },
-	{ "cors", required_argument, NULL, OPT_CORS },
-	{ "index", required_argument, NULL, OPT_INDEX },
-	{ "error-page", required_argument, NULL, OPT_ERROR_PAGE },
-	{ "spa", required_argument, NULL, OPT_SPA },
-	{ "dotfiles", no_argument, NULL, OPT_DOTFILES },
-	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW_SYMLINKS },
-	{ "mime", required_argument, NULL, OPT_MIME },
-	{ "default-type", required_argument, NULL, OPT_DEFAULT_TYPE },
-	{ "mime-types", required_argument, NULL, OPT_MIME_TYPES },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: sehttpd [OPTIONS] [ROOT]\n"
-		"Serve the directory ROOT (default ./www) over HTTP/1.1.\n"
-		"\n"
-		"  -p, --port PORT        port to listen on (default 8080; 0: any)\n"
-		"  -b, --bind ADDR        address to bind, IPv4 or IPv6 (default 0.0.0.0)\n"
-		"  -t, --threads N        event-loop threads (default: online CPUs)\n"
-		"      --timeout SECONDS  idle, request-head and transfer timeout\n"
-		"                         (default 15); transfers must also average\n"
-		"                         16 KiB/s\n"
-		"      --no-listing       answer 403 for directories without an index\n"
-		"      --access-log FILE  write a Combined Log Format line per request\n"
-		"                         to FILE ('-' for standard output)\n"
-		"      --no-compress      never compress responses\n"
-		"      --cache-size MIB   memory for cached files and listings\n"
-		"                         (default 64; 0 disables the cache)\n"
-		"      --user NAME        started as root, serve as NAME after\n"
-		"                         binding (default nobody; root: stay root)\n"
-		"      --metrics ADDR:PORT  serve Prometheus metrics at\n"
-		"                         http://ADDR:PORT/metrics (default off)\n"
-		"      --drain-timeout SECONDS  on SIGINT or SIGTERM, how long\n"
-		"                         in-flight responses may take to\n"
-		"                         finish (default 5); a second\n"
-		"                         signal stops at once\n"
-		"      --proxy-protocol   every connection starts with a PROXY\n"
-		"                         header (v1 or v2) naming the client; only\n"
-		"                         behind a balancer that sends it\n"
-		"      --health PATH      answer GET/HEAD PATH with 200, or with 503\n"
-		"                         once stopping, for load balancers\n"
-		"      --health-grace SECONDS  after SIGTERM/SIGINT, fail health checks\n"
-		"                         this long before closing the listener\n"
-		"                         (default 3; with --health only)\n"
-		"      --header [/PREFIX:]'NAME: VALUE'  add a header to every\n"
-		"                         response below 400 (under PREFIX only);\n"
-		"                         repeatable\n"
-		"      --cors ORIGIN      allow ORIGIN ('*': any) to read responses\n"
-		"                         cross-origin, and answer preflights\n"
-		"      --index NAME       a directory's index file; repeatable, the\n"
-		"                         first found wins (default index.html,\n"
-		"                         index.htm)\n"
-		"      --error-page CODE=/PATH  answer status CODE (4xx, 5xx) with\n"
-		"                         the file PATH beneath ROOT; repeatable\n"
-		"      --spa /PATH        answer GET/HEAD of a missing path without\n"
-		"                         a file extension with PATH, status 200\n"
-		"      --dotfiles         serve and list names starting with '.'\n"
-		"                         (default: 404 and hidden, but\n"
-		"                         /.well-known/ is served)\n"
-		"      --follow-symlinks  follow symlinks that lead out of ROOT\n"
-		"                         (default: 403)\n"
-		"      --mime EXT=TYPE    send files ending in .EXT as TYPE\n"
-		"                         (repeatable; over mime.types and the\n"
-		"                         built-in table; text types without a\n"
-		"                         charset get charset=utf-8)\n"
-		"      --default-type TYPE  for files of no known type (default\n"
-		"                         application/octet-stream)\n"
-		"      --mime-types FILE  extensions and types to read (default\n"
-		"                         /etc/mime.types when present; '': none)\n"
-		"  -h, --help             show this help and exit\n"
-		"  -V, --version          show the version and exit\n");
-}
-
 /* The most of a bad value an error message quotes. */
 #define QUOTE_MAX 64
+/* --help's column where the options' texts start. */
+#define HELP_TEXT_COLUMN 25
 
 /*
  * Writes value to stderr with control bytes as \xHH, so that it is one
@@ -170,30 +62,18 @@ static int bad(const char *what, const char *value)
 	return -1;
 }
 
-/* A site flag's value checked by config.c, which says what is wrong. */
-static int bad_site(const char *flag, const char *value,
+/* A site option's value checked by config.c, which says what is wrong. */
+static int bad_site(const char *name, const char *value,
 		    int (*check)(const char *, char *, size_t))
 {
 	char why[160];
 
 	if (!check(value, why, sizeof(why)))
 		return 0;
-	fprintf(stderr, "sehttpd: invalid %s '", flag);
+	fprintf(stderr, "sehttpd: invalid --%s '", name);
 	put_escaped(value);
 	fprintf(stderr, "': %s\n", why);
 	return -1;
-}
-
-/* Appends a repeatable flag's value to list, within max. */
-static int add_value(const char *flag, const char **list, unsigned int *n,
-		     unsigned int max, const char *value)
-{
-	if (*n == max) {
-		fprintf(stderr, "sehttpd: at most %u %s options\n", max, flag);
-		return -1;
-	}
-	list[(*n)++] = value;
-	return 0;
 }
 
 static int parse_uint(const char *s, unsigned long min, unsigned long max,
@@ -227,11 +107,704 @@ static int parse_seconds(const char *s, uint32_t *ms)
 	return 0;
 }
 
-enum options_result options_parse(struct options *opt, int argc, char **argv)
+static bool health_path_valid(const char *path)
+{
+	return path[0] == '/' && strlen(path) <= 1024 &&
+	       !strpbrk(path, " \t\r\n");
+}
+
+static bool not_empty(const char *s)
+{
+	return *s != '\0';
+}
+
+struct option_spec;
+
+/*
+ * Stores value (NULL for an option without one) where spec says in opt;
+ * on a bad value prints the one-line error and returns OPTIONS_EXIT_USAGE.
+ */
+typedef enum options_result option_setter(struct options *opt,
+					  const struct option_spec *spec,
+					  const char *value);
+
+/* One option, as nginx's command tables describe a directive. */
+struct option_spec {
+	const char *name; /* the long form, without "--" */
+	char letter; /* the short form, or 0 */
+	const char *arg; /* its value's name in --help; NULL: takes none */
+	option_setter *set;
+	size_t field; /* offsetof(struct options, the member set writes) */
+	size_t count; /* a repeatable option's: offsetof its count */
+	unsigned long min, max; /* a number's range; max: how often repeated */
+	const char *what; /* a bad value is "invalid WHAT 'VALUE'" ... */
+	bool (*valid)(const char *value); /* ... when this says false */
+	/* A site option's check, which says why a value is bad (config.h). */
+	int (*check)(const char *value, char *why, size_t len);
+	const char *help; /* --help's text, "\n" where its lines break */
+	const char *man_arg; /* troff of the value in sehttpd(1); NULL: arg */
+	const char *man; /* the paragraph in sehttpd(1), troff */
+};
+
+#define OPTION(member) offsetof(struct options, member)
+
+static void *member(struct options *opt, size_t offset)
+{
+	return (char *)opt + offset;
+}
+
+/* The check spec has for value, if any; prints why value fails it. */
+static bool value_ok(const struct option_spec *spec, const char *value)
+{
+	if (spec->check)
+		return !bad_site(spec->name, value, spec->check);
+	if (spec->valid && !spec->valid(value))
+		return bad(spec->what, value), false;
+	return true;
+}
+
+/* A whole number within spec's range. */
+static bool number_ok(const struct option_spec *spec, const char *value,
+		      unsigned long *v)
+{
+	if (parse_uint(value, spec->min, spec->max, v))
+		return bad(spec->what, value), false;
+	return true;
+}
+
+static enum options_result
+set_port(struct options *opt, const struct option_spec *spec, const char *value)
+{
+	unsigned long v;
+
+	if (!number_ok(spec, value, &v))
+		return OPTIONS_EXIT_USAGE;
+	*(uint16_t *)member(opt, spec->field) = (uint16_t)v;
+	return OPTIONS_RUN;
+}
+
+static enum options_result set_count(struct options *opt,
+				     const struct option_spec *spec,
+				     const char *value)
+{
+	unsigned long v;
+
+	if (!number_ok(spec, value, &v))
+		return OPTIONS_EXIT_USAGE;
+	*(unsigned *)member(opt, spec->field) = (unsigned)v;
+	return OPTIONS_RUN;
+}
+
+static enum options_result
+set_mib(struct options *opt, const struct option_spec *spec, const char *value)
+{
+	unsigned long v;
+
+	if (!number_ok(spec, value, &v))
+		return OPTIONS_EXIT_USAGE;
+	*(uint32_t *)member(opt, spec->field) = (uint32_t)v;
+	return OPTIONS_RUN;
+}
+
+/* Seconds, fractions allowed, stored as milliseconds. */
+static enum options_result set_seconds(struct options *opt,
+				       const struct option_spec *spec,
+				       const char *value)
+{
+	if (parse_seconds(value, member(opt, spec->field)))
+		return bad(spec->what, value), OPTIONS_EXIT_USAGE;
+	return OPTIONS_RUN;
+}
+
+static enum options_result set_string(struct options *opt,
+				      const struct option_spec *spec,
+				      const char *value)
+{
+	if (!value_ok(spec, value))
+		return OPTIONS_EXIT_USAGE;
+	*(const char **)member(opt, spec->field) = value;
+	return OPTIONS_RUN;
+}
+
+/* A repeatable option: value joins the list, up to spec->max of them. */
+static enum options_result add_string(struct options *opt,
+				      const struct option_spec *spec,
+				      const char *value)
+{
+	const char **list = member(opt, spec->field);
+	unsigned int *n = member(opt, spec->count);
+
+	if (!value_ok(spec, value))
+		return OPTIONS_EXIT_USAGE;
+	if (*n == spec->max) {
+		fprintf(stderr, "sehttpd: at most %u --%s options\n",
+			(unsigned int)spec->max, spec->name);
+		return OPTIONS_EXIT_USAGE;
+	}
+	list[(*n)++] = value;
+	return OPTIONS_RUN;
+}
+
+static enum options_result
+set_true(struct options *opt, const struct option_spec *spec, const char *value)
+{
+	(void)value;
+	*(bool *)member(opt, spec->field) = true;
+	return OPTIONS_RUN;
+}
+
+static enum options_result set_false(struct options *opt,
+				     const struct option_spec *spec,
+				     const char *value)
+{
+	(void)value;
+	*(bool *)member(opt, spec->field) = false;
+	return OPTIONS_RUN;
+}
+
+/* --user: privileges.c tells the default from a root that asked for it. */
+static enum options_result
+set_user(struct options *opt, const struct option_spec *spec, const char *value)
+{
+	opt->user_given = true;
+	return set_string(opt, spec, value);
+}
+
+/* A file to read, where '' means none. */
+static enum options_result set_file_or_none(struct options *opt,
+					    const struct option_spec *spec,
+					    const char *value)
+{
+	*(const char **)member(opt, spec->field) = *value ? value : NULL;
+	return OPTIONS_RUN;
+}
+
+static void usage(FILE *out);
+
+static enum options_result show_help(struct options *opt,
+				     const struct option_spec *spec,
+				     const char *value)
+{
+	(void)opt, (void)spec, (void)value;
+	usage(stdout);
+	return OPTIONS_EXIT_OK;
+}
+
+static enum options_result show_version(struct options *opt,
+					const struct option_spec *spec,
+					const char *value)
+{
+	(void)opt, (void)spec, (void)value;
+	printf("sehttpd %s\n", SEHTTPD_VERSION);
+	return OPTIONS_EXIT_OK;
+}
+
+/* In --help's order, which sehttpd(1) follows. */
+static const struct option_spec option_table[] = {
+	{
+		.name = "port",
+		.letter = 'p',
+		.arg = "PORT",
+		.set = set_port,
+		.field = OPTION(port),
+		.max = 65535,
+		.what = "port",
+		.help = "port to listen on (default 8080; 0: any)",
+		.man = "Port to listen on (default 8080;\n"
+		       "0 picks a free one).\n",
+	},
+	{
+		.name = "bind",
+		.letter = 'b',
+		.arg = "ADDR",
+		.set = set_string,
+		.field = OPTION(bind_addr),
+		.help = "address to bind, IPv4 or IPv6 (default 0.0.0.0)",
+		.man = "Address to bind, IPv4 or IPv6 (default 0.0.0.0).\n",
+	},
+	{
+		.name = "threads",
+		.letter = 't',
+		.arg = "N",
+		.set = set_count,
+		.field = OPTION(threads),
+		.min = 1,
+		.max = 1024,
+		.what = "thread count",
+		.help = "event-loop threads (default: online CPUs)",
+		.man = "Event-loop threads (default: the number of online\n"
+		       "CPUs).\n"
+		       "Each has its own listening socket on the same port\n"
+		       ".RB ( SO_REUSEPORT ).\n",
+	},
+	{
+		.name = "timeout",
+		.arg = "SECONDS",
+		.set = set_seconds,
+		.field = OPTION(timeout_ms),
+		.what = "timeout",
+		.help = "idle, request-head and transfer timeout\n"
+			"(default 15); transfers must also average\n"
+			"16 KiB/s",
+		.man = "Idle, request-head and transfer timeout (default 15;\n"
+		       "fractions allowed).\n"
+		       "A client that does not complete a request head\n"
+		       "within it is disconnected.\n"
+		       "A response, or a request body being skipped,\n"
+		       "may go no longer than it without progress,\n"
+		       "and must average at least 16 KiB/s:\n"
+		       "one that began at\n"
+		       ".I start\n"
+		       "ends at the latest at\n"
+		       ".IR start \" + \" timeout \" +\"\n"
+		       ".IR bytes \" / 16 KiB/s,\"\n"
+		       "where\n"
+		       ".I bytes\n"
+		       "are, for a response, those the client acknowledged,\n"
+		       "and for a body, those received.\n"
+		       "A client reading at a rate\n"
+		       ".I r\n"
+		       "below that is cut off after about\n"
+		       ".IR timeout \" / (1 \\- \" r \" / 16 KiB/s),\"\n"
+		       "whatever the size of the response.\n"
+		       "A response cut off ends with a reset;\n"
+		       "after a body cut off, the connection closes as after\n"
+		       "any last response (the client's remaining bytes are\n"
+		       "drained for a bounded time).\n",
+	},
+	{
+		.name = "no-listing",
+		.set = set_false,
+		.field = OPTION(site.listing),
+		.help = "answer 403 for directories without an index",
+		.man = "Answer 403 for directories without an index file.\n",
+	},
+	{
+		.name = "access-log",
+		.arg = "FILE",
+		.set = set_string,
+		.field = OPTION(access_log),
+		.help = "write a Combined Log Format line per request\n"
+			"to FILE ('-' for standard output)",
+		.man = "Write a Combined Log Format line per request to\n"
+		       ".I FILE\n"
+		       ".RB ( \\- \" for standard output; default off).\"\n"
+		       "Responses cut short (client gone, write stall,\n"
+		       "request timeout) are logged too,\n"
+		       "with the body bytes written.\n"
+		       "Long client fields are cut and end in\n"
+		       ".BR ... ,\n"
+		       "never the line.\n"
+		       "A thread of its own writes the log,\n"
+		       "so a log that does not keep up\n"
+		       "(a full pipe) never stalls serving:\n"
+		       "beyond 256 KiB waiting, lines are dropped and\n"
+		       "counted on standard error.\n",
+	},
+	{
+		.name = "no-compress",
+		.set = set_false,
+		.field = OPTION(compress),
+		.help = "never compress responses",
+		.man = "Never compress responses.\n",
+	},
+	{
+		.name = "cache-size",
+		.arg = "MIB",
+		.set = set_mib,
+		.field = OPTION(cache_mib),
+		.max = 1u << 20,
+		.what = "cache size",
+		.help = "memory for cached files and listings\n"
+			"(default 64; 0 disables the cache)",
+		.man = "Memory for cached files and listings (default 64;\n"
+		       "0 disables the cache).\n",
+	},
+	{
+		.name = "user",
+		.arg = "NAME",
+		.set = set_user,
+		.field = OPTION(user),
+		.what = "user",
+		.valid = not_empty,
+		.help = "started as root, serve as NAME after\n"
+			"binding (default nobody; root: stay root)",
+		.man = "Started as root,\n"
+		       ".B sehttpd\n"
+		       "binds its sockets, then serves as\n"
+		       ".I NAME\n"
+		       "(default\n"
+		       ".BR nobody ),\n"
+		       "with that user's primary group and the supplementary\n"
+		       "groups\n"
+		       ".I /etc/group\n"
+		       "gives it, so a file that user cannot read gets 403.\n"
+		       ".B \\-\\-user root\n"
+		       "keeps root, with a warning.\n"
+		       "Started as any other user, it changes nothing.\n",
+	},
+	{
+		.name = "metrics",
+		.arg = "ADDR:PORT",
+		.set = set_string,
+		.field = OPTION(metrics),
+		.help = "serve Prometheus metrics at\n"
+			"http://ADDR:PORT/metrics (default off)",
+		.man = "Serve counters in the Prometheus text format at\n"
+		       ".BI http:// ADDR:PORT /metrics\n"
+		       "on a listener and a thread of their own\n"
+		       "(default off): responses by status class,\n"
+		       "response body bytes, connections accepted,\n"
+		       "open and idle, content-cache entries, bytes, hits,\n"
+		       "misses and compressed-variant hits,\n"
+		       "access-log lines dropped, and connections refused\n"
+		       "for a bad PROXY header.\n"
+		       "Each thread counts its own, summed when scraped.\n"
+		       ".I ADDR\n"
+		       "may be empty (all addresses) or an IPv6 address in\n"
+		       "brackets.\n",
+	},
+	{
+		.name = "drain-timeout",
+		.arg = "SECONDS",
+		.set = set_seconds,
+		.field = OPTION(drain_ms),
+		.what = "drain timeout",
+		.help = "on SIGINT or SIGTERM, how long\n"
+			"in-flight responses may take to\n"
+			"finish (default 5); a second\n"
+			"signal stops at once",
+		.man = "After\n"
+		       ".BR SIGINT \" or \" SIGTERM ,\n"
+		       "how long responses in flight may take to finish\n"
+		       "(default 5; fractions allowed).\n",
+	},
+	{
+		.name = "proxy-protocol",
+		.set = set_true,
+		.field = OPTION(proxy_protocol),
+		.help = "every connection starts with a PROXY\n"
+			"header (v1 or v2) naming the client; only\n"
+			"behind a balancer that sends it",
+		.man = "Every connection must start with a PROXY protocol\n"
+		       "header (version 1 or 2), as a load balancer such as\n"
+		       "HAProxy sends it\n"
+		       ".RB ( send\\-proxy\\-v2 );\n"
+		       "its source address is the client the access log\n"
+		       "shows.\n"
+		       "A connection without a valid header,\n"
+		       "or whose header does not arrive within the timeout,\n"
+		       "is closed without an answer.\n"
+		       "Only for a listener that nothing but the balancer\n"
+		       "can reach.\n",
+	},
+	{
+		.name = "health",
+		.arg = "PATH",
+		.set = set_string,
+		.field = OPTION(health),
+		.what = "health path",
+		.valid = health_path_valid,
+		.help = "answer GET/HEAD PATH with 200, or with 503\n"
+			"once stopping, for load balancers",
+		.man = "Answer GET and HEAD of\n"
+		       ".I PATH\n"
+		       "(the request's path decoded and normalised,\n"
+		       "whatever the query) with 200 and a tiny body,\n"
+		       "for load balancers' health checks;\n"
+		       "with 503 once a stop signal has come (see\n"
+		       ".BR SIGNALS ).\n",
+	},
+	{
+		.name = "health-grace",
+		.arg = "SECONDS",
+		.set = set_seconds,
+		.field = OPTION(health_grace_ms),
+		.what = "health grace",
+		.help = "after SIGTERM/SIGINT, fail health checks\n"
+			"this long before closing the listener\n"
+			"(default 3; with --health only)",
+		.man = "With\n"
+		       ".BR \\-\\-health :\n"
+		       "how long health checks answer 503 after a stop\n"
+		       "signal, with everything else still served,\n"
+		       "before the listener closes (default 3).\n"
+		       "It should exceed the balancer's check interval times\n"
+		       "the failures it needs to take an instance out.\n",
+	},
+	{
+		.name = "header",
+		.arg = "[/PREFIX:]'NAME: VALUE'",
+		.set = add_string,
+		.field = OPTION(site.headers),
+		.count = OPTION(site.nheaders),
+		.max = SITE_MAX_HEADERS,
+		.check = site_check_header,
+		.help = "add a header to every\n"
+			"response below 400 (under PREFIX only);\n"
+			"repeatable",
+		.man_arg = "\" \\fR[\\fP/PREFIX:\\fR]\\fP'NAME: VALUE'\"",
+		.man = "Add the header line to every response with a status\n"
+		       "below 400 (repeatable); with\n"
+		       ".IR /PREFIX: ,\n"
+		       "only to request paths (decoded) that start with\n"
+		       ".IR /PREFIX .\n"
+		       "Names must be tokens; values may hold no CR,\n"
+		       "LF or other control character;\n"
+		       "headers the server sets itself (Content-Length,\n"
+		       "Transfer-Encoding, Connection, Date, Server,\n"
+		       "Content-Type, Content-Encoding, Content-Range, ETag,\n"
+		       "Last-Modified, Location, Allow) are refused,\n"
+		       "and with\n"
+		       ".B \\-\\-cors\n"
+		       "so are the Access\\-Control\\-Allow\\-Origin,\n"
+		       "\\-Allow\\-Methods, \\-Allow\\-Headers and\n"
+		       "\\-Max\\-Age headers it sends.\n"
+		       ".I /PREFIX\n"
+		       "is a string prefix: end it with a slash to mean a\n"
+		       "directory.\n",
+	},
+	{
+		.name = "cors",
+		.arg = "ORIGIN",
+		.set = set_string,
+		.field = OPTION(site.cors),
+		.check = site_check_cors,
+		.help = "allow ORIGIN ('*': any) to read responses\n"
+			"cross-origin, and answer preflights",
+		.man = "Send\n"
+		       ".B Access-Control-Allow-Origin:\n"
+		       ".I ORIGIN\n"
+		       "(a scheme://host[:port], without a path, query,\n"
+		       "fragment or user@; or\n"
+		       ".BR * )\n"
+		       "on every response, with\n"
+		       ".B Vary: Origin\n"
+		       "for a named origin, and answer CORS preflight\n"
+		       "requests (OPTIONS with\n"
+		       ".BR Origin \" and\"\n"
+		       ".BR Access\\-Control\\-Request\\-Method )\n"
+		       "with the methods allowed, the request headers asked\n"
+		       "for, and a max age.\n",
+	},
+	{
+		.name = "index",
+		.arg = "NAME",
+		.set = add_string,
+		.field = OPTION(site.index),
+		.count = OPTION(site.nindex),
+		.max = SITE_MAX_INDEX,
+		.check = site_check_index,
+		.help = "a directory's index file; repeatable, the\n"
+			"first found wins (default index.html,\n"
+			"index.htm)",
+		.man = "A directory's index file (repeatable;\n"
+		       "the first that exists wins; default\n"
+		       ".IR index.html \", then \" index.htm ).\n",
+	},
+	{
+		.name = "error-page",
+		.arg = "CODE=/PATH",
+		.set = add_string,
+		.field = OPTION(site.error_pages),
+		.count = OPTION(site.nerror_pages),
+		.max = SITE_MAX_ERROR_PAGES,
+		.check = site_check_error_page,
+		.help = "answer status CODE (4xx, 5xx) with\n"
+			"the file PATH beneath ROOT; repeatable",
+		.man = "Answer status\n"
+		       ".I CODE\n"
+		       "(4xx or 5xx) with the file\n"
+		       ".I PATH\n"
+		       "beneath ROOT instead of the built-in page\n"
+		       "(repeatable).\n"
+		       "A page that does not exist at start-up,\n"
+		       "or is larger than 1 MiB, is a usage error.\n",
+	},
+	{
+		.name = "spa",
+		.arg = "/PATH",
+		.set = set_string,
+		.field = OPTION(site.spa),
+		.check = site_check_page_path,
+		.help = "answer GET/HEAD of a missing path without\n"
+			"a file extension with PATH, status 200",
+		.man = "Answer a GET or HEAD of a missing path whose last\n"
+		       "segment has no file extension with the file\n"
+		       ".I PATH\n"
+		       "and status 200, for single-page applications.\n",
+	},
+	{
+		.name = "dotfiles",
+		.set = set_true,
+		.field = OPTION(site.dotfiles),
+		.help = "serve and list names starting with '.'\n"
+			"(default: 404 and hidden, but\n"
+			"/.well-known/ is served)",
+		.man = "Serve and list names starting with a dot.\n"
+		       "By default a path with such a segment is answered\n"
+		       "404 and such names are not listed, except\n"
+		       ".IR /.well\\-known/ .\n"
+		       "A symlink inside ROOT that leads to such a name\n"
+		       "(a file, a directory, or a precompressed sibling) is\n"
+		       "answered and listed as that name is.\n",
+	},
+	{
+		.name = "follow-symlinks",
+		.set = set_true,
+		.field = OPTION(follow_symlinks),
+		.help = "follow symlinks that lead out of ROOT\n"
+			"(default: 403)",
+		.man = "Follow symlinks that lead out of ROOT\n"
+		       "(by default they are answered 403).\n"
+		       "Anyone who can create a symlink under ROOT can then\n"
+		       "publish any file the server's user may read.\n",
+	},
+	{
+		.name = "mime",
+		.arg = "EXT=TYPE",
+		.set = add_string,
+		.field = OPTION(mime),
+		.count = OPTION(mime_count),
+		.max = OPTIONS_MIME_MAX,
+		.what = "MIME mapping (EXT=TYPE)",
+		.valid = mime_map_arg_valid,
+		.help = "send files ending in .EXT as TYPE\n"
+			"(repeatable; over mime.types and the\n"
+			"built-in table; text types without a\n"
+			"charset get charset=utf-8)",
+		.man_arg = "\" EXT\" = TYPE",
+		.man = "Send files whose name ends in\n"
+		       ".RI . EXT\n"
+		       "(case-insensitively; a leading dot in\n"
+		       ".I EXT\n"
+		       "is allowed) as\n"
+		       ".IR TYPE ,\n"
+		       "over the\n"
+		       ".I mime.types\n"
+		       "file and the built-in table.\n"
+		       "Repeatable, the last one for an extension winning.\n",
+	},
+	{
+		.name = "default-type",
+		.arg = "TYPE",
+		.set = set_string,
+		.field = OPTION(default_type),
+		.what = "media type",
+		.valid = mime_map_type_valid,
+		.help = "for files of no known type (default\n"
+			"application/octet-stream)",
+		.man = "The type of files that no rule names (default\n"
+		       ".BR application/octet\\-stream ).\n",
+	},
+	{
+		.name = "mime-types",
+		.arg = "FILE",
+		.set = set_file_or_none,
+		.field = OPTION(mime_types),
+		.help = "extensions and types to read (default\n"
+			"/etc/mime.types when present; '': none)",
+		.man = "The extensions and types to read (format of\n"
+		       ".IR /etc/mime.types :\n"
+		       "a type, then its extensions; default\n"
+		       ".I /etc/mime.types\n"
+		       "when it exists, which Debian's\n"
+		       ".B media\\-types\n"
+		       "package provides); an empty\n"
+		       ".I FILE\n"
+		       "reads none.\n"
+		       "A\n"
+		       ".I FILE\n"
+		       "given that cannot be read is a usage error.\n",
+	},
+	{
+		.name = "help",
+		.letter = 'h',
+		.set = show_help,
+		.help = "show this help and exit",
+		.man = "Show the options and exit.\n",
+	},
+	{
+		.name = "version",
+		.letter = 'V',
+		.set = show_version,
+		.help = "show the version and exit",
+		.man = "Show the version and exit.\n",
+	},
+
+};
+
+#define NOPTIONS (sizeof(option_table) / sizeof(option_table[0]))
+
+static void usage_entry(FILE *out, const struct option_spec *spec)
+{
+	char form[64];
+	const char *text = spec->help, *nl;
+
+	snprintf(form, sizeof(form), "%c%c%c --%s%s%s",
+		 spec->letter ? '-' : ' ', spec->letter ? spec->letter : ' ',
+		 spec->letter ? ',' : ' ', spec->name, spec->arg ? " " : "",
+		 spec->arg ? spec->arg : "");
+	/* The text at its column, or two spaces after a long form. */
+	fprintf(out, "  %-*s  ", HELP_TEXT_COLUMN - 4, form);
+	while ((nl = strchr(text, '\n'))) {
+		fprintf(out, "%.*s\n%*s", (int)(nl - text), text,
+			HELP_TEXT_COLUMN, "");
+		text = nl + 1;
+	}
+	fprintf(out, "%s\n", text);
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage: sehttpd [OPTIONS] [ROOT]\n"
+	      "Serve the directory ROOT (default ./www) over HTTP/1.1.\n"
+	      "\n",
+	      out);
+	for (size_t i = 0; i < NOPTIONS; i++)
+		usage_entry(out, &option_table[i]);
+}
+
+/* Every '-' as troff's minus, \-, which a hyphen would otherwise be. */
+static void put_troff(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+}
+
+/* The .TP tag: the option's forms in bold, its value in italics. */
+static void write_man_tag(FILE *out, const struct option_spec *spec)
+{
+	if (spec->letter)
+		fprintf(out, ".BR \\-%c \", \" \\-\\-", spec->letter);
+	else
+		fputs(spec->arg ? ".BI \\-\\-" : ".B \\-\\-", out);
+	put_troff(out, spec->name);
+	if (spec->man_arg) {
+		fprintf(out, " %s", spec->man_arg);
+	} else if (spec->arg) {
+		fputs(spec->letter ? " \" \\fI" : " \" ", out);
+		put_troff(out, spec->arg);
+		fputs(spec->letter ? "\\fR\"" : "\"", out);
+	}
+	fputc('\n', out);
+}
+
+void options_write_man(FILE *out)
+{
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		fputs(".TP\n", out);
+		write_man_tag(out, &option_table[i]);
+		fputs(option_table[i].man, out);
+	}
+}
+
+static void set_defaults(struct options *opt)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long v;
-	int c;
 
 	*opt = (struct options){
 		.root = "./www",
@@ -247,151 +820,62 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		.health_grace_ms = 3000,
 		.mime_types = MIME_TYPES_DEFAULT,
 	};
+}
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:b:t:hV", long_options, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'p':
-			if (parse_uint(optarg, 0, 65535, &v))
-				return bad("port", optarg), OPTIONS_EXIT_USAGE;
-			opt->port = (uint16_t)v;
-			break;
-		case 'b':
-			opt->bind_addr = optarg;
-			break;
-		case 't':
-			if (parse_uint(optarg, 1, 1024, &v))
-				return bad("thread count", optarg),
-				       OPTIONS_EXIT_USAGE;
-			opt->threads = (unsigned)v;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_seconds(optarg, &opt->timeout_ms))
-				return bad("timeout", optarg),
-				       OPTIONS_EXIT_USAGE;
-			break;
-		case OPT_DRAIN_TIMEOUT:
-			if (parse_seconds(optarg, &opt->drain_ms))
-				return bad("drain timeout", optarg),
-				       OPTIONS_EXIT_USAGE;
-			break;
-		case OPT_NO_LISTING:
-			opt->site.listing = false;
-			break;
-		case OPT_NO_COMPRESS:
-			opt->compress = false;
-			break;
-		case OPT_CACHE_SIZE:
-			if (parse_uint(optarg, 0, 1u << 20, &v))
-				return bad("cache size", optarg),
-				       OPTIONS_EXIT_USAGE;
-			opt->cache_mib = (uint32_t)v;
-			break;
-		case OPT_ACCESS_LOG:
-			opt->access_log = optarg;
-			break;
-		case OPT_METRICS:
-			opt->metrics = optarg;
-			break;
-		case OPT_PROXY_PROTOCOL:
-			opt->proxy_protocol = true;
-			break;
-		case OPT_HEALTH:
-			if (optarg[0] != '/' || strlen(optarg) > 1024 ||
-			    strpbrk(optarg, " \t\r\n"))
-				return bad("health path", optarg),
-				       OPTIONS_EXIT_USAGE;
-			opt->health = optarg;
-			break;
-		case OPT_HEALTH_GRACE:
-			if (parse_seconds(optarg, &opt->health_grace_ms))
-				return bad("health grace", optarg),
-				       OPTIONS_EXIT_USAGE;
-			break;
-		case OPT_HEADER:
-			if (bad_site("--header", optarg, site_check_header) ||
-			    add_value("--header", opt->site.headers,
-				      &opt->site.nheaders, SITE_MAX_HEADERS,
-				      optarg))
-				return OPTIONS_EXIT_USAGE;
-			break;
-		case OPT_CORS:
-			if (bad_site("--cors", optarg, site_check_cors))
-				return OPTIONS_EXIT_USAGE;
-			opt->site.cors = optarg;
-			break;
-		case OPT_INDEX:
-			if (bad_site("--index", optarg, site_check_index) ||
-			    add_value("--index", opt->site.index,
-				      &opt->site.nindex, SITE_MAX_INDEX,
-				      optarg))
-				return OPTIONS_EXIT_USAGE;
-			break;
-		case OPT_ERROR_PAGE:
-			if (bad_site("--error-page", optarg,
-				     site_check_error_page) ||
-			    add_value("--error-page", opt->site.error_pages,
-				      &opt->site.nerror_pages,
-				      SITE_MAX_ERROR_PAGES, optarg))
-				return OPTIONS_EXIT_USAGE;
-			break;
-		case OPT_SPA:
-			if (bad_site("--spa", optarg, site_check_page_path))
-				return OPTIONS_EXIT_USAGE;
-			opt->site.spa = optarg;
-			break;
-		case OPT_DOTFILES:
-			opt->site.dotfiles = true;
-			break;
-		case OPT_FOLLOW_SYMLINKS:
-			opt->follow_symlinks = true;
-			break;
-		case OPT_MIME:
-			if (!mime_map_arg_valid(optarg))
-				return bad("MIME mapping (EXT=TYPE)", optarg),
-				       OPTIONS_EXIT_USAGE;
-			if (add_value("--mime", opt->mime, &opt->mime_count,
-				      OPTIONS_MIME_MAX, optarg))
-				return OPTIONS_EXIT_USAGE;
-			break;
-		case OPT_DEFAULT_TYPE:
-			if (!mime_map_type_valid(optarg))
-				return bad("media type", optarg),
-				       OPTIONS_EXIT_USAGE;
-			opt->default_type = optarg;
-			break;
-		case OPT_MIME_TYPES:
-			opt->mime_types = *optarg ? optarg : NULL;
-			break;
-		case OPT_USER:
-			if (!*optarg)
-				return bad("user", optarg), OPTIONS_EXIT_USAGE;
-			opt->user = optarg;
-			opt->user_given = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return OPTIONS_EXIT_OK;
-		case 'V':
-			printf("sehttpd %s\n", SEHTTPD_VERSION);
-			return OPTIONS_EXIT_OK;
-		case ':':
-			fputs("sehttpd: option '", stderr);
-			put_escaped(argv[optind - 1]);
-			fputs("' needs a value\n", stderr);
-			return OPTIONS_EXIT_USAGE;
-		default:
-			fputs("sehttpd: unknown option '", stderr);
-			put_escaped(argv[optind - 1]);
-			fputs("' (try --help)\n", stderr);
-			return OPTIONS_EXIT_USAGE;
+/* getopt_long's code for an entry: its letter, else one beyond any byte. */
+static int option_code(size_t i)
+{
+	return option_table[i].letter ? option_table[i].letter : 256 + (int)i;
+}
+
+/* getopt_long's arrays, from the table. */
+static void getopt_arrays(struct option *longopts, char *shortopts)
+{
+	*shortopts++ = ':'; /* a missing value is ':', apart from '?' */
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct option_spec *spec = &option_table[i];
+
+		longopts[i] = (struct option){
+			.name = spec->name,
+			.has_arg = spec->arg ? required_argument : no_argument,
+			.val = option_code(i),
+		};
+		if (spec->letter) {
+			*shortopts++ = spec->letter;
+			if (spec->arg)
+				*shortopts++ = ':';
 		}
 	}
+	longopts[NOPTIONS] = (struct option){ 0 };
+	*shortopts = '\0';
+}
+
+static const struct option_spec *spec_for_code(int code)
+{
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		if (option_code(i) == code)
+			return &option_table[i];
+	}
+	return NULL;
+}
+
+/* getopt_long's ':' (a value missing) or '?' (an unknown option). */
+static enum options_result bad_option(int code, const char *arg)
+{
+	fputs(code == ':' ? "sehttpd: option '" : "sehttpd: unknown option '",
+	      stderr);
+	put_escaped(arg);
+	fputs(code == ':' ? "' needs a value\n" : "' (try --help)\n", stderr);
+	return OPTIONS_EXIT_USAGE;
+}
+
+/* What is checked once every option is in; then ROOT. */
+static enum options_result finish(struct options *opt, int argc, char **argv)
+{
 	/* Either order: --cors may follow the --header it conflicts with. */
 	for (unsigned int i = 0; opt->site.cors && i < opt->site.nheaders;
 	     i++) {
-		if (bad_site("--header", opt->site.headers[i],
+		if (bad_site("header", opt->site.headers[i],
 			     site_check_header_with_cors))
 			return OPTIONS_EXIT_USAGE;
 	}
@@ -404,4 +888,25 @@ enum options_result options_parse(struct options *opt, int argc, char **argv)
 		return OPTIONS_EXIT_USAGE;
 	}
 	return OPTIONS_RUN;
+}
+
+enum options_result options_parse(struct options *opt, int argc, char **argv)
+{
+	struct option longopts[NOPTIONS + 1];
+	char shortopts[2 * NOPTIONS + 2];
+	enum options_result result = OPTIONS_RUN;
+	int code;
+
+	set_defaults(opt);
+	getopt_arrays(longopts, shortopts);
+	opterr = 0;
+	while (result == OPTIONS_RUN &&
+	       (code = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+		       -1) {
+		const struct option_spec *spec = spec_for_code(code);
+
+		result = spec ? spec->set(opt, spec, optarg) :
+				bad_option(code, argv[optind - 1]);
+	}
+	return result == OPTIONS_RUN ? finish(opt, argc, argv) : result;
 }

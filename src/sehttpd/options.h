@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config.h"
 /* --mime may be given this many times. */
@@ -41,5 +42,7 @@ enum options_result {
 };
 
 enum options_result options_parse(struct options *opt, int argc, char **argv);
+/* The entries of sehttpd(1)'s OPTIONS section (troff), as --help lists them. */
+void options_write_man(FILE *out);
 
 #endif /* SEHTTPD_OPTIONS_H */

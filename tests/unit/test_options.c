@@ -142,6 +142,84 @@ TEST(help_and_version_exit)
 	CHECK_EQ_INT(parse("-V", NULL).result, OPTIONS_EXIT_OK);
 }
 
+/* The options the table has beyond every_option's, and getopt's forms. */
+TEST(table_options)
+{
+	struct parsed p;
+
+	p = parse("-p0", "-t2", "-bfe80::1", "--thr=5", "--user", "www",
+		  "--metrics", ":9100", "--drain-timeout", "1.5", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.port, 0);
+	CHECK_EQ_INT(p.opt.threads, 5);
+	CHECK_EQ_STR(p.opt.bind_addr, "fe80::1");
+	CHECK_EQ_STR(p.opt.user, "www");
+	CHECK(p.opt.user_given);
+	CHECK_EQ_STR(p.opt.metrics, ":9100");
+	CHECK_EQ_INT(p.opt.drain_ms, 1500);
+	CHECK(!parse(NULL).opt.user_given);
+	/* --he: --header, --health, --health-grace or --help. */
+	p = parse("--he", NULL);
+	check_usage_error(&p, "unknown option '--he'");
+	p = parse("--user", "", NULL);
+	check_usage_error(&p, "invalid user ''");
+	p = parse("-hx", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_EXIT_OK);
+}
+
+/* Each line of --help fits a terminal; each option's text at column 25. */
+TEST(help_layout)
+{
+	struct parsed p = parse("--help", NULL);
+	unsigned int options = 0;
+
+	for (char *line = p.out, *end; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		CHECK(end != NULL);
+		if (!end)
+			break;
+		CHECK(end - line < 80);
+		if (!strncmp(line, "  -", 3) || !strncmp(line, "      --", 8))
+			options++;
+		if (!strncmp(line, "      --port", 12) ||
+		    !strncmp(line, "  -p, --port PORT ", 18))
+			CHECK(!strncmp(line + 17, "        port to", 15));
+	}
+	CHECK_EQ_INT(options, 26);
+	CHECK(strstr(p.out, "  -V, --version          show the version and "
+			    "exit\n") != NULL);
+	CHECK(strstr(p.out,
+		     "      --metrics ADDR:PORT  serve Prometheus "
+		     "metrics at\n                         http://") != NULL);
+}
+
+/* sehttpd(1)'s entries: one per option of --help, in its order. */
+TEST(man_entries)
+{
+	static const char port[] =
+		".TP\n.BR \\-p \", \" \\-\\-port \" \\fIPORT\\fR\"\n";
+	FILE *f = tmpfile();
+	char man[16384];
+	size_t n;
+	unsigned int entries = 0;
+	const char *s;
+
+	options_write_man(f);
+	rewind(f);
+	n = fread(man, 1, sizeof(man) - 1, f);
+	man[n] = '\0';
+	fclose(f);
+	CHECK(n < sizeof(man) - 1);
+	for (s = man; (s = strstr(s, ".TP\n")); s++)
+		entries++;
+	CHECK_EQ_INT(entries, 26);
+	CHECK(!strncmp(man, port, strlen(port)));
+	CHECK(strstr(man, ".TP\n.BI \\-\\-timeout \" SECONDS\"\n") != NULL);
+	CHECK(strstr(man, ".TP\n.B \\-\\-no\\-listing\n") != NULL);
+	CHECK(strstr(man, ".TP\n.BR \\-V \", \" \\-\\-version\n") != NULL);
+	CHECK(man[n - 1] == '\n');
+}
+
 TEST(bad_values_named)
 {
 	struct parsed p;
