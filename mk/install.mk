@@ -29,6 +29,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
-# make install into a scratch DESTDIR, and the man page against --help.
-suite-install: $(BUILD)/sehttpd $(BUILD)/htstress
+# make install into a scratch DESTDIR, and the man page against --help
+# and the option table (man.mk).
+suite-install: $(BUILD)/sehttpd $(BUILD)/htstress $(BUILD)/man-options
 	@BUILD=$(BUILD) MAKE="$(MAKE)" tests/install/run.sh

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make install` and `make uninstall` into a scratch DESTDIR, the man page
-# against --help (the same long options, in the same order), the page
-# renders without groff warnings, the systemd units are complete, and
-# LICENSE covers every SPDX identifier in the tree.
+# against --help (the same long options, in the same order) and as the
+# option table writes it, the page renders without groff warnings, the
+# systemd units are complete, and LICENSE covers every SPDX identifier in
+# the tree.
 # Prints "install: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -60,6 +61,10 @@ man_opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' doc/sehttpd.1 |
 [ "$help_opts" = "$man_opts" ]
 check "sehttpd(1) documents the options of --help, in order" $? \
 	"$(diff <(echo "$help_opts") <(echo "$man_opts") | tr '\n' ' ')"
+# The section is written from the option table: `make man` after a change.
+out=$("$BUILD/man-options" <doc/sehttpd.1 | diff doc/sehttpd.1 - | head -n 8)
+check "sehttpd(1)'s OPTIONS are the option table's (make man)" \
+	$((${#out} > 0)) "$out"
 if command -v groff >/dev/null; then
 	out=$(groff -man -ww -z doc/sehttpd.1 2>&1)
 	check "sehttpd(1) renders without warnings" $((${#out} > 0)) "$out"
