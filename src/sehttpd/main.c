@@ -191,7 +191,10 @@ static unsigned connection_limit(const struct server *s)
 	return s->max_fds > reserve + 1 ? s->max_fds - reserve : 1;
 }
 
-/* Starts the workers in turn; returns how many are running. */
+/*
+ * Starts the workers in turn; returns how many are running.  One that
+ * fails has closed its listener: its listen_fds entry becomes -1.
+ */
 static unsigned start_workers(struct server *s, int *listen_fds)
 {
 	unsigned i;
@@ -203,16 +206,16 @@ static unsigned start_workers(struct server *s, int *listen_fds)
 			fprintf(stderr,
 				"sehttpd: cannot set up thread %u: %s\n", i,
 				strerror(errno));
-			worker_destroy(w);
-			i++; /* its listener is closed */
 			break;
 		}
 		if (pthread_create(&w->thread, NULL, worker_run, w)) {
 			fprintf(stderr, "sehttpd: cannot start thread %u\n", i);
-			worker_destroy(w);
-			i++;
 			break;
 		}
+	}
+	if (i < s->nworkers) {
+		worker_destroy(&s->workers[i]);
+		listen_fds[i] = -1;
 	}
 	return i;
 }
@@ -452,8 +455,10 @@ int main(int argc, char **argv)
 		worker_destroy(&s.workers[i]);
 	}
 	/* Listeners of threads that never started. */
-	for (unsigned i = started; i < s.nworkers; i++)
-		close(listen_fds[i]);
+	for (unsigned i = started; i < s.nworkers; i++) {
+		if (listen_fds[i] >= 0)
+			close(listen_fds[i]);
+	}
 	listening = false;
 out:
 	metrics_stop(metrics);

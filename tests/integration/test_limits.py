@@ -3,10 +3,13 @@ serving the connections it has, and must recover when clients leave."""
 
 import resource
 import socket
+import subprocess
 import time
+import unittest
 
 from httpraw import build_request, Conn
-from target import ServerTestCase, needs_process, start_server
+from target import (ServerTestCase, needs_process, sehttpd_bin, start_server,
+                    temp_dir)
 
 NOFILE = 64
 FLOOD = 150
@@ -88,3 +91,34 @@ class FdExhaustionTest(ServerTestCase):
         time.sleep(0.5)
         self.assertLess(srv.cpu_seconds() - cpu0, 0.15,
                         'the server keeps using CPU after the flood')
+
+
+# Threads for which the listeners open but the threads' own descriptors
+# (an epoll and an eventfd each) run out, within this limit.
+SETUP_THREADS = 32
+SETUP_NOFILE = 40
+
+
+def setup_nofile():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (SETUP_NOFILE, SETUP_NOFILE))
+
+
+@needs_process('sets RLIMIT_NOFILE')
+class ThreadSetupFailureTest(unittest.TestCase):
+
+    def test_thread_that_cannot_be_set_up(self):
+        """The threads already running stop at once, and it exits 1
+        without a listening line (neither waiting out the drain timeout
+        for the thread that failed nor joining it)."""
+        start = time.monotonic()
+        p = subprocess.run([sehttpd_bin(), '-b', '127.0.0.1', '-p', '0',
+                            '-t', str(SETUP_THREADS), temp_dir()],
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           preexec_fn=setup_nofile, timeout=20)
+        elapsed = time.monotonic() - start
+        err = p.stderr.decode('utf-8', 'replace')
+        self.assertEqual(p.returncode, 1, err)
+        self.assertRegex(err, r'^sehttpd: cannot set up thread \d+: '
+                         r'Too many open files\n$')
+        self.assertNotIn(b'listening', p.stdout)
+        self.assertLess(elapsed, 3.0)
