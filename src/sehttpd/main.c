@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * sehttpd: serve a directory over HTTP/1.1.  The main thread sets up, starts
- * one worker per thread, then only waits for signals: SIGUSR1 or SIGHUP
- * reopen the access log, SIGINT or SIGTERM ask the workers to drain and stop.
+ * sehttpd: serve a directory over HTTP/1.1.  The main thread sets up
+ * (sehttpd_open), starts one worker per thread, then only waits for signals:
+ * SIGUSR1 or SIGHUP reopen the access log, SIGINT or SIGTERM ask the workers
+ * to drain and stop (sehttpd_run); sehttpd_close releases what it took.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +38,29 @@
 
 /* Static: a writer left blocked at exit still reaches its buffers. */
 static struct log_writer access_log_writer;
+
+/* What main owns while it serves: sehttpd_close releases all of it. */
+struct sehttpd {
+	const struct options *opt;
+	struct server server;
+	struct mime_map *mime; /* server.mime, ours to free */
+	struct site site; /* server.site once built */
+	int passed; /* listening sockets systemd passed */
+	struct listen_addr addr;
+	int *listen_fds; /* one per worker; -1 once handed to it */
+	bool listening; /* listen_fds are open and ours to close */
+	struct metrics_server *metrics;
+	char metrics_where[LISTEN_ADDR_STRLEN];
+	char real_root[PATH_MAX]; /* ROOT as the listening line shows it */
+	sigset_t signals; /* those only the main thread takes */
+};
+
+/* Prints err, a reason without the program's name; returns status. */
+static int report(const char *err, int status)
+{
+	fprintf(stderr, "sehttpd: %s\n", err);
+	return status;
+}
 
 static int open_root(struct server *s, const char *root)
 {
@@ -192,8 +216,9 @@ static unsigned connection_limit(const struct server *s)
 }
 
 /*
- * Starts the workers in turn; returns how many are running.  One that
- * fails has closed its listener: its listen_fds entry becomes -1.
+ * Starts the workers in turn; returns how many are running.  Each worker
+ * set up takes its listener (worker_destroy closes it): its listen_fds
+ * entry becomes -1.
  */
 static unsigned start_workers(struct server *s, int *listen_fds)
 {
@@ -201,8 +226,10 @@ static unsigned start_workers(struct server *s, int *listen_fds)
 
 	for (i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->workers[i];
+		int failed = worker_init(w, s, listen_fds[i]);
 
-		if (worker_init(w, s, listen_fds[i])) {
+		listen_fds[i] = -1;
+		if (failed) {
 			fprintf(stderr,
 				"sehttpd: cannot set up thread %u: %s\n", i,
 				strerror(errno));
@@ -213,10 +240,8 @@ static unsigned start_workers(struct server *s, int *listen_fds)
 			break;
 		}
 	}
-	if (i < s->nworkers) {
+	if (i < s->nworkers)
 		worker_destroy(&s->workers[i]);
-		listen_fds[i] = -1;
-	}
 	return i;
 }
 
@@ -294,23 +319,273 @@ static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
 		worker_force_stop(&s->workers[i]);
 }
 
+/* A step of sehttpd_open: 0, or the exit status once it said why. */
+typedef int open_step(struct sehttpd *d);
+
+/* systemd's sockets, the MIME types, ROOT, the access log: bad is usage. */
+static int open_inputs(struct sehttpd *d)
+{
+	const struct options *opt = d->opt;
+	char err[256];
+
+	d->passed = socket_activation_fds(err, sizeof(err));
+	if (d->passed < 0)
+		return report(err, EXIT_USAGE);
+	d->mime = mime_map_build(opt->mime_types, opt->mime, opt->mime_count,
+				 opt->default_type, err, sizeof(err));
+	if (!d->mime)
+		return report(err, EXIT_USAGE);
+	d->server.mime = d->mime;
+	if (open_root(&d->server, opt->root) ||
+	    open_access_log(&d->server, opt->access_log))
+		return EXIT_USAGE;
+	return 0;
+}
+
+/*
+ * Only the main thread takes these signals, blocked before any other
+ * thread starts so that none inherits them unblocked (until then, as
+ * while opening a FIFO as the log, they stop it as by default).
+ * Writes to closed sockets fail with EPIPE, not SIGPIPE.
+ */
+static int block_signals(struct sehttpd *d)
+{
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&d->signals);
+	sigaddset(&d->signals, SIGINT);
+	sigaddset(&d->signals, SIGTERM);
+	sigaddset(&d->signals, SIGHUP);
+	sigaddset(&d->signals, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &d->signals, NULL);
+	return 0;
+}
+
+/* The access log's own thread, which takes its descriptor over. */
+static int start_log_writer(struct sehttpd *d)
+{
+	struct server *s = &d->server;
+
+	if (!s->access_log)
+		return 0;
+	if (log_writer_start(&access_log_writer, s->access_log_fd)) {
+		perror("sehttpd: access log writer");
+		return 1;
+	}
+	s->log_writer = &access_log_writer;
+	s->access_log_fd = -1; /* the writer's now */
+	return 0;
+}
+
+/* The server's settings, and its tables sized for them. */
+static int size_server(struct sehttpd *d)
+{
+	const struct options *opt = d->opt;
+	struct server *s = &d->server;
+	unsigned passed = (unsigned)d->passed;
+
+	s->timeout_ms = opt->timeout_ms;
+	s->compress = opt->compress;
+	s->proxy_protocol = opt->proxy_protocol;
+	s->health_path = opt->health;
+	s->health_len = opt->health ? (uint32_t)strlen(opt->health) : 0;
+	s->health_grace_ms = opt->health_grace_ms;
+	/* Every passed socket gets a thread at least. */
+	s->nworkers = opt->threads > passed ? opt->threads : passed;
+	/* Each thread owns a share: hits never wait for another thread. */
+	s->cache_bytes = (size_t)opt->cache_mib * 1024 * 1024 / s->nworkers;
+	s->max_fds = fd_capacity();
+	s->conns = calloc(s->max_fds, sizeof(*s->conns));
+	s->workers = calloc(s->nworkers, sizeof(*s->workers));
+	d->listen_fds = calloc(s->nworkers, sizeof(*d->listen_fds));
+	if (!s->conns || !s->workers || !d->listen_fds) {
+		fprintf(stderr, "sehttpd: out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* A listening socket per worker: systemd's, or bound to --bind, --port. */
+static int listen_sockets(struct sehttpd *d, char *err, size_t len)
+{
+	const struct options *opt = d->opt;
+	unsigned n = d->server.nworkers;
+
+	if (d->passed)
+		return listeners_adopt((unsigned)d->passed, n, d->listen_fds,
+				       &d->addr, err, len);
+	if (listen_addr_resolve(&d->addr, opt->bind_addr, opt->port, err, len))
+		return -1;
+	return listeners_open(&d->addr, n, d->listen_fds, err, len);
+}
+
+/* The workers' listeners, then the metrics one (--metrics). */
+static int open_listeners(struct sehttpd *d)
+{
+	const char *metrics = d->opt->metrics;
+	char err[256];
+
+	if (listen_sockets(d, err, sizeof(err)))
+		return report(err, EXIT_USAGE);
+	d->listening = true;
+	if (!metrics)
+		return 0;
+	d->metrics = metrics_open(&d->server, metrics, d->metrics_where,
+				  sizeof(d->metrics_where), err, sizeof(err));
+	return d->metrics ? 0 : report(err, EXIT_USAGE);
+}
+
+/*
+ * Bound: root is no longer needed for anything.  ROOT and the site's pages
+ * are checked after the switch, as requests will open them.
+ */
+static int serve_as_user(struct sehttpd *d)
+{
+	const struct options *opt = d->opt;
+	bool was_root = geteuid() == 0;
+	char err[256];
+
+	if (privileges_drop(opt->user, opt->user_given, err, sizeof(err)))
+		return report(err, EXIT_USAGE);
+	if (probe_root(&d->server, opt->root,
+		       was_root && strcmp(opt->user, "root"), opt->user,
+		       d->real_root, sizeof(d->real_root)) ||
+	    open_site(&d->server, &d->site, opt))
+		return EXIT_USAGE;
+	return 0;
+}
+
+/* Lets the access log's thread write what it holds, within LOG_DRAIN_MS. */
+static void stop_log_writer(struct server *s)
+{
+	uint64_t dropped;
+
+	if (!s->log_writer)
+		return;
+	dropped = log_writer_stop(s->log_writer, LOG_DRAIN_MS);
+	if (dropped)
+		fprintf(stderr,
+			"sehttpd: %" PRIu64 " access log lines dropped "
+			"(the log did not keep up)\n",
+			dropped);
+}
+
+/* Releases what sehttpd_open took, however far it got. */
+static void sehttpd_close(struct sehttpd *d)
+{
+	struct server *s = &d->server;
+
+	metrics_stop(d->metrics);
+	for (unsigned i = 0; d->listening && i < s->nworkers; i++) {
+		if (d->listen_fds[i] >= 0)
+			close(d->listen_fds[i]);
+	}
+	free(d->listen_fds);
+	free(s->workers);
+	free(s->conns);
+	mime_map_free(d->mime);
+	if (s->root_fd >= 0)
+		close(s->root_fd);
+	/* Not taken over: the log writer did not start. */
+	if (s->access_log_fd > STDOUT_FILENO)
+		close(s->access_log_fd);
+	site_free(&d->site);
+	stop_log_writer(s);
+}
+
+/*
+ * Takes everything serving needs, in this order; returns 0, or the exit
+ * status once it said why and released what it took.
+ */
+static int sehttpd_open(struct sehttpd *d, const struct options *opt)
+{
+	static open_step *const steps[] = {
+		open_inputs, block_signals,  start_log_writer,
+		size_server, open_listeners, serve_as_user,
+	};
+
+	memset(d, 0, sizeof(*d));
+	d->opt = opt;
+	d->server.root_fd = -1;
+	d->server.access_log_fd = -1;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int status = steps[i](d);
+
+		if (status) {
+			sehttpd_close(d);
+			return status;
+		}
+	}
+	return 0;
+}
+
+/* The line saying where it listens, then the metrics thread's. */
+static void announce(struct sehttpd *d)
+{
+	struct server *s = &d->server;
+	char where[LISTEN_URL_STRLEN];
+
+	listen_addr_url(&d->addr, where, sizeof(where));
+	printf("sehttpd: listening on %s (root %s, %u thread%s%s)\n", where,
+	       d->real_root, s->nworkers, s->nworkers == 1 ? "" : "s",
+	       d->passed > 1 ? ", and on further passed sockets" :
+	       d->passed     ? ", a passed socket" :
+			       "");
+	if (d->metrics && metrics_start(d->metrics))
+		fprintf(stderr, "sehttpd: cannot start the metrics thread\n");
+	else if (d->metrics)
+		printf("sehttpd: metrics on http://%s/metrics\n",
+		       d->metrics_where);
+	fflush(stdout);
+}
+
+/*
+ * Serves until SIGINT or SIGTERM, reopening the access log at SIGUSR1 or
+ * SIGHUP; with --health, then fails health checks for the grace.  True
+ * when a second stop signal came meanwhile: no drain then.
+ */
+static bool serve_until_stop(struct sehttpd *d)
+{
+	for (;;) {
+		int sig = wait_for_signal(&d->signals);
+
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+		reopen_access_log(&d->server, d->opt->access_log);
+	}
+	if (!d->server.health_len)
+		return false;
+	health_begin_drain(&d->server);
+	return wait_stop_signal(&d->signals, d->server.health_grace_ms);
+}
+
+/* Starts the workers, serves, and stops them: 0 after a stop signal. */
+static int sehttpd_run(struct sehttpd *d)
+{
+	struct server *s = &d->server;
+	unsigned running;
+	bool stop_now = false;
+	int status = 1; /* not every thread started */
+
+	s->max_conns = connection_limit(s);
+	running = start_workers(s, d->listen_fds);
+	if (running == s->nworkers) {
+		announce(d);
+		stop_now = serve_until_stop(d);
+		status = 0;
+	}
+	drain_workers(s, running, &d->signals, stop_now ? 0 : d->opt->drain_ms);
+	for (unsigned i = 0; i < running; i++) {
+		pthread_join(s->workers[i].thread, NULL);
+		worker_destroy(&s->workers[i]);
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt;
-	struct server s = { .root_fd = -1, .access_log_fd = -1 };
-	struct site site = { 0 };
-	struct listen_addr addr;
-	char real_root[PATH_MAX], where[LISTEN_URL_STRLEN], err[256];
-	int *listen_fds = NULL;
-	unsigned started;
-	sigset_t signals;
-	bool listening = false; /* listen_fds are open and ours to close */
-	struct metrics_server *metrics = NULL;
-	struct mime_map *mime;
-	char metrics_where[LISTEN_ADDR_STRLEN];
-	bool stop_now = false; /* a second stop signal came during the grace */
-	bool was_root;
-	int passed, ret = 1;
+	struct sehttpd d;
+	int status;
 
 	switch (options_parse(&opt, argc, argv)) {
 	case OPTIONS_EXIT_OK:
@@ -320,165 +595,10 @@ int main(int argc, char **argv)
 	case OPTIONS_RUN:
 		break;
 	}
-	passed = socket_activation_fds(err, sizeof(err));
-	if (passed < 0) {
-		fprintf(stderr, "sehttpd: %s\n", err);
-		return EXIT_USAGE;
-	}
-	mime = mime_map_build(opt.mime_types, opt.mime, opt.mime_count,
-			      opt.default_type, err, sizeof(err));
-	if (!mime) {
-		fprintf(stderr, "sehttpd: %s\n", err);
-		return EXIT_USAGE;
-	}
-	s.mime = mime;
-	if (open_root(&s, opt.root) || open_access_log(&s, opt.access_log)) {
-		mime_map_free(mime);
-		if (s.root_fd >= 0)
-			close(s.root_fd);
-		site_free(&site);
-		return EXIT_USAGE;
-	}
-	/*
-	 * Only the main thread takes these signals, blocked before any other
-	 * thread starts so that none inherits them unblocked (until then, as
-	 * while opening a FIFO as the log, they stop it as by default).
-	 * Writes to closed sockets fail with EPIPE, not SIGPIPE.
-	 */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&signals);
-	sigaddset(&signals, SIGINT);
-	sigaddset(&signals, SIGTERM);
-	sigaddset(&signals, SIGHUP);
-	sigaddset(&signals, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &signals, NULL);
-	if (s.access_log) {
-		if (log_writer_start(&access_log_writer, s.access_log_fd)) {
-			perror("sehttpd: access log writer");
-			if (s.access_log_fd > STDOUT_FILENO)
-				close(s.access_log_fd);
-			close(s.root_fd);
-			mime_map_free(mime);
-			return 1;
-		}
-		s.log_writer = &access_log_writer;
-		s.access_log_fd = -1; /* the writer's now */
-	}
-	s.timeout_ms = opt.timeout_ms;
-	s.compress = opt.compress;
-	s.proxy_protocol = opt.proxy_protocol;
-	s.health_path = opt.health;
-	s.health_len = opt.health ? (uint32_t)strlen(opt.health) : 0;
-	s.health_grace_ms = opt.health_grace_ms;
-	/* Every passed socket gets a thread at least. */
-	s.nworkers = opt.threads > (unsigned)passed ? opt.threads :
-						      (unsigned)passed;
-	/* Each thread owns a share: hits never wait for another thread. */
-	s.cache_bytes = (size_t)opt.cache_mib * 1024 * 1024 / s.nworkers;
-	s.max_fds = fd_capacity();
-	s.conns = calloc(s.max_fds, sizeof(*s.conns));
-	s.workers = calloc(s.nworkers, sizeof(*s.workers));
-	listen_fds = calloc(s.nworkers, sizeof(*listen_fds));
-	if (!s.conns || !s.workers || !listen_fds) {
-		fprintf(stderr, "sehttpd: out of memory\n");
-		goto out;
-	}
-
-	if (passed ? listeners_adopt(passed, s.nworkers, listen_fds, &addr, err,
-				     sizeof(err)) :
-		     listen_addr_resolve(&addr, opt.bind_addr, opt.port, err,
-					 sizeof(err)) ||
-			     listeners_open(&addr, s.nworkers, listen_fds, err,
-					    sizeof(err))) {
-		fprintf(stderr, "sehttpd: %s\n", err);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	listening = true;
-	if (opt.metrics) {
-		metrics = metrics_open(&s, opt.metrics, metrics_where,
-				       sizeof(metrics_where), err, sizeof(err));
-		if (!metrics) {
-			fprintf(stderr, "sehttpd: %s\n", err);
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
-	/* Bound: root is no longer needed for anything. */
-	was_root = geteuid() == 0;
-	if (privileges_drop(opt.user, opt.user_given, err, sizeof(err))) {
-		fprintf(stderr, "sehttpd: %s\n", err);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	/* Site pages too are checked as requests will open them. */
-	if (probe_root(&s, opt.root, was_root && strcmp(opt.user, "root"),
-		       opt.user, real_root, sizeof(real_root)) ||
-	    open_site(&s, &site, &opt)) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-
-	s.max_conns = connection_limit(&s);
-	started = start_workers(&s, listen_fds);
-	if (started == s.nworkers) {
-		listen_addr_url(&addr, where, sizeof(where));
-		printf("sehttpd: listening on %s (root %s, %u thread%s%s)\n",
-		       where, real_root, s.nworkers, s.nworkers == 1 ? "" : "s",
-		       passed > 1 ? ", and on further passed sockets" :
-		       passed	  ? ", a passed socket" :
-				    "");
-		if (metrics && metrics_start(metrics))
-			fprintf(stderr, "sehttpd: cannot start the metrics "
-					"thread\n");
-		else if (metrics)
-			printf("sehttpd: metrics on http://%s/metrics\n",
-			       metrics_where);
-		fflush(stdout);
-		for (;;) {
-			int sig = wait_for_signal(&signals);
-
-			if (sig == SIGINT || sig == SIGTERM)
-				break;
-			reopen_access_log(&s, opt.access_log);
-		}
-		if (s.health_len) {
-			health_begin_drain(&s);
-			stop_now =
-				wait_stop_signal(&signals, s.health_grace_ms);
-		}
-		ret = 0;
-	}
-	drain_workers(&s, started, &signals, stop_now ? 0 : opt.drain_ms);
-	for (unsigned i = 0; i < started; i++) {
-		pthread_join(s.workers[i].thread, NULL);
-		worker_destroy(&s.workers[i]);
-	}
-	/* Listeners of threads that never started. */
-	for (unsigned i = started; i < s.nworkers; i++) {
-		if (listen_fds[i] >= 0)
-			close(listen_fds[i]);
-	}
-	listening = false;
-out:
-	metrics_stop(metrics);
-	if (listening)
-		for (unsigned i = 0; i < s.nworkers; i++)
-			close(listen_fds[i]);
-	free(listen_fds);
-	free(s.workers);
-	free(s.conns);
-	mime_map_free(mime);
-	close(s.root_fd);
-	site_free(&site);
-	if (s.log_writer) {
-		uint64_t dropped = log_writer_stop(s.log_writer, LOG_DRAIN_MS);
-
-		if (dropped)
-			fprintf(stderr,
-				"sehttpd: %" PRIu64 " access log lines dropped "
-				"(the log did not keep up)\n",
-				dropped);
-	}
-	return ret;
+	status = sehttpd_open(&d, &opt);
+	if (status)
+		return status;
+	status = sehttpd_run(&d);
+	sehttpd_close(&d);
+	return status;
 }
