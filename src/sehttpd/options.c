@@ -745,7 +745,8 @@ static void usage_entry(FILE *out, const struct option_spec *spec)
 		 spec->letter ? '-' : ' ', spec->letter ? spec->letter : ' ',
 		 spec->letter ? ',' : ' ', spec->name, spec->arg ? " " : "",
 		 spec->arg ? spec->arg : "");
-	/* The text at its column, or two spaces after a long form. */
+	/* Indented by two; the text at its column, or two spaces after a
+	 * longer form. */
 	fprintf(out, "  %-*s  ", HELP_TEXT_COLUMN - 4, form);
 	while ((nl = strchr(text, '\n'))) {
 		fprintf(out, "%.*s\n%*s", (int)(nl - text), text,
