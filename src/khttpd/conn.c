@@ -508,7 +508,7 @@ static void conn_work(struct work_struct *work)
  * per-CPU pool runs
  * one worker at a time there, which takes the next connection's work item
  * without a switch, instead of waking a worker per item as an unbound pool
- * does (bench-kernel: 0.18 against 0.39 context switches per request).
+ * does (doc/benchmarks.md).
  */
 static void conn_queue(struct khttpd_conn *c)
 {
@@ -680,9 +680,8 @@ struct close_batch {
  * The kernel releases the socket after the module is gone, as it releases
  * any closed file: fput() in a kworker hands the file to the kernel's own
  * delayed release (system_wq).  Releasing it here, the reset crossing
- * loopback to the client and the client's wake-up, cost five times as
- * much as wrapping it in a file (0.3-1.3 ms against 0.1-0.2 ms a socket
- * under TCG with slub_debug, host busy): seconds for 10,000.
+ * loopback to the client and the client's wake-up, held unloading for
+ * seconds with 10,000 connections (doc/benchmarks.md).
  */
 static void release_later(struct socket *sock)
 {

@@ -8,13 +8,9 @@
  * workqueue, always on one CPU, given to connections in turn from those
  * the accept work may run on: the unbound cpumask
  * (/sys/devices/virtual/workqueue/cpumask) thus confines the server like
- * a thread.  By measurement (make bench-kernel, qemu guest,
- * server CPU apart from the load's): 0.18 context switches per keep-alive
- * request against 0.39 for an unbound workqueue, whose pool wakes another
- * worker for each item queued while one runs (0.11 against 0.20 once cache
- * hits skip the file system), and 0.3 for unbound with max_active 1 or
- * WQ_HIGHPRI; a per-CPU queue_work() from the socket callbacks runs where
- * the softirq ran (over loopback, the client's CPU: 1.8).  No work item
+ * a thread.  It switches less than an unbound workqueue, whose pool
+ * wakes another worker for each item queued while one runs (figures in
+ * doc/benchmarks.md).  No work item
  * sleeps waiting for a client, so max_active bounds only the work in
  * progress.  Every live connection is on srv->conns, so that unloading can
  * close them all in one pass (khttpd_conns_close_all).

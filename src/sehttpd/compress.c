@@ -78,7 +78,7 @@ static size_t step_end(size_t first, size_t len, bool *last)
 /*
  * The window (and, 2 less, the match tables) of a stepped zstd context, as
  * a log2: level 9 sizes its tables for the body (32 MiB for 8 MiB), and
- * zeroing them was one 40-55 ms step by itself.
+ * zeroing them was a long step by itself (doc/benchmarks.md).
  */
 #define COMPRESS_ZSTD_STEP_LOG 20
 

@@ -14,9 +14,7 @@
 #define COMPRESS_LEVEL 6 /* what nginx's and most servers' gzip default */
 /*
  * Brotli and zstd levels that cost about what gzip at COMPRESS_LEVEL costs
- * (1-1.4x its CPU on 35 KiB and 512 KiB of text) and come out smaller:
- * Brotli 5 made 300 HTML, CSS and JS files from Debian's doc trees 9%
- * smaller than gzip 6, zstd 9 3% smaller.  A variant is made once a thread
+ * and come out smaller (doc/benchmarks.md).  A variant is made once a thread
  * and then served from the cache, so the level costs only the first hit.
  */
 #define COMPRESS_BROTLI_LEVEL 5
@@ -40,7 +38,7 @@ void compressor_free(struct compressor *c);
 typedef int compress_yield_fn(void *ctx);
 
 /* Brotli and zstd bodies above this are compressed in steps of it, with
- * yield(ctx) between them: 12 MB took one 70-78 ms stretch otherwise. */
+ * yield(ctx) between them, so one body cannot hold the thread for long. */
 #define COMPRESS_STEP (256u << 10)
 
 /*
