@@ -23,6 +23,7 @@ static const struct status_entry statuses[] = {
 	STATUS(206, "Partial Content"),
 	STATUS(301, "Moved Permanently"),
 	STATUS(304, "Not Modified"),
+	STATUS(308, "Permanent Redirect"),
 	STATUS(400, "Bad Request"),
 	STATUS(403, "Forbidden"),
 	STATUS(404, "Not Found"),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "route.h"
 #include "escape.h"
+#include "format.h"
 #include "path.h"
 
 int http_route(const char *buf, const struct http_request *req, char *path)
@@ -36,6 +37,56 @@ size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
 	if (n == 0 || cap - n < 1 + query)
 		return 0;
 	out[n++] = '/';
+	if (req->has_query) {
+		out[n++] = '?';
+		memcpy(out + n, buf + req->query.off, req->query.len);
+		n += req->query.len;
+	}
+	return n;
+}
+
+/* The host of a valid Host value, without its port. */
+static size_t host_without_port(const char *h, size_t n)
+{
+	size_t i = n;
+
+	if (n > 0 && h[0] == '[') {
+		const char *end = memchr(h, ']', n);
+
+		return end ? (size_t)(end - h) + 1 : n;
+	}
+	while (i > 0 && h[i - 1] >= '0' && h[i - 1] <= '9')
+		i--;
+	return i > 0 && h[i - 1] == ':' ? i - 1 : n;
+}
+
+size_t http_https_location(char *out, size_t cap, const char *buf,
+			   const struct http_request *req, uint16_t port)
+{
+	const char *host = buf + req->header[HTTP_H_HOST].off;
+	size_t hlen = host_without_port(host, req->header[HTTP_H_HOST].len);
+	size_t query = req->has_query ? 1 + (size_t)req->query.len : 0;
+	char digits[8];
+	size_t plen = 0, n;
+
+	if (!http_has_header(req, HTTP_H_HOST) || hlen == 0 ||
+	    !req->target_ok || req->path.len == 0 || buf[req->path.off] != '/')
+		return 0;
+	if (port != 0 && port != 443) {
+		digits[0] = ':';
+		plen = 1 + http_format_u64(digits + 1, port);
+	}
+	n = sizeof("https://") - 1 + hlen + plen + req->path.len + query;
+	if (n > cap)
+		return 0;
+	memcpy(out, "https://", 8);
+	n = 8;
+	memcpy(out + n, host, hlen);
+	n += hlen;
+	memcpy(out + n, digits, plen);
+	n += plen;
+	memcpy(out + n, buf + req->path.off, req->path.len);
+	n += req->path.len;
 	if (req->has_query) {
 		out[n++] = '?';
 		memcpy(out + n, buf + req->query.off, req->query.len);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "conn_io.h"
+#include "conn_tls.h"
 #include "coro.h"
 #include "health.h"
 #include "http/body.h"
@@ -111,6 +112,8 @@ static void lingering_close(struct conn *c, struct read_buffer *rb)
 				  HTTP_LINGER_MAX_MS;
 
 	c->close_after = true;
+	if (c->ssl)
+		conn_tls_end_writing(c);
 	if (shutdown(c->fd, SHUT_WR))
 		return;
 	timer_wheel_add(&w->wheel, &c->timer, w->now_ms + linger);
@@ -177,7 +180,7 @@ static void send_timeout(struct conn *c, struct read_buffer *rb)
 		.status = 408,
 	};
 
-	send(c->fd, resp, sizeof(resp) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	conn_send_now(c, resp, sizeof(resp) - 1);
 	log_request(&rc);
 }
 
@@ -241,6 +244,14 @@ void http_conn_serve(struct coro *coro, void *data)
 	bool fresh = true;
 	unsigned served = 0;
 
+	if (c->ssl && !c->tls_ready) {
+		int r = conn_tls_handshake(c);
+
+		if (r) {
+			c->close_after = r < 0;
+			return;
+		}
+	}
 	if (unlikely(c->proxy_pending)) {
 		int r = read_proxy_header(c, &rb, &fresh);
 
@@ -312,6 +323,8 @@ void http_conn_serve(struct coro *coro, void *data)
 		defer_mark = coro_defer_mark(coro);
 		if (health_is_target(w->server, &rc))
 			r = health_respond(&rc);
+		else if (c->redirect)
+			r = respond_https_redirect(&rc);
 		else
 			r = serve_request(&rc);
 		coro_defer_run_to(coro, defer_mark);

@@ -11,13 +11,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "conn_tls.h"
 #include "coro.h"
 #include "http/body.h"
 #include "server.h"
-
-/* The most one sendfile(2) call moves; also bounds time between yields. */
-#define SENDFILE_CHUNK (1u << 20)
-#define SENDFILE_TURN_CHUNKS 8
 
 /* Bytes written to the socket that the peer has not yet acknowledged. */
 static int unacked_bytes(const struct conn *c)
@@ -71,7 +68,7 @@ static uint64_t send_deadline(struct conn *c)
  * a FIN would reach it only after all the socket still holds, as late as
  * the rest of the response would.
  */
-static int wait_for(struct conn *c, uint32_t events)
+int conn_wait(struct conn *c, uint32_t events)
 {
 	static const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
 	struct worker *w = c->worker;
@@ -113,6 +110,8 @@ ssize_t conn_try_read(struct conn *c, void *buf, size_t len)
 {
 	ssize_t n;
 
+	if (c->ssl)
+		return conn_tls_try_read(c, buf, len);
 	do {
 		n = recv(c->fd, buf, len, 0);
 	} while (n < 0 && errno == EINTR);
@@ -128,7 +127,7 @@ ssize_t conn_read(struct conn *c, void *buf, size_t len)
 
 		if (n >= 0)
 			return n;
-		if (errno != EAGAIN || wait_for(c, EPOLLIN))
+		if (errno != EAGAIN || conn_wait(c, EPOLLIN))
 			return -1;
 	}
 }
@@ -159,13 +158,15 @@ int conn_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more)
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
 	int flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0);
 
+	if (c->ssl)
+		return conn_tls_writev(c, iov, iovcnt, more);
 	while (msg.msg_iovlen > 0) {
 		ssize_t n = sendmsg(c->fd, &msg, flags);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN || wait_for(c, EPOLLOUT))
+			if (errno != EAGAIN || conn_wait(c, EPOLLOUT))
 				return -1;
 			continue;
 		}
@@ -207,17 +208,21 @@ int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len)
 {
 	unsigned chunks = 0;
 
+	if (c->ssl)
+		return conn_tls_sendfile(c, file_fd, offset, len);
 	while (len > 0) {
 		/* A fast reader of a huge file must not starve the others. */
-		if (++chunks % SENDFILE_TURN_CHUNKS == 0 && conn_yield_turn(c))
+		if (++chunks % CONN_SENDFILE_TURN_CHUNKS == 0 &&
+		    conn_yield_turn(c))
 			return -1;
-		size_t chunk = len > SENDFILE_CHUNK ? SENDFILE_CHUNK : len;
+		size_t chunk = len > CONN_SENDFILE_CHUNK ? CONN_SENDFILE_CHUNK :
+							   len;
 		ssize_t n = sendfile(c->fd, file_fd, &offset, chunk);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN || wait_for(c, EPOLLOUT))
+			if (errno != EAGAIN || conn_wait(c, EPOLLOUT))
 				return -1;
 			continue;
 		}
@@ -230,4 +235,12 @@ int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len)
 		c->bytes_sent += (uint64_t)n;
 	}
 	return 0;
+}
+
+void conn_send_now(struct conn *c, const void *buf, size_t len)
+{
+	if (c->ssl)
+		conn_tls_send_now(c, buf, len);
+	else
+		send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 }

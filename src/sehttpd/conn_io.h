@@ -16,6 +16,10 @@
 
 struct conn;
 
+/* The most one sendfile(2) call moves; also bounds time between yields. */
+#define CONN_SENDFILE_CHUNK (1u << 20)
+#define CONN_SENDFILE_TURN_CHUNKS 8
+
 /* Returns bytes read (> 0), 0 at end of stream, or -1. */
 ssize_t conn_read(struct conn *c, void *buf, size_t len);
 /* One read that never yields: -1 with errno EAGAIN when nothing is there. */
@@ -26,6 +30,8 @@ int conn_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more);
 int conn_write(struct conn *c, const void *buf, size_t len, bool more);
 /* Sends len bytes of file_fd from offset with sendfile(2). Returns 0 or -1. */
 int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len);
+/* Tries once, without waiting: a last word before closing. */
+void conn_send_now(struct conn *c, const void *buf, size_t len);
 /* Lets the thread's other connections run before continuing. */
 int conn_yield_turn(struct conn *c);
 
@@ -42,5 +48,12 @@ int conn_yield_turn(struct conn *c);
 void conn_transfer_begin(struct conn *c);
 /* Reads like conn_read, as part of a body: bytes read count for the rate. */
 ssize_t conn_read_body(struct conn *c, void *buf, size_t len);
+
+/*
+ * For the transports (conn_tls.c): suspends until the socket reports one of
+ * events, within the deadline described above.  Returns 0, or -1 with
+ * errno ETIMEDOUT.
+ */
+int conn_wait(struct conn *c, uint32_t events);
 
 #endif /* SEHTTPD_CONN_IO_H */

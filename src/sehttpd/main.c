@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * sehttpd: serve a directory over HTTP/1.1.  The main thread sets up
- * (sehttpd_open), starts one worker per thread, then only waits for signals:
- * SIGUSR1 or SIGHUP reopen the access log, SIGINT or SIGTERM ask the workers
- * to drain and stop (sehttpd_run); sehttpd_close releases what it took.
+ * sehttpd: serve a directory over HTTP/1.1, in the clear or over TLS.  The
+ * main thread sets up (sehttpd_open), starts one worker per thread, then
+ * only waits for signals: SIGUSR1 or SIGHUP reopen the access log (SIGHUP
+ * also reloads the TLS certificates), SIGINT or SIGTERM ask the workers to
+ * drain and stop (sehttpd_run); sehttpd_close releases what it took.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@
 #include "privileges.h"
 #include "server.h"
 #include "socket_activation.h"
+#include "tls.h"
 #include "beneath.h"
 
 #define EXIT_USAGE 2
@@ -48,11 +51,13 @@ struct sehttpd {
 	int passed; /* listening sockets systemd passed */
 	struct listen_addr addr;
 	int *listen_fds; /* one per worker; -1 once handed to it */
+	int *redirect_fds; /* --http-redirect's, likewise; or all -1 */
 	bool listening; /* listen_fds are open and ours to close */
 	struct metrics_server *metrics;
 	char metrics_where[LISTEN_ADDR_STRLEN];
 	char real_root[PATH_MAX]; /* ROOT as the listening line shows it */
 	sigset_t signals; /* those only the main thread takes */
+	struct tls tls; /* server.tls points here with --tls-cert */
 };
 
 /* Prints err, a reason without the program's name; returns status. */
@@ -217,18 +222,19 @@ static unsigned connection_limit(const struct server *s)
 
 /*
  * Starts the workers in turn; returns how many are running.  Each worker
- * set up takes its listener (worker_destroy closes it): its listen_fds
- * entry becomes -1.
+ * set up takes its listeners (worker_destroy closes them): its listen_fds
+ * and redirect_fds entries become -1.
  */
-static unsigned start_workers(struct server *s, int *listen_fds)
+static unsigned start_workers(struct server *s, int *listen_fds,
+			      int *redirect_fds)
 {
 	unsigned i;
 
 	for (i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->workers[i];
-		int failed = worker_init(w, s, listen_fds[i]);
+		int failed = worker_init(w, s, listen_fds[i], redirect_fds[i]);
 
-		listen_fds[i] = -1;
+		listen_fds[i] = redirect_fds[i] = -1;
 		if (failed) {
 			fprintf(stderr,
 				"sehttpd: cannot set up thread %u: %s\n", i,
@@ -343,6 +349,24 @@ static int open_inputs(struct sehttpd *d)
 }
 
 /*
+ * --tls-cert, --tls-key: read now, before the switch to --user, as keys
+ * are usually readable by root alone.
+ */
+static int open_tls(struct sehttpd *d)
+{
+	const struct options *opt = d->opt;
+	char err[512];
+
+	if (!opt->tls_npairs)
+		return 0;
+	if (tls_open(&d->tls, opt->tls_pairs, opt->tls_npairs, err,
+		     sizeof(err)))
+		return report(err, EXIT_USAGE);
+	d->server.tls = &d->tls;
+	return 0;
+}
+
+/*
  * Only the main thread takes these signals, blocked before any other
  * thread starts so that none inherits them unblocked (until then, as
  * while opening a FIFO as the log, they stop it as by default).
@@ -397,10 +421,13 @@ static int size_server(struct sehttpd *d)
 	s->conns = calloc(s->max_fds, sizeof(*s->conns));
 	s->workers = calloc(s->nworkers, sizeof(*s->workers));
 	d->listen_fds = calloc(s->nworkers, sizeof(*d->listen_fds));
-	if (!s->conns || !s->workers || !d->listen_fds) {
+	d->redirect_fds = calloc(s->nworkers, sizeof(*d->redirect_fds));
+	if (!s->conns || !s->workers || !d->listen_fds || !d->redirect_fds) {
 		fprintf(stderr, "sehttpd: out of memory\n");
 		return 1;
 	}
+	for (unsigned i = 0; i < s->nworkers; i++)
+		d->redirect_fds[i] = -1;
 	return 0;
 }
 
@@ -418,6 +445,32 @@ static int listen_sockets(struct sehttpd *d, char *err, size_t len)
 	return listeners_open(&d->addr, n, d->listen_fds, err, len);
 }
 
+/*
+ * --http-redirect: a listener per worker on the TLS listeners' address, for
+ * cleartext requests sent on to https:// at the TLS port.
+ */
+static int redirect_sockets(struct sehttpd *d, char *err, size_t len)
+{
+	struct listen_addr a = d->addr;
+	uint16_t port = d->opt->http_redirect;
+
+	d->server.https_port = listen_addr_port(&d->addr);
+	if (a.ss.ss_family == AF_INET) {
+		((struct sockaddr_in *)&a.ss)->sin_port = htons(port);
+	} else if (a.ss.ss_family == AF_INET6) {
+		((struct sockaddr_in6 *)&a.ss)->sin6_port = htons(port);
+	} else {
+		snprintf(err, len, "--http-redirect needs a TCP listener");
+		return -1;
+	}
+	if (listeners_open(&a, d->server.nworkers, d->redirect_fds, err, len) ==
+	    0)
+		return 0;
+	for (unsigned i = 0; i < d->server.nworkers; i++)
+		d->redirect_fds[i] = -1; /* closed already */
+	return -1;
+}
+
 /* The workers' listeners, then the metrics one (--metrics). */
 static int open_listeners(struct sehttpd *d)
 {
@@ -427,6 +480,8 @@ static int open_listeners(struct sehttpd *d)
 	if (listen_sockets(d, err, sizeof(err)))
 		return report(err, EXIT_USAGE);
 	d->listening = true;
+	if (d->opt->http_redirect && redirect_sockets(d, err, sizeof(err)))
+		return report(err, EXIT_USAGE);
 	if (!metrics)
 		return 0;
 	d->metrics = metrics_open(&d->server, metrics, d->metrics_where,
@@ -478,8 +533,11 @@ static void sehttpd_close(struct sehttpd *d)
 	for (unsigned i = 0; d->listening && i < s->nworkers; i++) {
 		if (d->listen_fds[i] >= 0)
 			close(d->listen_fds[i]);
+		if (d->redirect_fds[i] >= 0)
+			close(d->redirect_fds[i]);
 	}
 	free(d->listen_fds);
+	free(d->redirect_fds);
 	free(s->workers);
 	free(s->conns);
 	mime_map_free(d->mime);
@@ -489,6 +547,8 @@ static void sehttpd_close(struct sehttpd *d)
 	if (s->access_log_fd > STDOUT_FILENO)
 		close(s->access_log_fd);
 	site_free(&d->site);
+	if (s->tls)
+		tls_close(s->tls);
 	stop_log_writer(s);
 }
 
@@ -499,7 +559,7 @@ static void sehttpd_close(struct sehttpd *d)
 static int sehttpd_open(struct sehttpd *d, const struct options *opt)
 {
 	static open_step *const steps[] = {
-		open_inputs, block_signals,  start_log_writer,
+		open_inputs, open_tls,	     block_signals, start_log_writer,
 		size_server, open_listeners, serve_as_user,
 	};
 
@@ -525,6 +585,9 @@ static void announce(struct sehttpd *d)
 	char where[LISTEN_URL_STRLEN];
 
 	listen_addr_url(&d->addr, where, sizeof(where));
+	if (s->tls) /* "http://..." is "https://..." */
+		memmove(where + 5, where + 4, strlen(where + 4) + 1),
+			where[4] = 's';
 	printf("sehttpd: listening on %s (root %s, %u thread%s%s)\n", where,
 	       d->real_root, s->nworkers, s->nworkers == 1 ? "" : "s",
 	       d->passed > 1 ? ", and on further passed sockets" :
@@ -540,7 +603,7 @@ static void announce(struct sehttpd *d)
 
 /*
  * Serves until SIGINT or SIGTERM, reopening the access log at SIGUSR1 or
- * SIGHUP; with --health, then fails health checks for the grace.  True
+ * SIGHUP (which also reloads the TLS certificates); with --health, then fails health checks for the grace.  True
  * when a second stop signal came meanwhile: no drain then.
  */
 static bool serve_until_stop(struct sehttpd *d)
@@ -551,6 +614,8 @@ static bool serve_until_stop(struct sehttpd *d)
 		if (sig == SIGINT || sig == SIGTERM)
 			break;
 		reopen_access_log(&d->server, d->opt->access_log);
+		if (sig == SIGHUP && d->server.tls)
+			tls_reload(d->server.tls);
 	}
 	if (!d->server.health_len)
 		return false;
@@ -567,7 +632,7 @@ static int sehttpd_run(struct sehttpd *d)
 	int status = 1; /* not every thread started */
 
 	s->max_conns = connection_limit(s);
-	running = start_workers(s, d->listen_fds);
+	running = start_workers(s, d->listen_fds, d->redirect_fds);
 	if (running == s->nworkers) {
 		announce(d);
 		stop_now = serve_until_stop(d);

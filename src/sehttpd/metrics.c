@@ -129,6 +129,15 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		  "incomplete PROXY header." },
 		{ "listing_builds_total", "counter",
 		  "Directory listings built; simultaneous requests share one." },
+		{ "tls_handshakes_total", "counter",
+		  "TLS handshakes completed." },
+		{ "tls_handshake_failures_total", "counter",
+		  "TLS handshakes that failed: junk, refused versions, resets." },
+		{ "tls_resumed_total", "counter",
+		  "TLS handshakes that resumed a session (ticket or cache)." },
+		{ "tls_ktls_total", "counter",
+		  "TLS connections whose records the kernel makes (kTLS); "
+		  "the others encrypt in user space." },
 	};
 	uint64_t values[] = {
 		SUM(s, body_bytes),
@@ -143,6 +152,10 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		SUM(s, log_dropped),
 		SUM(s, proxy_refused),
 		SUM(s, listing_builds),
+		SUM(s, tls_handshakes),
+		SUM(s, tls_handshake_failures),
+		SUM(s, tls_resumed),
+		SUM(s, tls_ktls),
 	};
 	size_t off = head(buf, len, 0, &responses);
 

@@ -718,6 +718,69 @@ static const struct option_spec option_table[] = {
 		       "given that cannot be read is a usage error.\n",
 	},
 	{
+		.name = "tls-cert",
+		.arg = "FILE",
+		.set = add_string,
+		.field = OPTION(tls_certs),
+		.count = OPTION(tls_ncerts),
+		.max = TLS_PAIRS_MAX,
+		.what = "certificate file",
+		.valid = not_empty,
+		.help = "serve HTTPS with the PEM certificate\n"
+			"(and chain) in FILE; with --tls-key,\n"
+			"repeatable: SNI picks a pair, else the\n"
+			"first",
+		.man = "Serve HTTPS (TLS 1.2 and 1.3) on the port, with the\n"
+		       "PEM certificate in\n"
+		       ".I FILE\n"
+		       "(followed by its chain, if any).\n"
+		       "Given with\n"
+		       ".B \\-\\-tls\\-key\n"
+		       "in pairs, the n-th key belonging to the n-th\n"
+		       "certificate; repeatable (up to 16 pairs): a client's\n"
+		       "SNI picks the first pair whose certificate names the\n"
+		       "host, and the first pair answers the others.\n"
+		       "The files are read before the switch to\n"
+		       ".BR \\-\\-user ;\n"
+		       "a\n"
+		       ".B SIGHUP\n"
+		       "reads them again as that user (see SIGNALS).\n",
+	},
+	{
+		.name = "tls-key",
+		.arg = "FILE",
+		.set = add_string,
+		.field = OPTION(tls_keys),
+		.count = OPTION(tls_nkeys),
+		.max = TLS_PAIRS_MAX,
+		.what = "key file",
+		.valid = not_empty,
+		.help = "the PEM private key of the --tls-cert\n"
+			"given in the same position",
+		.man = "The PEM private key of the\n"
+		       ".B \\-\\-tls\\-cert\n"
+		       "in the same position.\n",
+	},
+	{
+		.name = "http-redirect",
+		.arg = "PORT",
+		.set = set_port,
+		.field = OPTION(http_redirect),
+		.min = 1,
+		.max = 65535,
+		.what = "redirect port",
+		.help = "also listen for cleartext HTTP on\n"
+			"PORT and answer 308 to https://",
+		.man = "Also listen for cleartext HTTP on\n"
+		       ".I PORT\n"
+		       "(same address) and answer every request with 308 to\n"
+		       ".BI https:// HOST\n"
+		       "(the request's Host, with the TLS port unless it is\n"
+		       "443) and the same path and query.\n"
+		       "Needs\n"
+		       ".BR \\-\\-tls\\-cert .\n",
+	},
+	{
 		.name = "help",
 		.letter = 'h',
 		.set = show_help,
@@ -870,9 +933,40 @@ static enum options_result bad_option(int code, const char *arg)
 	return OPTIONS_EXIT_USAGE;
 }
 
+/* Certificates and keys come in pairs; the redirect needs HTTPS. */
+static int tls_check(struct options *opt)
+{
+	if (opt->tls_ncerts != opt->tls_nkeys) {
+		fprintf(stderr,
+			"sehttpd: %u --tls-cert but %u --tls-key: each "
+			"certificate needs its key\n",
+			opt->tls_ncerts, opt->tls_nkeys);
+		return -1;
+	}
+	opt->tls_npairs = opt->tls_ncerts;
+	for (unsigned int i = 0; i < opt->tls_npairs; i++)
+		opt->tls_pairs[i] = (struct tls_pair){ opt->tls_certs[i],
+						       opt->tls_keys[i] };
+	if (opt->http_redirect && !opt->tls_npairs) {
+		fputs("sehttpd: --http-redirect needs --tls-cert and "
+		      "--tls-key\n",
+		      stderr);
+		return -1;
+	}
+	if (opt->tls_npairs && opt->proxy_protocol) {
+		fputs("sehttpd: --proxy-protocol with TLS is not supported "
+		      "yet\n",
+		      stderr);
+		return -1;
+	}
+	return 0;
+}
+
 /* What is checked once every option is in; then ROOT. */
 static enum options_result finish(struct options *opt, int argc, char **argv)
 {
+	if (tls_check(opt))
+		return OPTIONS_EXIT_USAGE;
 	/* Either order: --cors may follow the --header it conflicts with. */
 	for (unsigned int i = 0; opt->site.cors && i < opt->site.nheaders;
 	     i++) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "tls.h"
 /* --mime may be given this many times. */
 #define OPTIONS_MIME_MAX 64
 
@@ -33,6 +34,12 @@ struct options {
 	unsigned int mime_count;
 	const char *default_type; /* NULL: application/octet-stream */
 	const char *mime_types; /* the mime.types file; NULL: none */
+	const char *tls_certs[TLS_PAIRS_MAX]; /* --tls-cert */
+	const char *tls_keys[TLS_PAIRS_MAX]; /* --tls-key, in the same order */
+	unsigned int tls_ncerts, tls_nkeys;
+	struct tls_pair tls_pairs[TLS_PAIRS_MAX]; /* the two, paired */
+	unsigned int tls_npairs;
+	uint16_t http_redirect; /* --http-redirect PORT; 0: off */
 };
 
 enum options_result {

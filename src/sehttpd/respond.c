@@ -119,3 +119,14 @@ int respond_redirect(struct exchange *rc, const char *path, size_t len)
 		return respond_status(rc, 414, NULL, 0);
 	return respond_status(rc, 301, location, n);
 }
+
+int respond_https_redirect(struct exchange *rc)
+{
+	char location[RESPOND_HTTPS_LOCATION_MAX];
+	size_t n = http_https_location(location, sizeof(location), rc->buf,
+				       rc->req, rc->worker->server->https_port);
+
+	if (n == 0)
+		return respond_status(rc, 400, NULL, 0);
+	return respond_status(rc, 308, location, n);
+}

@@ -7,6 +7,7 @@
 
 #include "http/layout.h"
 #include "http/response.h"
+#include "http/route.h"
 #include "exchange.h"
 
 /* A head for status with the connection's and the thread's defaults. */
@@ -45,5 +46,14 @@ int respond_options(struct exchange *rc);
 
 /* 301 to the directory path[0..len) with a '/' appended, query kept. */
 int respond_redirect(struct exchange *rc, const char *path, size_t len);
+
+/* Room for https://, a host name and any target within limits. */
+#define RESPOND_HTTPS_LOCATION_MAX (HTTP_PATH_MAX + 300)
+
+/*
+ * --http-redirect: 308 to the same target on https:// and the TLS port
+ * (http_https_location), or 400 without a Host to send the client to.
+ */
+int respond_https_redirect(struct exchange *rc);
 
 #endif /* SEHTTPD_RESPOND_H */

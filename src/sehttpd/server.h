@@ -28,6 +28,8 @@ struct content_cache;
 struct compressor;
 struct mime_map;
 struct site;
+struct ssl_st;
+struct tls;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
@@ -55,6 +57,10 @@ struct server {
 	atomic_bool draining; /* stopping soon: health checks fail */
 	const struct site *site; /* headers, index names, error pages... */
 	const struct mime_map *mime; /* NULL: the core's table */
+	struct tls *tls; /* NULL: cleartext; else every connection is TLS */
+	/* --http-redirect: cleartext requests get a 308 to https:// and
+	 * this port (0: the scheme's default, 443). */
+	uint16_t https_port;
 };
 
 struct worker {
@@ -62,6 +68,7 @@ struct worker {
 	pthread_t thread;
 	int epoll_fd;
 	int listen_fd;
+	int redirect_fd; /* --http-redirect's listener, or -1 */
 	int stop_fd; /* eventfd: the main thread asks for shutdown */
 	atomic_bool force_stop; /* ... and then to cut off what is left */
 	atomic_bool finished; /* worker_run has returned */
@@ -110,9 +117,18 @@ struct conn {
 	uint64_t xfer_sent;
 	uint64_t xfer_bytes;
 	bool proxy_pending; /* its PROXY header has yet to be read */
+	bool redirect; /* on --http-redirect's port: 308 to https:// */
+	/* TLS (conn_tls.h): the session, the bytes in the stage, and how
+	 * it went: handshake done, a fatal error, kTLS for sending. */
+	struct ssl_st *ssl;
+	size_t tls_staged;
+	bool tls_ready;
+	bool tls_failed;
+	bool tls_ktls;
 };
 
-int worker_init(struct worker *w, struct server *s, int listen_fd);
+int worker_init(struct worker *w, struct server *s, int listen_fd,
+		int redirect_fd);
 void *worker_run(void *arg);
 /* Asks the worker to stop accepting and drain; safe from another thread. */
 void worker_request_stop(struct worker *w);

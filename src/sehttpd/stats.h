@@ -20,6 +20,10 @@ struct worker_stats {
 	uint64_t log_dropped; /* access-log lines that could not be written */
 	uint64_t proxy_refused; /* connections without a valid PROXY header */
 	uint64_t listing_builds; /* listings built (each shared by all) */
+	uint64_t tls_handshakes; /* completed */
+	uint64_t tls_handshake_failures; /* junk, wrong versions, resets */
+	uint64_t tls_resumed; /* of the handshakes: a session resumed */
+	uint64_t tls_ktls; /* of the handshakes: the kernel encrypts */
 	/* Gauges, published by the worker once per loop iteration. */
 	uint64_t open_conns;
 	uint64_t idle_conns; /* open, with no request in progress */

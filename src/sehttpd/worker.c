@@ -25,7 +25,9 @@
 #include "cache.h"
 #include "coro.h"
 #include "conn.h"
+#include "conn_tls.h"
 #include "server.h"
+#include "tls.h"
 
 #define MAX_EVENTS 256
 #define CORO_STACK_SIZE (128 * 1024)
@@ -35,14 +37,25 @@
  * what connection_limit() leaves for files. */
 #define CACHE_FDS_PART 16
 
-int worker_init(struct worker *w, struct server *s, int listen_fd)
+/* Edge-triggered, as every socket here: accept until EAGAIN. */
+static int watch(struct worker *w, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+
+	ev.data.u32 = (uint32_t)fd;
+	return epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int worker_init(struct worker *w, struct server *s, int listen_fd,
+		int redirect_fd)
+{
+	size_t extra = HTTP_CONN_EXTRA + (s->tls ? CONN_TLS_STAGE : 0);
 	int one = 1;
 
 	memset(w, 0, sizeof(*w));
 	w->server = s;
 	w->listen_fd = listen_fd;
+	w->redirect_fd = redirect_fd;
 	w->now_ms = clock_ms();
 	timer_wheel_init(&w->wheel, w->now_ms);
 	timer_init(&w->accept_timer);
@@ -52,8 +65,7 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 
 	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	w->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	w->pool =
-		coro_pool_new(CORO_STACK_SIZE, HTTP_CONN_EXTRA, CORO_POOL_KEEP);
+	w->pool = coro_pool_new(CORO_STACK_SIZE, extra, CORO_POOL_KEEP);
 	w->cache = content_cache_new(s->cache_bytes);
 	if (w->cache)
 		content_cache_set_fd_limit(
@@ -62,16 +74,15 @@ int worker_init(struct worker *w, struct server *s, int listen_fd)
 	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool || !w->cache ||
 	    (s->compress && !w->compressor))
 		return -1;
-	ev.data.u32 = (uint32_t)listen_fd;
-	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev))
+	if (watch(w, listen_fd) || (redirect_fd >= 0 && watch(w, redirect_fd)))
 		return -1;
 	/* Accepted sockets inherit it: no setsockopt per connection.  Not a
 	 * TCP socket (one passed in, say): nothing to set. */
 	setsockopt(listen_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	ev.data.u32 = (uint32_t)w->stop_fd;
-	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->stop_fd, &ev))
-		return -1;
-	return 0;
+	if (redirect_fd >= 0)
+		setsockopt(redirect_fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			   sizeof(one));
+	return watch(w, w->stop_fd);
 }
 
 void worker_destroy(struct worker *w)
@@ -86,6 +97,8 @@ void worker_destroy(struct worker *w)
 		close(w->stop_fd);
 	if (w->listen_fd >= 0)
 		close(w->listen_fd);
+	if (w->redirect_fd >= 0)
+		close(w->redirect_fd);
 }
 
 void worker_request_stop(struct worker *w)
@@ -130,6 +143,8 @@ static void conn_close(struct worker *w, struct conn *c)
 	atomic_fetch_sub_explicit(&w->server->open_conns, 1,
 				  memory_order_relaxed);
 	c->open = false;
+	if (c->ssl)
+		conn_tls_end(c);
 	/*
 	 * Last: once the descriptor is closed another thread may accept a
 	 * connection with the same number and take over this table entry.
@@ -235,6 +250,10 @@ static void set_accepting(struct worker *w, bool on)
 
 	ev.data.u32 = (uint32_t)w->listen_fd;
 	epoll_ctl(w->epoll_fd, EPOLL_CTL_MOD, w->listen_fd, &ev);
+	if (w->redirect_fd >= 0) {
+		ev.data.u32 = (uint32_t)w->redirect_fd;
+		epoll_ctl(w->epoll_fd, EPOLL_CTL_MOD, w->redirect_fd, &ev);
+	}
 	w->accept_paused = !on;
 }
 
@@ -245,9 +264,22 @@ static void pause_accepting(struct worker *w)
 			w->now_ms + ACCEPT_PAUSE_MS);
 }
 
-static void accept_all(struct worker *w)
+/* A new connection's socket: TLS on the TLS listener, none on the other. */
+static int conn_transport(struct worker *w, struct conn *c, bool redirect)
 {
 	struct server *s = w->server;
+
+	c->redirect = redirect;
+	if (!s->tls || redirect)
+		return 0;
+	c->ssl = tls_session_new(s->tls, c->fd);
+	return c->ssl ? 0 : -1;
+}
+
+static void accept_all(struct worker *w, int listen_fd)
+{
+	struct server *s = w->server;
+	bool redirect = listen_fd == w->redirect_fd;
 
 	while (!w->stopping) {
 		struct sockaddr_storage ss;
@@ -261,7 +293,7 @@ static void accept_all(struct worker *w)
 			pause_accepting(w);
 			return;
 		}
-		fd = accept4(w->listen_fd, (struct sockaddr *)&ss, &sl,
+		fd = accept4(listen_fd, (struct sockaddr *)&ss, &sl,
 			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -283,6 +315,10 @@ static void accept_all(struct worker *w)
 		}
 		c = &s->conns[fd];
 		*c = (struct conn){ .fd = fd, .open = true, .worker = w };
+		if (conn_transport(w, c, redirect)) {
+			close(fd); /* out of memory: shed this client only */
+			continue;
+		}
 		timer_init(&c->timer);
 		if (s->access_log)
 			client_addr_set(&c->peer, (struct sockaddr *)&ss);
@@ -306,6 +342,11 @@ static void begin_stop(struct worker *w)
 	epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->listen_fd, NULL);
 	close(w->listen_fd);
 	w->listen_fd = -1;
+	if (w->redirect_fd >= 0) {
+		epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->redirect_fd, NULL);
+		close(w->redirect_fd);
+		w->redirect_fd = -1;
+	}
 	timer_wheel_del(&w->wheel, &w->accept_timer);
 	/* Idle connections go now; busy ones finish their reply first. */
 	list_for_each_entry_safe(c, next, &w->conns, link) {
@@ -350,8 +391,8 @@ static void handle_event(struct worker *w, const struct epoll_event *ev)
 	int fd = (int)ev->data.u32;
 	struct conn *c;
 
-	if (fd == w->listen_fd) {
-		accept_all(w);
+	if (fd == w->listen_fd || fd == w->redirect_fd) {
+		accept_all(w, fd);
 		return;
 	}
 	if (fd == w->stop_fd) {

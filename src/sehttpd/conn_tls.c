@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+#include "conn_tls.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include "conn.h"
+#include "conn_io.h"
+#include "coro.h"
+#include "server.h"
+
+/* A file read into the stage yields the thread after this many records. */
+#define TLS_TURN_RECORDS 64
+
+static char *stage(struct conn *c)
+{
+	return (char *)coro_extra(c->coro) + HTTP_CONN_EXTRA;
+}
+
+/*
+ * After a call that did not complete: waits for what OpenSSL needs, or
+ * fails.  A session that failed is not told close_notify later.
+ */
+static int tls_wait(struct conn *c, int ret)
+{
+	int e = SSL_get_error(c->ssl, ret);
+
+	if (e == SSL_ERROR_WANT_READ)
+		return conn_wait(c, EPOLLIN);
+	if (e == SSL_ERROR_WANT_WRITE)
+		return conn_wait(c, EPOLLOUT);
+	c->tls_failed = true;
+	if (e != SSL_ERROR_SYSCALL || errno == 0)
+		errno = e == SSL_ERROR_ZERO_RETURN ? EPIPE : EPROTO;
+	ERR_clear_error();
+	return -1;
+}
+
+int conn_tls_handshake(struct conn *c)
+{
+	struct worker_stats *st = &c->worker->stats;
+
+	for (;;) {
+		int ret, e;
+
+		ERR_clear_error();
+		ret = SSL_do_handshake(c->ssl);
+		if (ret == 1)
+			break;
+		e = SSL_get_error(c->ssl, ret);
+		if (e == SSL_ERROR_WANT_READ)
+			return 1;
+		if (e == SSL_ERROR_WANT_WRITE) {
+			/* The server's flight did not fit the socket. */
+			conn_transfer_begin(c);
+			if (conn_wait(c, EPOLLOUT) == 0)
+				continue;
+		}
+		c->tls_failed = true;
+		ERR_clear_error();
+		stats_add(&st->tls_handshake_failures, 1);
+		return -1;
+	}
+	c->tls_ready = true;
+	c->tls_ktls = BIO_get_ktls_send(SSL_get_wbio(c->ssl));
+	stats_add(&st->tls_handshakes, 1);
+	if (SSL_session_reused(c->ssl))
+		stats_add(&st->tls_resumed, 1);
+	if (c->tls_ktls)
+		stats_add(&st->tls_ktls, 1);
+	return 0;
+}
+
+ssize_t conn_tls_try_read(struct conn *c, void *buf, size_t len)
+{
+	for (;;) {
+		size_t n;
+		int e;
+
+		ERR_clear_error();
+		if (SSL_read_ex(c->ssl, buf, len, &n)) {
+			/* Whether the socket holds more is not known: the
+			 * next read tells (WANT_READ) before going idle. */
+			c->maybe_more = true;
+			return (ssize_t)n;
+		}
+		e = SSL_get_error(c->ssl, 0);
+		if (e == SSL_ERROR_ZERO_RETURN)
+			return 0;
+		if (e == SSL_ERROR_WANT_READ) {
+			c->maybe_more = false;
+			errno = EAGAIN;
+			return -1;
+		}
+		/* WANT_WRITE: a key update's answer waits for room. */
+		if (tls_wait(c, 0))
+			return -1;
+	}
+}
+
+/* Writes all of buf as records. */
+static int write_all(struct conn *c, const char *buf, size_t len)
+{
+	while (len > 0) {
+		size_t n;
+
+		ERR_clear_error();
+		if (SSL_write_ex(c->ssl, buf, len, &n)) {
+			buf += n;
+			len -= n;
+			c->bytes_sent += n;
+			continue;
+		}
+		if (tls_wait(c, 0))
+			return -1;
+	}
+	return 0;
+}
+
+static int flush_stage(struct conn *c)
+{
+	size_t n = c->tls_staged;
+
+	c->tls_staged = 0;
+	return n ? write_all(c, stage(c), n) : 0;
+}
+
+int conn_tls_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more)
+{
+	for (int i = 0; i < iovcnt; i++) {
+		const char *p = iov[i].iov_base;
+		size_t len = iov[i].iov_len;
+
+		if (c->tls_staged + len <= CONN_TLS_STAGE) {
+			memcpy(stage(c) + c->tls_staged, p, len);
+			c->tls_staged += len;
+			continue;
+		}
+		/* Top the stage up to a full record, then the rest whole. */
+		size_t room = CONN_TLS_STAGE - c->tls_staged;
+
+		memcpy(stage(c) + c->tls_staged, p, room);
+		c->tls_staged += room;
+		if (flush_stage(c) || write_all(c, p + room, len - room))
+			return -1;
+	}
+	return more ? 0 : flush_stage(c);
+}
+
+/* The body read into records in user space: no kTLS on this connection. */
+static int send_file_copied(struct conn *c, int file_fd, off_t offset,
+			    uint64_t len)
+{
+	unsigned records = 0;
+
+	while (len > 0) {
+		size_t room = CONN_TLS_STAGE - c->tls_staged;
+		size_t want = len < room ? (size_t)len : room;
+		ssize_t n;
+
+		if (++records % TLS_TURN_RECORDS == 0 && conn_yield_turn(c))
+			return -1;
+		n = pread(file_fd, stage(c) + c->tls_staged, want, offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* Shrank under us: the length sent is a lie. */
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		c->tls_staged += (size_t)n;
+		offset += n;
+		len -= (uint64_t)n;
+		if (flush_stage(c))
+			return -1;
+	}
+	return 0;
+}
+
+/* kTLS: the kernel makes the records from the page cache. */
+static int send_file_ktls(struct conn *c, int file_fd, off_t offset,
+			  uint64_t len)
+{
+	unsigned chunks = 0;
+
+	if (flush_stage(c))
+		return -1;
+	while (len > 0) {
+		size_t chunk = len > CONN_SENDFILE_CHUNK ? CONN_SENDFILE_CHUNK :
+							   (size_t)len;
+		ossl_ssize_t n;
+
+		if (++chunks % CONN_SENDFILE_TURN_CHUNKS == 0 &&
+		    conn_yield_turn(c))
+			return -1;
+		ERR_clear_error();
+		n = SSL_sendfile(c->ssl, file_fd, offset, chunk, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (tls_wait(c, (int)n))
+				return -1;
+			continue;
+		}
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		offset += n;
+		len -= (uint64_t)n;
+		c->bytes_sent += (uint64_t)n;
+	}
+	return 0;
+}
+
+int conn_tls_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len)
+{
+	if (c->tls_ktls)
+		return send_file_ktls(c, file_fd, offset, len);
+	return send_file_copied(c, file_fd, offset, len);
+}
+
+void conn_tls_send_now(struct conn *c, const void *buf, size_t len)
+{
+	size_t n;
+
+	ERR_clear_error();
+	if (!SSL_write_ex(c->ssl, buf, len, &n))
+		c->tls_failed = true; /* a half-written record: say no more */
+	ERR_clear_error();
+}
+
+void conn_tls_end_writing(struct conn *c)
+{
+	if (c->tls_ready && !c->tls_failed &&
+	    !(SSL_get_shutdown(c->ssl) & SSL_SENT_SHUTDOWN)) {
+		ERR_clear_error();
+		SSL_shutdown(c->ssl); /* once: a full socket loses it, fine */
+	}
+	ERR_clear_error();
+}
+
+void conn_tls_end(struct conn *c)
+{
+	conn_tls_end_writing(c);
+	SSL_free(c->ssl);
+	c->ssl = NULL;
+}

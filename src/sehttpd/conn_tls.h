@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * TLS on a connection, for conn_io.c: the handshake and the record layer's
+ * reads and writes, which yield to the event loop as conn_io's do.  Writes
+ * are gathered in a stage of one record's size beside the coroutine's
+ * buffers: a response head and a small body become one record, and a file
+ * goes as full records.  With kTLS a file goes by SSL_sendfile() instead,
+ * zero-copy as in cleartext.
+ */
+#ifndef SEHTTPD_CONN_TLS_H
+#define SEHTTPD_CONN_TLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+struct conn;
+
+/* The most plaintext one record carries; the stage's size. */
+#define CONN_TLS_STAGE 16384
+
+/*
+ * Goes on with the handshake.  Returns 0 once it is done, 1 when it waits
+ * for the client's next bytes (the connection idles meanwhile, holding no
+ * coroutine), -1 when it failed.
+ */
+int conn_tls_handshake(struct conn *c);
+ssize_t conn_tls_try_read(struct conn *c, void *buf, size_t len);
+int conn_tls_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more);
+int conn_tls_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len);
+/* Tries once, without waiting: for a last word before closing. */
+void conn_tls_send_now(struct conn *c, const void *buf, size_t len);
+/* Says close_notify before a half-close; the session still reads. */
+void conn_tls_end_writing(struct conn *c);
+/* Says close_notify (if the session is sound and has not) and frees it. */
+void conn_tls_end(struct conn *c);
+
+#endif /* SEHTTPD_CONN_TLS_H */
