@@ -17,7 +17,7 @@ KMOD_FILES := \
 	$(KMOD_DIR)/warnings.mk
 
 DEPS_CHECK += qemu-system-x86 busybox-static linux-image-amd64 \
-	      linux-headers-amd64 cpio $(KERNEL_CC)
+	      linux-headers-amd64 cpio openssl $(KERNEL_CC)
 CHECK_SUITES += kernel
 
 .PHONY: suite-kernel

@@ -9,6 +9,7 @@ import os
 import re
 import select
 import socket
+import ssl
 import time
 
 IO_TIMEOUT = float(os.environ.get('HTTPD_IO_TIMEOUT', '10'))
@@ -76,7 +77,9 @@ def addr_family(host):
 class Conn:
     """One client connection with a receive buffer."""
 
-    def __init__(self, host, port, timeout=IO_TIMEOUT, rcvbuf=None):
+    def __init__(self, host, port, timeout=IO_TIMEOUT, rcvbuf=None,
+                 tls=None, server_hostname=None):
+        """tls: an ssl.SSLContext to speak HTTPS with."""
         self.host = host
         self.port = port
         self.timeout = timeout
@@ -87,6 +90,9 @@ class Conn:
         self.sock.settimeout(timeout)
         try:
             self.sock.connect((host, port))
+            if tls is not None:
+                self.sock = tls.wrap_socket(
+                    self.sock, server_hostname=server_hostname or host)
         except BaseException:
             self.sock.close()
             raise
@@ -122,7 +128,7 @@ class Conn:
             return False
         try:
             data = self.sock.recv(1 << 20)
-        except ConnectionResetError:
+        except (ConnectionResetError, ssl.SSLEOFError):
             data = b''
             self.reset = True
         except socket.timeout:

@@ -34,7 +34,7 @@ IS_SEHTTPD = EXTERNAL is None
 EXTERNAL_TIMEOUT = float(os.environ['HTTPD_TIMEOUT_S']) \
     if os.environ.get('HTTPD_TIMEOUT_S') else None
 
-LISTEN_RE = re.compile(r'listening on http://(\[[0-9A-Fa-f:.]+\]|[^:/\s]+)'
+LISTEN_RE = re.compile(r'listening on https?://(\[[0-9A-Fa-f:.]+\]|[^:/\s]+)'
                        r':(\d+)/')
 
 

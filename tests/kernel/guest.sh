@@ -45,6 +45,38 @@ guest_static_echo_bench() {
 		-o "$1" src/kecho/user/echo_bench.c -lm >"$2" 2>&1
 }
 
+# guest_stage_ktls ROOT KVER LOG: for ktls.py, into ROOT/ktls: tls.ko and
+# the AES-GCM modules it needs, a certificate and key, and into ROOT/bin a
+# static sehttpd (a sub-make into $BUILD/static) and a static TLS client.
+# On failure prints what is missing.
+guest_stage_ktls() {
+	local root=$1 kver=$2 log=$3 m ko
+	mkdir -p "$root/ktls"
+	for m in gf128mul ghash-generic ctr gcm tls; do
+		ko=$(find "/lib/modules/$kver" -name "$m.ko" | head -n 1)
+		if [ -z "$ko" ]; then
+			echo "module $m.ko in /lib/modules/$kver"
+			return 1
+		fi
+		cp "$ko" "$root/ktls/"
+	done
+	if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 		-nodes -keyout "$root/ktls/key.pem" -out "$root/ktls/cert.pem" 		-days 2 -subj /CN=guest >>"$log" 2>&1; then
+		echo "a test certificate (openssl req)"
+		return 1
+	fi
+	if ! "$MAKE" --no-print-directory BUILD="$BUILD/static" \
+		OPTFLAGS='-O2 -g -static' "$BUILD/static/sehttpd" >>"$log" 2>&1 ||
+		! cp "$BUILD/static/sehttpd" "$root/bin/sehttpd"; then
+		echo "a static sehttpd"
+		return 1
+	fi
+	if ! gcc -static -O2 -std=gnu11 -D_GNU_SOURCE -o "$root/bin/tlsget" \
+		tests/kernel/tlsget.c -lssl -lcrypto >>"$log" 2>&1; then
+		echo "a static tlsget"
+		return 1
+	fi
+}
+
 # guest_pack ROOT OUT: ROOT as a newc cpio archive.
 guest_pack() {
 	(cd "$1" && find . -print0 | cpio --null -o -H newc --quiet) >"$2"

@@ -10,7 +10,9 @@
 # Prints "kernel-integration: N passed, N failed, N skipped" and
 # "kernel-lifecycle: N passed, N failed", then
 #   3. runs kecho's checks (kecho.py: kecho.ko and a static echo-bench are
-#      in the guest too), "kernel-kecho: N passed, N failed".
+#      in the guest too), "kernel-kecho: N passed, N failed", and
+#   4. sehttpd's kTLS checks (ktls.py: tls.ko, a static sehttpd and a
+#      static TLS client in the guest), "kernel-ktls: N passed, N failed".
 # Exits non-zero on any failure.
 # Environment: BUILD (build dir), MAKE, HTSTRESS_BIN, KHTTPD_TIMEOUT_S (the
 # module's timeout during the integration suite, seconds), and
@@ -31,6 +33,8 @@ start_time=$(date +%s)
 
 kecho_pass= # set once kecho.py has run
 kecho_fail=0
+ktls_pass= # set once ktls.py has run
+ktls_fail=0
 work=$(mktemp -d /tmp/khttpd-test.XXXXXX)
 qemu_pidfile=$work/qemu.pid
 serial=$work/serial.log
@@ -60,6 +64,9 @@ finish() {
 	echo "kernel-lifecycle: $pass passed, $fail failed"
 	if [ -n "$kecho_pass" ]; then
 		echo "kernel-kecho: $kecho_pass passed, $kecho_fail failed"
+	fi
+	if [ -n "$ktls_pass" ]; then
+		echo "kernel-ktls: $ktls_pass passed, $ktls_fail failed"
 	fi
 }
 trap finish EXIT
@@ -105,6 +112,10 @@ cp "$BUILD/kecho.ko" "$root/kecho.ko"
 if ! guest_static_echo_bench "$root/bin/echo-bench" "$work/echo.log"; then
 	tail -n 20 "$work/echo.log"
 	check "a static echo-bench for the guest builds" 1
+fi
+if ! missing=$(guest_stage_ktls "$root" "$kver" "$work/ktls.log"); then
+	tail -n 20 "$work/ktls.log"
+	check "for kTLS in the guest: $missing" 1
 fi
 tree=$work/tree
 if ! python3 tests/integration/tree.py "$tree" >/dev/null; then
@@ -181,8 +192,22 @@ if [ -z "$totals" ] || { [ "$kecho_rc" -ne 0 ] && [ "$kecho_fail" -eq 0 ]; }; th
 	kecho_fail=$((kecho_fail + 1))
 	echo "FAIL kecho.py ran to the end: exit $kecho_rc"
 fi
+
+# --- sehttpd's kTLS: records made by the guest kernel --------------------------
+python3 tests/kernel/ktls.py --ctl-port "$ctl_port" >"$work/ktls.out" 2>&1
+ktls_rc=$?
+grep -v '^ktls-totals' "$work/ktls.out"
+totals=$(grep '^ktls-totals' "$work/ktls.out")
+if [ -n "$totals" ]; then
+	read -r _ ktls_pass ktls_fail <<<"$totals"
+fi
+if [ -z "$totals" ] || { [ "$ktls_rc" -ne 0 ] && [ "$ktls_fail" -eq 0 ]; }; then
+	ktls_pass=${ktls_pass:-0}
+	ktls_fail=$((ktls_fail + 1))
+	echo "FAIL ktls.py ran to the end: exit $ktls_rc"
+fi
 if [ "$integration_rc" -ne 0 ] || [ "$fail" -gt 0 ] ||
-	[ "$kecho_fail" -gt 0 ]; then
+	[ "$kecho_fail" -gt 0 ] || [ "$ktls_fail" -gt 0 ]; then
 	show_serial
 	exit 1
 fi

@@ -207,3 +207,53 @@ TEST(dir_redirect_capacity)
 		     5);
 	CHECK_EQ_MEM(out, 5, "/%20/");
 }
+
+/* --http-redirect's Location for a request with the given head. */
+static size_t https_location(const char *head, uint16_t port, char *out,
+			     size_t cap)
+{
+	char s[1024];
+	struct http_request req;
+
+	snprintf(s, sizeof(s), "%s\r\n\r\n", head);
+	if (parse_req(s, &req) <= 0)
+		return (size_t)-1;
+	return http_https_location(out, cap, s, &req, port);
+}
+
+#define CHECK_HTTPS(head, port, want)                                         \
+	do {                                                                  \
+		char out_[256];                                               \
+		size_t len_ = https_location(head, port, out_, sizeof(out_)); \
+		CHECK_EQ_MEM(out_, len_ == (size_t)-1 ? 0 : len_, want);      \
+	} while (0)
+
+TEST(https_location)
+{
+	char out[64];
+
+	CHECK_HTTPS("GET /a/b?x=1 HTTP/1.1\r\nHost: example.com:8080", 8443,
+		    "https://example.com:8443/a/b?x=1");
+	CHECK_HTTPS("GET / HTTP/1.1\r\nHost: example.com", 443,
+		    "https://example.com/");
+	CHECK_HTTPS("GET /%20 HTTP/1.1\r\nHost: [::1]:80", 0,
+		    "https://[::1]/%20");
+	CHECK_HTTPS("GET http://h/p?q HTTP/1.1\r\nHost: example.com", 4443,
+		    "https://example.com:4443/p?q");
+	/* Nowhere to send the client to. */
+	CHECK_EQ_INT(https_location("GET / HTTP/1.0", 443, out, sizeof(out)),
+		     0);
+	CHECK_EQ_INT(https_location("GET / HTTP/1.1\r\nHost: :80", 443, out,
+				    sizeof(out)),
+		     0);
+	CHECK_EQ_INT(https_location("OPTIONS * HTTP/1.1\r\nHost: h", 443, out,
+				    sizeof(out)),
+		     0);
+	/* Too long for the buffer: nothing, never a cut URL. */
+	CHECK_EQ_INT(https_location("GET /abcdef HTTP/1.1\r\nHost: h", 443, out,
+				    14),
+		     0);
+	CHECK_EQ_INT(https_location("GET /abcdef HTTP/1.1\r\nHost: h", 443, out,
+				    16),
+		     16);
+}
