@@ -14,6 +14,19 @@ only the compression scenarios do), and Brotli and zstd where the server
 has them (at sehttpd's levels where it can be told);
 gzip_unsupported(coding) says why not otherwise, how(coding) how the server
 goes about it.
+
+A server made with tls= (a Tls from make_tls) speaks only HTTPS, set up
+alike in each server that does it (sehttpd, nginx, h2o; lighttpd is left
+out): the one ECDSA P-256 certificate and key made for the run, TLS 1.2 and
+1.3, sehttpd's TLS 1.2 suites in the server's order (TLS 1.3's are
+OpenSSL's default everywhere), key exchange groups X25519 first, session
+tickets on and OpenSSL's own session cache of TLS_SESSION_CACHE sessions,
+sessions valid TLS_SESSION_S, and HTTP/1.1: nginx offers no h2 (no http2
+on its listen line); h2o 2.2 always offers h2 in ALPN, which no client
+here asks for (wrk and openssl s_time send no ALPN).  h2o's private key
+stays in its worker (neverbleed OFF): every server signs in its one
+worker.  Such a server is named NAME-tls (its logs and files) and keeps
+NAME as its label, the row in a scenario's table.
 """
 
 import glob
@@ -25,6 +38,7 @@ import signal
 import socket
 import subprocess
 import time
+from dataclasses import dataclass
 
 import procstat
 
@@ -35,6 +49,15 @@ KEEPALIVE_S = 3600
 GZIP_LEVEL = 6  # sehttpd's COMPRESS_LEVEL, src/sehttpd/compress.h
 BROTLI_LEVEL = 5  # its COMPRESS_BROTLI_LEVEL
 ZSTD_LEVEL = 9  # its COMPRESS_ZSTD_LEVEL
+# sehttpd's TLS settings (src/sehttpd/tls.c, tls_tickets.h), given to the
+# others.
+TLS_CIPHERS = ':'.join([
+    'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305'])
+TLS_GROUPS = 'X25519:prime256v1:secp384r1'
+TLS_SESSION_CACHE = 20480  # OpenSSL's default size, h2o's too
+TLS_SESSION_S = 3600  # TLS_TICKET_ROTATE_S; h2o's default lifetime
 
 
 def raise_nofile(want=65536):
@@ -71,19 +94,52 @@ def _version(cmd):
     return text[0] if text else '?'
 
 
+@dataclass(frozen=True)
+class Tls:
+    """The certificate and key every HTTPS server of a run uses."""
+    cert: str
+    key: str
+
+
+def make_tls(run_dir):
+    """(Tls, None) for a fresh self-signed ECDSA P-256 certificate for
+    127.0.0.1 and localhost in run_dir, or (None, why not)."""
+    cert = os.path.join(run_dir, 'tls-cert.pem')
+    key = os.path.join(run_dir, 'tls-key.pem')
+    cmd = ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
+           'ec_paramgen_curve:prime256v1', '-nodes', '-days', '7',
+           '-subj', '/CN=localhost', '-addext',
+           'subjectAltName=DNS:localhost,IP:127.0.0.1',
+           '-keyout', key, '-out', cert]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, 'openssl req: %s' % e
+    if out.returncode != 0:
+        return None, 'openssl req failed: %s' % (
+            out.stderr.strip().splitlines() or ['exit %d' % out.returncode]
+        )[-1]
+    return Tls(cert, key), None
+
+
 class Server:
     """One server process tree, restartable on a new port."""
 
     name = None
     # {coding: how the server makes it}, for the codings it is set up for
     codings = {}
+    speaks_tls = False  # whether command() can set up tls
 
-    def __init__(self, run_dir, www):
+    def __init__(self, run_dir, www, tls=None):
         self.run_dir = run_dir
         self.www = www
         self.proc = None
         self.port = None
         self.log = None
+        self.tls = tls
+        if tls:
+            self.name = self.name + '-tls'
 
     # --- per server -----------------------------------------------------
     def available(self):
@@ -107,8 +163,14 @@ class Server:
         raise NotImplementedError
 
     # --- common ---------------------------------------------------------
+    @property
+    def label(self):
+        """The server's row in a scenario's table."""
+        return self.name[:-len('-tls')] if self.tls else self.name
+
     def url(self, path):
-        return 'http://127.0.0.1:%d%s' % (self.port, path)
+        return '%s://127.0.0.1:%d%s' % ('https' if self.tls else 'http',
+                                        self.port, path)
 
     def start(self, timeout=10.0):
         """Starts on a fresh port; returns None or an error string."""
@@ -198,8 +260,10 @@ class Sehttpd(Server):
                 'result' % ZSTD_LEVEL,
     }
 
-    def __init__(self, run_dir, www, binary):
-        super().__init__(run_dir, www)
+    speaks_tls = True
+
+    def __init__(self, run_dir, www, binary, tls=None):
+        super().__init__(run_dir, www, tls)
         self.binary = os.path.abspath(binary)
 
     def available(self):
@@ -211,8 +275,11 @@ class Sehttpd(Server):
         return _version([self.binary, '--version'])
 
     def command(self):
+        # Its TLS settings are built in (src/sehttpd/tls.c).
+        tls = ['--tls-cert', self.tls.cert, '--tls-key', self.tls.key] \
+            if self.tls else []
         return [self.binary, '-b', '127.0.0.1', '-p', str(self.port),
-                '-t', '1', '--timeout', str(KEEPALIVE_S), self.www]
+                '-t', '1', '--timeout', str(KEEPALIVE_S)] + tls + [self.www]
 
 
 class Nginx(Server):
@@ -220,6 +287,7 @@ class Nginx(Server):
     # Debian 12 packages no Brotli or zstd module for nginx.
     codings = {'gzip': 'compresses every request (zlib level %d, no cache)'
                % GZIP_LEVEL}
+    speaks_tls = True
 
     def available(self):
         return None if shutil.which('nginx') else 'nginx not installed'
@@ -229,7 +297,19 @@ class Nginx(Server):
 
     def command(self):
         conf = self.conf_path('conf')
-        err = os.path.join(self.run_dir, 'nginx-error.log')
+        err = os.path.join(self.run_dir, self.name + '-error.log')
+        # builtin: OpenSSL's own cache, as in sehttpd and h2o (one worker
+        # has nothing to share).
+        tls = f'''
+        ssl_certificate {self.tls.cert};
+        ssl_certificate_key {self.tls.key};
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_ciphers {TLS_CIPHERS};
+        ssl_prefer_server_ciphers on;
+        ssl_ecdh_curve {TLS_GROUPS};
+        ssl_session_cache builtin:{TLS_SESSION_CACHE};
+        ssl_session_timeout {TLS_SESSION_S}s;
+        ssl_session_tickets on;''' if self.tls else ''
         with open(conf, 'w') as f:
             f.write(f'''\
 user root;
@@ -237,7 +317,7 @@ daemon off;
 master_process on;
 worker_processes 1;
 worker_rlimit_nofile {NOFILE};
-pid {self.run_dir}/nginx.pid;
+pid {self.run_dir}/{self.name}.pid;
 error_log {err} warn;
 events {{
     worker_connections {MAX_CONNS};
@@ -253,9 +333,9 @@ http {{
     gzip_comp_level {GZIP_LEVEL};
     gzip_types text/plain text/css text/javascript application/json;
     server {{
-        listen 127.0.0.1:{self.port};
+        listen 127.0.0.1:{self.port}{' ssl' if self.tls else ''};
         root {self.www};
-        autoindex on;
+        autoindex on;{tls}
     }}
 }}
 ''')
@@ -330,6 +410,7 @@ class H2o(Server):
         'br': 'compresses every request (Brotli quality %d, no cache)'
               % BROTLI_LEVEL,
     }
+    speaks_tls = True
 
     def available(self):
         return None if shutil.which('h2o') else 'h2o not installed'
@@ -339,17 +420,35 @@ class H2o(Server):
 
     def command(self):
         conf = self.conf_path('conf')
+        # 2.2 has no setting for the groups: OpenSSL 3's default list,
+        # X25519 first.  Its TLS 1.3 of its own (picotls) knows only
+        # drafts 26-28, so OpenSSL does TLS 1.3 too.  No OCSP stapling
+        # (none of the others staple): no fetcher process.
+        tls = f'''
+  ssl:
+    certificate-file: {self.tls.cert}
+    key-file: {self.tls.key}
+    minimum-version: TLSv1.2
+    cipher-suite: {TLS_CIPHERS}
+    cipher-preference: server
+    neverbleed: OFF
+    ocsp-update-interval: 0
+ssl-session-resumption:
+  mode: all
+  cache-store: internal
+  ticket-store: internal
+  lifetime: {TLS_SESSION_S}''' if self.tls else ''
         with open(conf, 'w') as f:
             f.write(f'''\
 user: root
 num-threads: 1
 max-connections: {MAX_CONNS}
 http1-request-timeout: {KEEPALIVE_S}
-error-log: {self.run_dir}/h2o-error.log
-pid-file: {self.run_dir}/h2o.pid
+error-log: {self.run_dir}/{self.name}-error.log
+pid-file: {self.run_dir}/{self.name}.pid
 listen:
   host: 127.0.0.1
-  port: {self.port}
+  port: {self.port}{tls}
 compress:
   gzip: {GZIP_LEVEL}
   br: {BROTLI_LEVEL}
@@ -371,6 +470,10 @@ class Floor(Server):
         self.binary = os.path.abspath(binary)
         self.body_bytes = body_bytes
         self.name = 'floor-%d' % body_bytes
+
+    @property
+    def label(self):
+        return 'floor'
 
     def available(self):
         if not os.access(self.binary, os.X_OK):
