@@ -1,5 +1,7 @@
-"""The load generators, pinned to CPU 0: wrk for keep-alive runs, htstress
-(without -k) for a new connection per request.
+"""The load generators, pinned to CPU 0: wrk for keep-alive runs (HTTP or
+HTTPS), htstress (without -k) for a new connection per request, and
+openssl s_time for a new HTTPS connection per request (one at a time,
+with a full handshake each or resuming one session).
 
 Each run returns a Load: completed requests and seconds (and for wrk the
 bytes it read, headers included, to within its rounding), the CPU time
@@ -13,6 +15,7 @@ import json
 import re
 import resource
 import subprocess
+import time
 from dataclasses import dataclass
 from typing import Optional
 
@@ -35,14 +38,17 @@ def _children_cpu_s():
 
 def _run(cmd, seconds):
     """The finished process (None if it overran), with .client_cpu_s: the
-    CPU it used (taskset execs the load generator, so it is that)."""
+    CPU it used (taskset execs the load generator, so it is that), and
+    .wall_s: how long it ran."""
     cmd = ['taskset', '-c', CLIENT_CPU] + cmd
     before = _children_cpu_s()
+    t0 = time.monotonic()
     try:
         out = subprocess.run(cmd, capture_output=True, text=True,
                              timeout=seconds + 30)
     except subprocess.TimeoutExpired:
         return None
+    out.wall_s = time.monotonic() - t0
     out.client_cpu_s = _children_cpu_s() - before
     return out
 
@@ -116,4 +122,46 @@ def htstress(binary, url, seconds, conns, headers=()):
         errs.append('no request completed')
     if errs or out.returncode != 0:
         load.error = ', '.join(errs) or 'htstress exit %d' % out.returncode
+    return load
+
+
+_S_TIME_DONE = re.compile(r'^(\d+) connections in [\d.]+s; .*bytes read (\d+)$',
+                          re.MULTILINE)
+# One character per connection: r resumed, * (or t, 3) a full handshake.
+_S_TIME_MARKS = re.compile(r'^[r*t3]+$', re.MULTILINE)
+
+
+def s_time(port, path, seconds, reuse=False):
+    """A run of one HTTPS connection after another, each a GET of path
+    (HTTP/1.0): openssl s_time -new (a full handshake each), or -reuse
+    (each resumes the session of the connection before; the first, which
+    makes the session, is untimed but its server CPU counts).  s_time
+    stops in the second after SECONDS have passed and prints whole
+    seconds, so the run's length is the wall time of the process.  With
+    reuse, a connection that did not resume is an error."""
+    out = _run(['openssl', 's_time', '-connect', '127.0.0.1:%d' % port,
+                '-www', path, '-reuse' if reuse else '-new',
+                '-time', str(seconds)], seconds)
+    if out is None:
+        return Load(error='openssl s_time did not finish')
+    done = _S_TIME_DONE.findall(out.stdout)
+    if out.returncode != 0 or not done:
+        tail = (out.stderr or out.stdout).strip().splitlines()[-1:]
+        return Load(error='openssl s_time failed: %s' % (
+            tail or ['exit %d' % out.returncode])[0])
+    n, nbytes = (int(v) for v in done[-1])
+    load = Load(requests=n, seconds=out.wall_s, bytes_read=nbytes,
+                client_cpu_s=out.client_cpu_s)
+    marks = ''.join(_S_TIME_MARKS.findall(out.stdout))
+    resumed = marks.count('r')
+    if n == 0:
+        load.error = 'no connection completed'
+    elif len(marks) != n:
+        load.error = 'openssl s_time marked %d of %d connections' % (
+            len(marks), n)
+    elif reuse and resumed != n:
+        load.error = 'the session was resumed in %d of %d connections' % (
+            resumed, n)
+    elif not reuse and resumed:
+        load.error = '%d of %d connections resumed a session' % (resumed, n)
     return load

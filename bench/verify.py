@@ -2,11 +2,15 @@
 every file byte for byte with a 200, and the listing as a 200 HTML page
 naming every entry; for the compression scenarios, that the reply is the
 file in the coding asked for (br and zstd decoded by Debian's brotli and
-zstd tools)."""
+zstd tools); for an HTTPS server, the same over HTTPS, and what its TLS
+comes to (tls_probe)."""
 
 import gzip
 import http.client
+import re
 import shutil
+import socket
+import ssl
 import subprocess
 import zlib
 
@@ -15,8 +19,26 @@ import tree
 TIMEOUT_S = 10.0
 
 
-def _get(port, path):
-    conn = http.client.HTTPConnection('127.0.0.1', port, timeout=TIMEOUT_S)
+def _client_ctx(max_version=None, tickets=True):
+    """A TLS client context that takes any certificate."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    if max_version:
+        ctx.maximum_version = max_version
+    if not tickets:
+        ctx.options |= ssl.OP_NO_TICKET
+    return ctx
+
+
+def _get(port, path, tls=False):
+    if tls:
+        conn = http.client.HTTPSConnection('127.0.0.1', port,
+                                           timeout=TIMEOUT_S,
+                                           context=_client_ctx())
+    else:
+        conn = http.client.HTTPConnection('127.0.0.1', port,
+                                          timeout=TIMEOUT_S)
     try:
         conn.request('GET', path)
         resp = conn.getresponse()
@@ -25,17 +47,17 @@ def _get(port, path):
         conn.close()
 
 
-def check_tree(port, expected):
+def check_tree(port, expected, tls=False):
     """None if all is right, otherwise what is wrong."""
     try:
         for path, body in expected.items():
-            status, _, got = _get(port, path)
+            status, _, got = _get(port, path, tls)
             if status != 200:
                 return 'GET %s: status %d' % (path, status)
             if got != body:
                 return 'GET %s: %d bytes differ from the %d-byte file' % (
                     path, len(got), len(body))
-        status, ctype, got = _get(port, tree.LISTING_PATH)
+        status, ctype, got = _get(port, tree.LISTING_PATH, tls)
         if status != 200:
             return 'GET %s: status %d' % (tree.LISTING_PATH, status)
         if not ctype.startswith('text/html'):
@@ -47,6 +69,82 @@ def check_tree(port, expected):
     except (OSError, http.client.HTTPException) as e:
         return 'GET failed: %s' % e
     return None
+
+
+def _handshake(port, *args):
+    """{'version', 'cipher', 'group', 'alpn'} of an openssl s_client
+    handshake with args, or raises ValueError."""
+    try:
+        out = subprocess.run(['openssl', 's_client', '-connect',
+                              '127.0.0.1:%d' % port] + list(args),
+                             input='', capture_output=True, text=True,
+                             timeout=TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ValueError('openssl s_client: %s' % e)
+    text = out.stdout
+    new = re.search(r'^New, (\S+), Cipher is (\S+)', text, re.M)
+    group = re.search(r'^Server Temp Key: ([^,\s]+)', text, re.M)
+    alpn = re.search(r'^ALPN protocol: (\S+)', text, re.M)
+    if not new:
+        raise ValueError('openssl s_client %s: no handshake (%s)' % (
+            ' '.join(args), (out.stderr.strip().splitlines() or ['?'])[-1]))
+    return {'version': new.group(1), 'cipher': new.group(2),
+            'group': group.group(1) if group else '?',
+            'alpn': alpn.group(1) if alpn else None}
+
+
+def _resumes(port, path, max_version=None, tickets=True):
+    """Whether a second connection resumes the first one's session (each
+    GETs path with HTTP/1.0, reading to the end, which brings TLS 1.3's
+    tickets)."""
+    ctx = _client_ctx(max_version, tickets)
+    session = None
+    for i in range(2):
+        with socket.create_connection(('127.0.0.1', port),
+                                      timeout=TIMEOUT_S) as raw:
+            with ctx.wrap_socket(raw, server_hostname='localhost',
+                                 session=session) as s:
+                s.sendall(b'GET %s HTTP/1.0\r\n\r\n' % path.encode())
+                while s.recv(65536):
+                    pass
+                if i:
+                    return s.session_reused
+                session = s.session
+    return False
+
+
+RESUMPTION = [('TLS 1.3 ticket', None, True),
+              ('TLS 1.2 ticket', ssl.TLSVersion.TLSv1_2, True),
+              ('TLS 1.2 session ID', ssl.TLSVersion.TLSv1_2, False)]
+
+
+def tls_probe(port, path):
+    """(None, facts) or (what is wrong, None): facts are what a client
+    gets by default ('tls13'), with TLS 1.2 at most ('tls12'), which
+    protocol the server picks when h2 and http/1.1 are offered in ALPN
+    ('alpn_h2_offered'; wrk and s_time offer none), and {way: whether a
+    session is resumed} for each way of RESUMPTION ('resumes')."""
+    try:
+        facts = {'tls13': _handshake(port),
+                 'tls12': _handshake(port, '-tls1_2'),
+                 'alpn_h2_offered': _handshake(
+                     port, '-alpn', 'h2,http/1.1')['alpn']}
+        facts['resumes'] = {way: _resumes(port, path, v, tickets)
+                            for way, v, tickets in RESUMPTION}
+    except (ValueError, OSError, ssl.SSLError) as e:
+        return str(e), None
+    return None, facts
+
+
+def tls_text(facts):
+    """facts of tls_probe in a line."""
+    return '%s %s %s (TLS 1.2: %s %s); ALPN h2,http/1.1 -> %s; resumes ' \
+        'with %s' % (
+            facts['tls13']['version'], facts['tls13']['cipher'],
+            facts['tls13']['group'], facts['tls12']['cipher'],
+            facts['tls12']['group'], facts['alpn_h2_offered'] or 'none',
+            ', '.join('%s %s' % (way, 'yes' if ok else 'NO')
+                      for way, ok in facts['resumes'].items()))
 
 
 def check_fixed(port, body_bytes):
