@@ -6,7 +6,9 @@ servers.py), each pinned to CPU 1, drives them from CPU 0 in interleaved
 rounds (A B C D A B C D ...) and reports, per scenario and server, the
 request rate and the server's own CPU time per request (user and system,
 from /proc), or memory per idle connection; medians of the rounds with
-min and max.  Writes bench/results/latest.json and latest.png.
+min and max.  The HTTPS scenarios run HTTPS instances of the servers that
+speak it, with one certificate made for the run.  Writes
+bench/results/latest.json and latest.png.
 """
 
 import argparse
@@ -35,6 +37,7 @@ PEERS = ['sehttpd', 'nginx', 'lighttpd', 'h2o']
 BALANCED_INSTANCES = (1, 3)  # sehttpd instances behind HAProxy
 IDLE_SETTLE_S = 0.5
 IDLE_CLIENT_TIMEOUT_S = 120
+SHORTEST_HEAD = 'HTTP/1.0 200 OK\r\n\r\n'
 
 
 def parse_args():
@@ -70,17 +73,28 @@ def parse_args():
     return opts
 
 
-def make_servers(opts, run_dir, www):
-    made = {
-        'sehttpd': servers.Sehttpd(run_dir, www,
-                                   os.path.join(opts.build, 'sehttpd')),
-        'nginx': servers.Nginx(run_dir, www),
-        'lighttpd': servers.Lighttpd(run_dir, www),
-        'h2o': servers.H2o(run_dir, www),
-    }
-    peers = [made[name] for name in opts.servers]
+CLASSES = {'sehttpd': servers.Sehttpd, 'nginx': servers.Nginx,
+           'lighttpd': servers.Lighttpd, 'h2o': servers.H2o}
+
+
+def make_servers(opts, run_dir, www, tls):
+    """The servers the scenarios need: the peers over HTTP (when a
+    scenario without TLS is run), the balanced setups, the floors and, with
+    tls, the peers that speak HTTPS over it."""
+    def make(name, tls=None):
+        binary = [os.path.join(opts.build, 'sehttpd')] \
+            if name == 'sehttpd' else []
+        return CLASSES[name](run_dir, www, *binary, tls=tls)
+
+    peers = []
+    if any(not sc.tls for sc in opts.scenarios):
+        peers = [make(name) for name in opts.servers]
+    tls_peers = []
+    if tls:
+        tls_peers = [make(name, tls) for name in opts.servers
+                     if CLASSES[name].speaks_tls]
     balanced = []
-    if any(sc.balanced for sc in opts.scenarios) and 'sehttpd' in made:
+    if any(sc.balanced for sc in opts.scenarios):
         balanced = [servers.Balanced(run_dir, www,
                                      os.path.join(opts.build, 'sehttpd'), n)
                     for n in BALANCED_INSTANCES]
@@ -91,11 +105,11 @@ def make_servers(opts, run_dir, www):
                 floors[sc.floor] = servers.Floor(
                     run_dir, www, os.path.join(opts.build, 'bench-floor'),
                     sc.floor)
-    return peers, balanced, floors
+    return peers, tls_peers, balanced, floors
 
 
 def label(server):
-    return 'floor' if isinstance(server, servers.Floor) else server.name
+    return server.label
 
 
 class Bench:
@@ -103,14 +117,24 @@ class Bench:
         self.opts = opts
         self.run_dir = run_dir
         self.expected = expected
-        self.peers, self.balanced, self.floors = make_servers(opts, run_dir,
-                                                              www)
-        self.htstress = os.path.join(opts.build, 'htstress')
         self.broken = {}  # server name -> why it cannot be measured
+        tls, tls_err = None, None
+        if any(sc.tls for sc in opts.scenarios):
+            tls, tls_err = servers.make_tls(run_dir)
+            # Without one, the HTTPS servers exist only to say so.
+            tls = tls or servers.Tls('-', '-')
+        self.peers, self.tls_peers, self.balanced, self.floors = \
+            make_servers(opts, run_dir, www, tls)
+        for server in self.tls_peers:
+            if tls_err:
+                self.broken[server.name] = 'no certificate: ' + tls_err
+        self.htstress = os.path.join(opts.build, 'htstress')
         self.info = {}  # server name -> version, processes, threads
+        self.tls_info = {}  # HTTPS server name -> verify.tls_probe's facts
 
     def all_servers(self):
-        return self.peers + self.balanced + list(self.floors.values())
+        return self.peers + self.tls_peers + self.balanced + \
+            list(self.floors.values())
 
     def start(self, server):
         """(Re)starts and verifies server; None or an error string."""
@@ -120,7 +144,13 @@ class Bench:
         if isinstance(server, servers.Floor):
             err = verify.check_fixed(server.port, server.body_bytes)
         else:
-            err = verify.check_tree(server.port, self.expected)
+            err = verify.check_tree(server.port, self.expected,
+                                    tls=bool(server.tls))
+        if not err and server.tls and server.name not in self.tls_info:
+            err, facts = verify.tls_probe(server.port, '/12.txt')
+            if facts:
+                self.tls_info[server.name] = facts
+                print('%-10s %s' % (server.name, verify.tls_text(facts)))
         if err:
             server.stop()
             return 'wrong response: ' + err
@@ -128,7 +158,7 @@ class Bench:
 
     def start_all(self):
         for server in self.all_servers():
-            err = self.start(server)
+            err = self.broken.get(server.name) or self.start(server)
             if err:
                 self.broken[server.name] = err
                 print('%-10s not measured: %s' % (server.name, err))
@@ -146,6 +176,8 @@ class Bench:
                 'cpu_s_in_' + run: round(sum(busy.get(pid, (0, 0))), 3)})
         self.info[server.name] = {'version': server.version(),
                                   'processes': procs}
+        if server.name in self.tls_info:
+            self.info[server.name]['tls'] = self.tls_info[server.name]
         text = ', '.join('%s[%d] %d thread(s) on CPU %s, %.2f s CPU' % (
             p['comm'], p['pid'], p['threads'], '/'.join(p['cpus']),
             p['cpu_s_in_' + run]) for p in procs)
@@ -155,6 +187,9 @@ class Bench:
     # --- one timed run ------------------------------------------------------
     def load(self, scenario, server, seconds):
         url = server.url(scenario.path)
+        if scenario.kind == 'newconn' and scenario.tls:
+            return loadgen.s_time(server.port, scenario.path, seconds,
+                                  reuse=scenario.resume)
         if scenario.kind == 'newconn':
             if not os.access(self.htstress, os.X_OK):
                 return loadgen.Load(error='%s not built' % self.htstress)
@@ -182,6 +217,15 @@ class Bench:
                 'reply of the %d-byte file' % (
                     load.bytes_read / load.requests,
                     len(self.expected[scenario.path]))
+        if scenario.tls and scenario.kind == 'newconn' and \
+                not load.error and load.bytes_read / load.requests < \
+                len(self.expected[scenario.path]) + len(SHORTEST_HEAD):
+            # s_time does not look into replies: too few bytes were no 200
+            # with the file.
+            load.error = 'replies too short: %.0f bytes read per reply ' \
+                'of the %d-byte file' % (
+                    load.bytes_read / load.requests,
+                    len(self.expected[scenario.path]))
         busy = {pid: (u - before.get(pid, (0, 0))[0],
                       s - before.get(pid, (0, 0))[1])
                 for pid, (u, s) in after.items()}
@@ -204,7 +248,7 @@ class Bench:
             r['gzip_how'] = server.how(scenario.coding)
 
     def run_timed(self, scenario):
-        members = list(self.peers)
+        members = list(self.tls_peers if scenario.tls else self.peers)
         if scenario.balanced:
             members = [s for s in self.peers if s.name == 'sehttpd'] + \
                 self.balanced
@@ -373,7 +417,7 @@ def main():
         for server in bench.all_servers():
             server.stop()
     wall = time.monotonic() - started
-    doc = report.build(opts, results, bench.info, wall)
+    doc = report.build(opts, results, bench.info, wall, bench.tls_info)
     report.print_all(doc)
     os.makedirs(opts.out, exist_ok=True)
     json_path = os.path.join(opts.out, 'latest.json')

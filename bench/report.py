@@ -5,6 +5,7 @@ as one JSON-able document and as text tables."""
 import statistics
 import time
 
+import verify
 from scenarios import TARGETS
 
 TIMED_METRICS = [('rps', 'req/s', 0), ('user_us', 'user us/req', 2),
@@ -27,9 +28,28 @@ def load_text(opts, sc):
     if sc.kind == 'idle':
         return 'idle_clients.py, %d connections, fresh server each round' % (
             opts.idle_conns or sc.conns)
+    if sc.kind == 'newconn' and sc.tls:
+        return 'openssl s_time %s -time %d, one connection at a time, ' \
+            'GET HTTP/1.0' % ('-reuse' if sc.resume else '-new',
+                              opts.seconds)
     if sc.kind == 'newconn':
         return 'htstress -t1 -c%d -d%gs (no -k)' % (sc.conns, opts.seconds)
-    return 'wrk -t1 -c%d -d%gs' % (sc.conns, opts.seconds)
+    return 'wrk -t1 -c%d -d%gs%s' % (sc.conns, opts.seconds,
+                                     ', https' if sc.tls else '')
+
+
+def notes(opts, sc):
+    """Lines printed under a scenario's table."""
+    out = []
+    if sc.tls and 'lighttpd' in opts.servers:
+        out.append('lighttpd is left out of the HTTPS rows (no TLS set up '
+                   'for it here)')
+    if sc.tls and sc.kind == 'newconn':
+        out.append('req/s: connections per second of wall time, one at a '
+                   'time; ' + ('every one resumed the session of the one '
+                               'before' if sc.resume else
+                               'every one a full handshake'))
+    return out
 
 
 def ratios(servers):
@@ -89,7 +109,7 @@ def check_target(t, scenarios):
                 value=mine, limit=limit, why=why)
 
 
-def build(opts, results, info, wall):
+def build(opts, results, info, wall, tls=None):
     scenarios = {}
     for sc, res in results:
         metrics = IDLE_METRICS if sc.kind == 'idle' else TIMED_METRICS
@@ -107,7 +127,8 @@ def build(opts, results, info, wall):
         scenarios[sc.key] = {
             'title': sc.title, 'short': sc.short, 'kind': sc.kind,
             'path': sc.path, 'gzip': sc.gzip, 'coding': sc.coding,
-            'load': load_text(opts, sc), 'servers': servers,
+            'load': load_text(opts, sc), 'notes': notes(opts, sc),
+            'tls': sc.tls, 'servers': servers,
             'ratios': ratios(servers) if sc.kind != 'idle' else {}}
         if sc.gzip:
             scenarios[sc.key]['gzip_size_ratios'] = size_ratios(servers)
@@ -118,6 +139,7 @@ def build(opts, results, info, wall):
                      'warmup': opts.warmup, 'server_cpu': 1,
                      'client_cpu': 0},
         'servers': info,
+        'tls': tls or {},
         'scenarios': scenarios,
         'targets': [check_target(t, scenarios) for t in TARGETS],
     }
@@ -164,6 +186,8 @@ def print_scenario(key, sc):
     for name, r in sc['servers'].items():
         if r.get('summary') and r.get('gzip_how'):
             print('  %s %s' % (name, r['gzip_how']))
+    for line in sc.get('notes', []):
+        print('  note: ' + line)
 
 
 def print_codings(doc):
@@ -185,7 +209,19 @@ def print_codings(doc):
         print('\n'.join(rows))
 
 
+def print_tls(doc):
+    """What each HTTPS server's TLS came to, checked before the runs."""
+    if not doc.get('tls') or not any(sc.get('tls') for sc in
+                                     doc['scenarios'].values()):
+        return
+    print('\n== HTTPS: one ECDSA P-256 certificate; what a client gets '
+          '(openssl s_client, Python ssl) ==')
+    for name, facts in doc['tls'].items():
+        print('  %-12s %s' % (name, verify.tls_text(facts)))
+
+
 def print_all(doc):
+    print_tls(doc)
     for key, sc in doc['scenarios'].items():
         print_scenario(key, sc)
     print_codings(doc)

@@ -10,6 +10,11 @@ be the file in that coding, and one configured without it gets no figure.
 balanced, when set, measures sehttpd directly and through HAProxy
 (deploy/haproxy.cfg) to 1 and to 3 instances instead of the other servers:
 the cost of the balancer, every process on the server CPU counted.
+tls, when set, measures the HTTPS instances of the servers instead (see
+servers.py; lighttpd is left out): keep-alive runs by wrk with an https
+URL, a new connection per request by openssl s_time (one connection at a
+time, conns=1), each with a full handshake or, with resume, resuming the
+session (a run in which any connection did not resume gets no figure).
 """
 
 from dataclasses import dataclass
@@ -28,6 +33,8 @@ class Scenario:
     gzip: bool = False
     balanced: bool = False
     coding: str = 'gzip'  # what a gzip scenario asks for
+    tls: bool = False
+    resume: bool = False  # a TLS newconn scenario's connections resume
 
     @property
     def headers(self):
@@ -60,6 +67,17 @@ SCENARIOS = [
              coding='zstd'),
     Scenario('haproxy_12b', 'keep-alive, 12 B file, through HAProxy',
              'keepalive', '/12.txt', 'HAProxy 12 B', balanced=True),
+    Scenario('tls_keepalive_12b', 'HTTPS keep-alive, 12 B file',
+             'keepalive', '/12.txt', 'HTTPS 12 B', tls=True),
+    Scenario('tls_keepalive_1m', 'HTTPS keep-alive, 1 MiB file',
+             'keepalive', '/1m.bin', 'HTTPS 1 MiB', tls=True),
+    Scenario('tls_newconn_full',
+             'HTTPS new connection per request, full handshake, 12 B file',
+             'newconn', '/12.txt', 'HTTPS new conn', conns=1, tls=True),
+    Scenario('tls_newconn_resumed',
+             'HTTPS new connection per request, resumed session, 12 B '
+             'file', 'newconn', '/12.txt', 'HTTPS resumed', conns=1,
+             tls=True, resume=True),
     Scenario('idle_10k', 'idle keep-alive connections', 'idle',
              '/12.txt', 'idle', conns=10000),
 ]
@@ -90,4 +108,10 @@ TARGETS = [
     Target('keepalive_1m', 'client_us', 'nginx', 1.0),
     Target('keepalive_10m', 'client_us', 'nginx', 1.0),
     Target('idle_10k', 'kib_per_conn', None, 2.0),
+    # HTTPS (issue 22): no dearer than nginx with keep-alive, within 10%
+    # of it when every request makes a connection.
+    Target('tls_keepalive_12b', 'total_us', 'nginx', 1.0),
+    Target('tls_keepalive_1m', 'total_us', 'nginx', 1.0),
+    Target('tls_newconn_full', 'total_us', 'nginx', 1.1),
+    Target('tls_newconn_resumed', 'total_us', 'nginx', 1.1),
 ]

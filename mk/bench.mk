@@ -1,8 +1,10 @@
 # `make bench`: sehttpd against nginx, lighttpd and h2o (and a floor server
 # that does no HTTP work), each pinned to CPU 1 with the load on CPU 0.
+# The HTTPS rows (tls_*) make their certificate with openssl(1) and time
+# new connections with openssl s_time; lighttpd is left out of them.
 # BENCH_ARGS passes options to bench/bench.py, e.g. BENCH_ARGS='--rounds 5'.
 BENCH_DEPS := lighttpd lighttpd-mod-deflate h2o wrk gnuplot-nox haproxy python3 \
-	      brotli zstd
+	      brotli zstd openssl
 BENCH_ARGS ?=
 # Built by `make check` too, so a change that breaks it shows at once.
 CHECK_PROGRAMS += $(BUILD)/bench-floor
