@@ -179,33 +179,30 @@ if [ -z "$totals" ] || { [ "$lifecycle_rc" -ne 0 ] && [ "$lf" -eq 0 ]; }; then
 	check "lifecycle.py ran to the end" 1 "exit $lifecycle_rc"
 fi
 
-# --- kecho: echoes, and unloads with clients connected ----------------------
-python3 tests/kernel/kecho.py --ctl-port "$ctl_port" >"$work/kecho.out" 2>&1
-kecho_rc=$?
-grep -v '^kecho-totals' "$work/kecho.out"
-totals=$(grep '^kecho-totals' "$work/kecho.out")
-if [ -n "$totals" ]; then
-	read -r _ kecho_pass kecho_fail <<<"$totals"
-fi
-if [ -z "$totals" ] || { [ "$kecho_rc" -ne 0 ] && [ "$kecho_fail" -eq 0 ]; }; then
-	kecho_pass=${kecho_pass:-0}
-	kecho_fail=$((kecho_fail + 1))
-	echo "FAIL kecho.py ran to the end: exit $kecho_rc"
-fi
+# guest_script NAME: runs tests/kernel/NAME.py against the guest, shows its
+# lines and sets NAME_pass and NAME_fail from its last one, "NAME-totals P F"
+# (one failure more when it did not run to the end).
+guest_script() {
+	local name=$1 out=$work/$1.out rc totals p=0 f=0
+	python3 "tests/kernel/$name.py" --ctl-port "$ctl_port" >"$out" 2>&1
+	rc=$?
+	grep -v "^$name-totals" "$out"
+	totals=$(grep "^$name-totals" "$out")
+	if [ -n "$totals" ]; then
+		read -r _ p f <<<"$totals"
+	fi
+	if [ -z "$totals" ] || { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; }; then
+		f=$((f + 1))
+		echo "FAIL $name.py ran to the end: exit $rc"
+	fi
+	printf -v "${name}_pass" %s "$p"
+	printf -v "${name}_fail" %s "$f"
+}
 
-# --- sehttpd's kTLS: records made by the guest kernel --------------------------
-python3 tests/kernel/ktls.py --ctl-port "$ctl_port" >"$work/ktls.out" 2>&1
-ktls_rc=$?
-grep -v '^ktls-totals' "$work/ktls.out"
-totals=$(grep '^ktls-totals' "$work/ktls.out")
-if [ -n "$totals" ]; then
-	read -r _ ktls_pass ktls_fail <<<"$totals"
-fi
-if [ -z "$totals" ] || { [ "$ktls_rc" -ne 0 ] && [ "$ktls_fail" -eq 0 ]; }; then
-	ktls_pass=${ktls_pass:-0}
-	ktls_fail=$((ktls_fail + 1))
-	echo "FAIL ktls.py ran to the end: exit $ktls_rc"
-fi
+# kecho: echoes, and unloads with clients connected; then sehttpd's kTLS,
+# records made by the guest kernel.
+guest_script kecho
+guest_script ktls
 if [ "$integration_rc" -ne 0 ] || [ "$fail" -gt 0 ] ||
 	[ "$kecho_fail" -gt 0 ] || [ "$ktls_fail" -gt 0 ]; then
 	show_serial
