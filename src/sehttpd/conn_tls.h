@@ -2,10 +2,10 @@
 /*
  * TLS on a connection, for conn_io.c: the handshake and the record layer's
  * reads and writes, which yield to the event loop as conn_io's do.  Writes
- * are gathered in a stage of one record's size beside the coroutine's
- * buffers: a response head and a small body become one record, and a file
- * goes as full records.  With kTLS a file goes by SSL_sendfile() instead,
- * zero-copy as in cleartext.
+ * are gathered in a stage beside the coroutine's buffers: a response head
+ * and a small body become one record, and a file is read four records at a
+ * time, sent corked so that the records leave in large segments.  With
+ * kTLS a file goes by SSL_sendfile() instead, zero-copy as in cleartext.
  */
 #ifndef SEHTTPD_CONN_TLS_H
 #define SEHTTPD_CONN_TLS_H
@@ -18,8 +18,10 @@
 
 struct conn;
 
-/* The most plaintext one record carries; the stage's size. */
-#define CONN_TLS_STAGE 16384
+/* The most plaintext one record carries. */
+#define CONN_TLS_RECORD 16384
+/* The stage: what one pread of a file fills, four records. */
+#define CONN_TLS_STAGE (4 * CONN_TLS_RECORD)
 
 /*
  * Goes on with the handshake.  Returns 0 once it is done, 1 when it waits
