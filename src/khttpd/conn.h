@@ -20,7 +20,6 @@
 #define KHTTPD_CONN_BUF 32768
 /* The receive buffer's first size; it doubles up to KHTTPD_CONN_BUF. */
 #define KHTTPD_CONN_BUF_MIN 2048
-/* A normalised path, with room to append "index.html". */
 /* The request path, with room for an index name or a listing's key. */
 #define KHTTPD_PATH_BUF HTTP_SERVE_PATH_BUF
 /* Response heads without a Location (redirects allocate their own). */
