@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A connection never waits for its client.  Socket callbacks (data ready,
- * write space, state change) and a timer only queue the connection's work
- * item; the work item reads what has arrived (MSG_DONTWAIT), answers
- * complete request heads into the output queue, sends what the socket takes
- * and returns.  An idle connection therefore holds no worker, and no receive
- * buffer either: the buffer is allocated when bytes arrive and freed when
- * all of them have been consumed.  The first pass runs where the connection
- * is accepted, before the callbacks are installed: a request that came with
- * the handshake is answered without waking a worker.
+ * write space, state change: conn_sock.c) and a timer only queue the
+ * connection's work item; the work item reads what has arrived
+ * (MSG_DONTWAIT), answers complete request heads into the output queue,
+ * sends what the socket takes and returns.  An idle connection therefore
+ * holds no worker, and no receive buffer either: the buffer is allocated
+ * when bytes arrive and freed when all of them have been consumed.  The
+ * first pass runs where the connection is accepted, before the callbacks
+ * are installed: a request that came with the handshake is answered
+ * without waking a worker.
  *
  * The states: a request head is read (HEAD), its response is sent (SEND),
  * its body skipped (BODY), and after a response that ends the connection
@@ -33,15 +34,14 @@
  * sk_callback_lock, timer stopped, connection off the server's list, socket
  * released.  After that nothing can queue the work item again; if it was
  * queued in between, its last run only frees the connection.  Unloading
- * does the same for all connections at once (khttpd_conns_close_all): work
- * items that run once the server is stopping leave their connection alone.
+ * does the same for all connections at once (conn_unload.c): work items
+ * that run once the server is stopping leave their connection alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "conn.h"
 
 #include <linux/cred.h>
-#include <linux/file.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -50,8 +50,9 @@
 #include <linux/tcp.h>
 #include <net/sock.h>
 
-#include "serve.h"
+#include "conn_sock.h"
 #include "respond.h"
+#include "serve.h"
 #include "stats.h"
 
 /* The exchange a request is answered through: what respond.c needs. */
@@ -71,9 +72,6 @@ static void khttpd_exchange_init(struct khttpd_exchange *x,
 	x->now = ktime_get_real_seconds();
 	http_format_date(x->date, x->now);
 }
-
-/* Unloading closes connections in at most this many parallel parts. */
-#define KHTTPD_CLOSE_BATCHES 8
 
 /* What one step of the state machine leaves the work item to do. */
 enum step { STEP_WAIT, STEP_AGAIN, STEP_CLOSE };
@@ -420,7 +418,7 @@ static bool run(struct khttpd_conn *c)
 	}
 }
 
-static void conn_free(struct khttpd_conn *c)
+void khttpd_conn_free(struct khttpd_conn *c)
 {
 	struct khttpd_server *srv = c->srv;
 
@@ -429,23 +427,11 @@ static void conn_free(struct khttpd_conn *c)
 		wake_up_all(&srv->drained);
 }
 
-static void restore_callbacks(struct khttpd_conn *c)
-{
-	struct sock *sk = c->sock->sk;
-
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = c->saved_data_ready;
-	sk->sk_write_space = c->saved_write_space;
-	sk->sk_state_change = c->saved_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
-}
-
 static void conn_close(struct khttpd_conn *c)
 {
 	struct khttpd_server *srv = c->srv;
 
-	restore_callbacks(c);
+	khttpd_conn_sock_restore(c);
 	del_timer_sync(&c->timer);
 	spin_lock(&srv->lock);
 	list_del(&c->node);
@@ -459,7 +445,7 @@ static void conn_close(struct khttpd_conn *c)
 	sock_release(c->sock);
 	c->dead = true;
 	if (!work_pending(&c->work))
-		conn_free(c);
+		khttpd_conn_free(c);
 }
 
 /*
@@ -489,7 +475,7 @@ static void conn_work(struct work_struct *work)
 	struct khttpd_conn *c = container_of(work, struct khttpd_conn, work);
 
 	if (c->dead) {
-		conn_free(c);
+		khttpd_conn_free(c);
 		return;
 	}
 	/* Unloading closes it (khttpd_conns_close_all). */
@@ -503,109 +489,11 @@ static void conn_work(struct work_struct *work)
 	arm_timer(c);
 }
 
-/*
- * Always on the connection's CPU (given in turn by the accept work): the
- * per-CPU pool runs
- * one worker at a time there, which takes the next connection's work item
- * without a switch, instead of waking a worker per item as an unbound pool
- * does (doc/benchmarks.md).
- */
-static void conn_queue(struct khttpd_conn *c)
-{
-	queue_work_on(c->cpu, c->srv->wq, &c->work);
-}
-
-/* The callbacks run in softirq context: they only queue the work item. */
-static void conn_data_ready(struct sock *sk)
-{
-	struct khttpd_conn *c;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	c = sk->sk_user_data;
-	if (c)
-		conn_queue(c);
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-static void conn_write_space(struct sock *sk)
-{
-	struct khttpd_conn *c;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	c = sk->sk_user_data;
-	if (c) {
-		/* Not on every ACK: when a send would make headway. */
-		if (sk_stream_is_writeable(sk))
-			conn_queue(c);
-		/* Clears SOCK_NOSPACE once writeable, as for any socket. */
-		c->saved_write_space(sk);
-	}
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-static void conn_state_change(struct sock *sk)
-{
-	struct khttpd_conn *c;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	c = sk->sk_user_data;
-	if (c) {
-		/*
-		 * Not for our own SHUT_WR (the work item that made it runs
-		 * on), nor when the client acknowledged our FIN: nothing to
-		 * read or send changed.  Its own FIN comes with sk_data_ready.
-		 */
-		if (sk->sk_state != TCP_FIN_WAIT1 &&
-		    sk->sk_state != TCP_FIN_WAIT2)
-			conn_queue(c);
-		c->saved_state_change(sk);
-	}
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
 static void conn_timer(struct timer_list *t)
 {
 	struct khttpd_conn *c = from_timer(c, t, timer);
 
-	conn_queue(c);
-}
-
-/* Whether the socket had news for the work item before the callbacks. */
-static bool missed_events(struct khttpd_conn *c)
-{
-	struct sock *sk = c->sock->sk;
-
-	return khttpd_out_pending(&c->out) ||
-	       !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
-	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
-	       READ_ONCE(sk->sk_err) || READ_ONCE(sk->sk_state) == TCP_CLOSE;
-}
-
-/*
- * Under the lock, so that no callback can queue the work item (which might
- * then close the connection) before the missed events are looked at.
- */
-static void install_callbacks(struct khttpd_conn *c)
-{
-	struct sock *sk = c->sock->sk;
-
-	write_lock_bh(&sk->sk_callback_lock);
-	c->saved_data_ready = sk->sk_data_ready;
-	c->saved_write_space = sk->sk_write_space;
-	c->saved_state_change = sk->sk_state_change;
-	sk->sk_user_data = c;
-	sk->sk_data_ready = conn_data_ready;
-	sk->sk_write_space = conn_write_space;
-	sk->sk_state_change = conn_state_change;
-	/*
-	 * Armed here too: a first pass that outlasted the deadline fires it
-	 * at once, and the closing run waits for this lock before it
-	 * restores the callbacks saved above.
-	 */
-	mod_timer(&c->timer, c->deadline);
-	if (missed_events(c))
-		conn_queue(c);
-	write_unlock_bh(&sk->sk_callback_lock);
+	khttpd_conn_queue(c);
 }
 
 /* A connection closed before anything else could see it. */
@@ -660,102 +548,11 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu)
 	}
 	list_add_tail(&c->node, &srv->conns);
 	spin_unlock(&srv->lock);
-	install_callbacks(c);
+	khttpd_conn_sock_install(c);
 	return;
 
 err_count:
 	if (atomic_dec_and_test(&srv->nconns))
 		wake_up_all(&srv->drained);
 	sock_release(sock);
-}
-
-/* A part of the closing pass: the connections one CPU closes. */
-struct close_batch {
-	struct work_struct work;
-	struct list_head conns;
-	int cpu;
-};
-
-/*
- * The kernel releases the socket after the module is gone, as it releases
- * any closed file: fput() in a kworker hands the file to the kernel's own
- * delayed release (system_wq).  Releasing it here, the reset crossing
- * loopback to the client and the client's wake-up, held unloading for
- * seconds with 10,000 connections (doc/benchmarks.md).
- */
-static void release_later(struct socket *sock)
-{
-	struct file *file = sock_alloc_file(sock, 0, NULL);
-
-	/* On failure sock_alloc_file() released the socket itself. */
-	if (!IS_ERR(file))
-		fput(file);
-}
-
-static void close_batch_work(struct work_struct *work)
-{
-	struct close_batch *b = container_of(work, struct close_batch, work);
-	struct khttpd_conn *c, *next;
-
-	list_for_each_entry_safe(c, next, &b->conns, node) {
-		khttpd_out_release(&c->out);
-		kvfree(c->buf);
-		/* A reset: no FIN handshake for the kernel to see through. */
-		sock_no_linger(c->sock->sk);
-		release_later(c->sock);
-		conn_free(c);
-		cond_resched();
-	}
-}
-
-void khttpd_conns_close_all(struct khttpd_server *srv)
-{
-	struct close_batch batch[KHTTPD_CLOSE_BATCHES];
-	struct khttpd_conn *c, *next;
-	LIST_HEAD(conns);
-	unsigned int i, n = 0, cpu;
-
-	/*
-	 * Work items that began before stopping was set end (they may still
-	 * close their connection or re-arm its timer); any later run sees
-	 * stopping and leaves its connection alone.  So the list is ours.
-	 */
-	flush_workqueue(srv->wq);
-	spin_lock(&srv->lock);
-	list_splice_init(&srv->conns, &conns);
-	spin_unlock(&srv->lock);
-
-	/* Nothing queues a work item once these are undone... */
-	list_for_each_entry(c, &conns, node) {
-		restore_callbacks(c);
-		del_timer_sync(&c->timer);
-		cond_resched();
-	}
-	/* ...and the runs queued before have ended. */
-	flush_workqueue(srv->wq);
-
-	/*
-	 * One part per CPU, at high priority: the kernel's release of the
-	 * first sockets and the clients' closes compete for the same CPUs.
-	 */
-	for (cpu = cpumask_first(cpu_online_mask);
-	     cpu < nr_cpu_ids && n < KHTTPD_CLOSE_BATCHES;
-	     cpu = cpumask_next(cpu, cpu_online_mask)) {
-		INIT_WORK_ONSTACK(&batch[n].work, close_batch_work);
-		INIT_LIST_HEAD(&batch[n].conns);
-		batch[n++].cpu = cpu;
-	}
-	i = 0;
-	list_for_each_entry_safe(c, next, &conns, node) {
-		list_move(&c->node, &batch[i].conns);
-		i = (i + 1) % n;
-	}
-	for (i = 0; i < n; i++)
-		queue_work_on(batch[i].cpu, system_highpri_wq, &batch[i].work);
-	for (i = 0; i < n; i++) {
-		flush_work(&batch[i].work);
-		destroy_work_on_stack(&batch[i].work);
-	}
-	/* Connections that closed themselves are freed by their last run. */
-	wait_event(srv->drained, !atomic_read(&srv->nconns));
 }

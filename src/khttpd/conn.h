@@ -81,8 +81,23 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu);
 
 /*
  * Unloading, once srv->stopping is set and nothing accepts any more:
- * closes every connection in one pass and frees them all.
+ * closes every connection in one pass and frees them all (conn_unload.c).
  */
 void khttpd_conns_close_all(struct khttpd_server *srv);
+
+/* Frees a connection whose socket is released; the last wakes drained. */
+void khttpd_conn_free(struct khttpd_conn *c);
+
+/*
+ * What the socket callbacks and the timer do.  Always on the connection's
+ * CPU (given in turn by the accept work): the per-CPU pool runs one worker
+ * at a time there, which takes the next connection's work item without a
+ * switch, instead of waking a worker per item as an unbound pool does
+ * (doc/benchmarks.md).
+ */
+static inline void khttpd_conn_queue(struct khttpd_conn *c)
+{
+	queue_work_on(c->cpu, c->srv->wq, &c->work);
+}
 
 #endif /* KHTTPD_CONN_H */

@@ -243,7 +243,7 @@ int khttpd_server_start(struct khttpd_server *srv,
 		err = -ENOMEM;
 		goto err_cache;
 	}
-	/* Per-CPU (bound): see conn_queue() in conn.c. */
+	/* Per-CPU (bound): see khttpd_conn_queue() in conn.h. */
 	srv->wq = alloc_workqueue("khttpd", 0, 0);
 	if (!srv->wq) {
 		err = -ENOMEM;
