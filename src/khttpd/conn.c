@@ -76,21 +76,21 @@ static void khttpd_exchange_init(struct khttpd_exchange *x,
 /* What one step of the state machine leaves the work item to do. */
 enum step { STEP_WAIT, STEP_AGAIN, STEP_CLOSE };
 
-static void set_deadline(struct khttpd_conn *c, long timeout)
+static void khttpd_conn_set_deadline(struct khttpd_conn *c, long timeout)
 {
 	c->deadline = jiffies + timeout;
 }
 
 /* A response or a body begins: the timeout from now, until progress. */
-static void start_transfer(struct khttpd_conn *c, u64 base)
+static void khttpd_conn_start_transfer(struct khttpd_conn *c, u64 base)
 {
 	c->xfer_start = c->xfer_last = jiffies;
 	c->xfer_base = c->xfer_bytes = base;
-	set_deadline(c, c->srv->timeout);
+	khttpd_conn_set_deadline(c, c->srv->timeout);
 }
 
 /* start + timeout + the core's extension for the progress and bytes. */
-static void transfer_deadline(struct khttpd_conn *c, u64 bytes)
+static void khttpd_conn_transfer_deadline(struct khttpd_conn *c, u64 bytes)
 {
 	unsigned int progress = jiffies_to_msecs(c->xfer_last - c->xfer_start);
 
@@ -99,20 +99,20 @@ static void transfer_deadline(struct khttpd_conn *c, u64 bytes)
 		msecs_to_jiffies(http_transfer_extension_ms(progress, bytes));
 }
 
-static u64 bytes_acked(const struct khttpd_conn *c)
+static u64 khttpd_conn_bytes_acked(const struct khttpd_conn *c)
 {
 	return READ_ONCE(tcp_sk(c->sock->sk)->bytes_acked);
 }
 
 /* SEND: sent bytes, or bytes the client acknowledged since, are progress. */
-static void send_progress(struct khttpd_conn *c, size_t sent)
+static void khttpd_conn_send_progress(struct khttpd_conn *c, size_t sent)
 {
-	u64 acked = bytes_acked(c);
+	u64 acked = khttpd_conn_bytes_acked(c);
 
 	if (sent || acked != c->xfer_bytes)
 		c->xfer_last = jiffies;
 	c->xfer_bytes = acked;
-	transfer_deadline(c, acked - c->xfer_base);
+	khttpd_conn_transfer_deadline(c, acked - c->xfer_base);
 }
 
 /*
@@ -120,7 +120,7 @@ static void send_progress(struct khttpd_conn *c, size_t sent)
  * answered keep-alive request the next is usually not there yet.  Bytes
  * that arrive after this look queue the work item again.
  */
-static bool nothing_to_read(const struct sock *sk)
+static bool khttpd_conn_nothing_to_read(const struct sock *sk)
 {
 	return skb_queue_empty_lockless(&sk->sk_receive_queue) &&
 	       !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
@@ -133,7 +133,7 @@ static bool nothing_to_read(const struct sock *sk)
  * nothing is there, -ENOBUFS when a request head fills the largest buffer,
  * or another negative errno.
  */
-static int receive(struct khttpd_conn *c)
+static int khttpd_conn_receive(struct khttpd_conn *c)
 {
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 	struct kvec vec;
@@ -141,7 +141,7 @@ static int receive(struct khttpd_conn *c)
 
 	if (c->start == c->end)
 		c->start = c->end = 0;
-	if (nothing_to_read(c->sock->sk))
+	if (khttpd_conn_nothing_to_read(c->sock->sk))
 		return -EAGAIN;
 	if (!c->buf) {
 		c->buf = kmalloc(KHTTPD_CONN_BUF_MIN, GFP_KERNEL);
@@ -175,7 +175,7 @@ static int receive(struct khttpd_conn *c)
 }
 
 /* An idle connection keeps no receive buffer. */
-static void drop_empty_buffer(struct khttpd_conn *c)
+static void khttpd_conn_drop_empty_buffer(struct khttpd_conn *c)
 {
 	if (c->buf && c->start == c->end) {
 		kvfree(c->buf);
@@ -184,21 +184,21 @@ static void drop_empty_buffer(struct khttpd_conn *c)
 	}
 }
 
-static void enter_head(struct khttpd_conn *c)
+static void khttpd_conn_enter_head(struct khttpd_conn *c)
 {
 	c->state = KHTTPD_HEAD;
 	http_parser_init(&c->parser);
-	set_deadline(c, c->srv->timeout);
+	khttpd_conn_set_deadline(c, c->srv->timeout);
 }
 
 /* Answers a complete head (r > 0) or refuses one (r < 0) into the queue. */
-static void respond(struct khttpd_conn *c, int r)
+static void khttpd_conn_respond(struct khttpd_conn *c, int r)
 {
 	struct khttpd_exchange x;
 	int err;
 
 	c->state = KHTTPD_SEND;
-	start_transfer(c, bytes_acked(c));
+	khttpd_conn_start_transfer(c, khttpd_conn_bytes_acked(c));
 	if (r < 0) {
 		khttpd_exchange_init(&x, c, c->buf + c->start, NULL);
 		err = khttpd_respond_status(&x, -r);
@@ -232,7 +232,7 @@ static void respond(struct khttpd_conn *c, int r)
 		khttpd_out_release(&c->out);
 }
 
-static enum step step_head(struct khttpd_conn *c)
+static enum step khttpd_conn_step_head(struct khttpd_conn *c)
 {
 	int r;
 
@@ -242,13 +242,13 @@ static enum step step_head(struct khttpd_conn *c)
 					       c->buf + c->start,
 					       c->end - c->start);
 			if (r != HTTP_PARSE_AGAIN) {
-				respond(c, r);
+				khttpd_conn_respond(c, r);
 				return STEP_AGAIN;
 			}
 		}
-		r = receive(c);
+		r = khttpd_conn_receive(c);
 		if (r == -ENOBUFS) {
-			respond(c, -431);
+			khttpd_conn_respond(c, -431);
 			return STEP_AGAIN;
 		}
 		if (r == -EAGAIN)
@@ -258,7 +258,7 @@ static enum step step_head(struct khttpd_conn *c)
 	}
 }
 
-static enum step step_body(struct khttpd_conn *c)
+static enum step khttpd_conn_step_body(struct khttpd_conn *c)
 {
 	int r;
 
@@ -271,15 +271,15 @@ static enum step step_body(struct khttpd_conn *c)
 			c->start += used;
 			c->xfer_bytes += used;
 			if (r == HTTP_BODY_DONE) {
-				enter_head(c);
+				khttpd_conn_enter_head(c);
 				return STEP_AGAIN;
 			}
 			if (r == HTTP_BODY_ERROR)
 				return STEP_CLOSE;
 		}
-		r = receive(c);
+		r = khttpd_conn_receive(c);
 		if (r == -EAGAIN) {
-			transfer_deadline(c, c->xfer_bytes);
+			khttpd_conn_transfer_deadline(c, c->xfer_bytes);
 			return STEP_WAIT;
 		}
 		if (r <= 0)
@@ -293,13 +293,13 @@ static enum step step_body(struct khttpd_conn *c)
  * bytes still in flight cannot make the close send a reset that destroys
  * the response before the client has read it.
  */
-static enum step step_linger(struct khttpd_conn *c)
+static enum step khttpd_conn_step_linger(struct khttpd_conn *c)
 {
 	int r;
 
 	for (;;) {
 		c->start = c->end = 0;
-		r = receive(c);
+		r = khttpd_conn_receive(c);
 		if (r == -EAGAIN)
 			return STEP_WAIT;
 		if (r <= 0)
@@ -311,7 +311,7 @@ static enum step step_linger(struct khttpd_conn *c)
 }
 
 /* The response is out: half-closes and drains until the client's FIN. */
-static enum step enter_linger(struct khttpd_conn *c)
+static enum step khttpd_conn_enter_linger(struct khttpd_conn *c)
 {
 	if (kernel_sock_shutdown(c->sock, SHUT_WR))
 		return STEP_CLOSE;
@@ -319,40 +319,41 @@ static enum step enter_linger(struct khttpd_conn *c)
 	c->lingered = 0;
 	khttpd_count(&khttpd_stats.lingers);
 	c->start = c->end = 0;
-	set_deadline(c, min_t(long, c->srv->timeout,
-			      msecs_to_jiffies(HTTP_LINGER_MAX_MS)));
+	khttpd_conn_set_deadline(c,
+				 min_t(long, c->srv->timeout,
+				       msecs_to_jiffies(HTTP_LINGER_MAX_MS)));
 	return STEP_AGAIN;
 }
 
 /* Bytes beyond the answered request, read or waiting in the socket. */
-static bool unread(const struct khttpd_conn *c)
+static bool khttpd_conn_unread(const struct khttpd_conn *c)
 {
 	return c->end > c->start ||
 	       !skb_queue_empty_lockless(&c->sock->sk->sk_receive_queue);
 }
 
 /* The response is out: what its request asked for next. */
-static enum step step_sent(struct khttpd_conn *c)
+static enum step khttpd_conn_step_sent(struct khttpd_conn *c)
 {
 	switch (c->next) {
 	case KHTTPD_NEXT_CLOSE:
 		return STEP_CLOSE;
 	case KHTTPD_NEXT_LINGER:
-		return enter_linger(c);
+		return khttpd_conn_enter_linger(c);
 	case KHTTPD_NEXT_END:
 		/* As sehttpd: no wait for the FIN of a client that is done. */
-		if (!http_close_lingers(&c->req, unread(c)))
+		if (!http_close_lingers(&c->req, khttpd_conn_unread(c)))
 			return STEP_CLOSE;
-		return enter_linger(c);
+		return khttpd_conn_enter_linger(c);
 	case KHTTPD_NEXT_BODY:
 		break;
 	}
 	if (http_body_none(&c->req)) {
-		enter_head(c);
+		khttpd_conn_enter_head(c);
 	} else {
 		c->state = KHTTPD_BODY;
 		http_body_skip_init(&c->body, &c->req);
-		start_transfer(c, 0);
+		khttpd_conn_start_transfer(c, 0);
 	}
 	return STEP_AGAIN;
 }
@@ -363,7 +364,7 @@ static enum step step_sent(struct khttpd_conn *c)
  * the socket still holds of it, rather than a FIN after that, which a
  * slow reader would take as long to reach as the response it was cut off.
  */
-static void timed_out(struct khttpd_conn *c)
+static void khttpd_conn_timed_out(struct khttpd_conn *c)
 {
 	size_t sent;
 
@@ -371,22 +372,23 @@ static void timed_out(struct khttpd_conn *c)
 		sock_no_linger(c->sock->sk);
 	if (c->state != KHTTPD_HEAD || c->end == c->start)
 		return;
-	respond(c, -408);
+	khttpd_conn_respond(c, -408);
 	khttpd_out_flush(&c->out, &sent);
 }
 
 /* Runs the state machine until it waits (false) or must close (true). */
-static bool run(struct khttpd_conn *c)
+static bool khttpd_conn_run(struct khttpd_conn *c)
 {
 	enum step s;
 
 	/* Acknowledgements since the last run may have moved it. */
 	if (c->state == KHTTPD_SEND)
-		send_progress(c, 0);
+		khttpd_conn_send_progress(c, 0);
 	/* A body too slow to skip: its response is out, so linger. */
 	if (time_after_eq(jiffies, c->deadline) &&
-	    (c->state != KHTTPD_BODY || enter_linger(c) != STEP_AGAIN)) {
-		timed_out(c);
+	    (c->state != KHTTPD_BODY ||
+	     khttpd_conn_enter_linger(c) != STEP_AGAIN)) {
+		khttpd_conn_timed_out(c);
 		return true;
 	}
 	for (;;) {
@@ -394,23 +396,23 @@ static bool run(struct khttpd_conn *c)
 		int r = khttpd_out_flush(&c->out, &sent);
 
 		if (c->state == KHTTPD_SEND)
-			send_progress(c, sent);
+			khttpd_conn_send_progress(c, sent);
 		if (r == -EAGAIN)
 			return false;
 		if (r)
 			return true;
 		switch (c->state) {
 		case KHTTPD_HEAD:
-			s = step_head(c);
+			s = khttpd_conn_step_head(c);
 			break;
 		case KHTTPD_SEND:
-			s = step_sent(c);
+			s = khttpd_conn_step_sent(c);
 			break;
 		case KHTTPD_BODY:
-			s = step_body(c);
+			s = khttpd_conn_step_body(c);
 			break;
 		default:
-			s = step_linger(c);
+			s = khttpd_conn_step_linger(c);
 			break;
 		}
 		if (s != STEP_AGAIN)
@@ -427,7 +429,7 @@ void khttpd_conn_free(struct khttpd_conn *c)
 		wake_up_all(&srv->drained);
 }
 
-static void conn_close(struct khttpd_conn *c)
+static void khttpd_conn_close(struct khttpd_conn *c)
 {
 	struct khttpd_server *srv = c->srv;
 
@@ -453,24 +455,24 @@ static void conn_close(struct khttpd_conn *c)
  * which arms it again: so a deadline that moved later (every keep-alive
  * request moves it) costs no timer update, only an earlier one does.
  */
-static void arm_timer(struct khttpd_conn *c)
+static void khttpd_conn_arm_timer(struct khttpd_conn *c)
 {
 	if (!timer_pending(&c->timer) ||
 	    time_after(READ_ONCE(c->timer.expires), c->deadline))
 		mod_timer(&c->timer, c->deadline);
 }
 
-/* run() with the server's credentials. */
-static bool step(struct khttpd_conn *c)
+/* khttpd_conn_run() with the server's credentials. */
+static bool khttpd_conn_step(struct khttpd_conn *c)
 {
 	const struct cred *old = override_creds(c->srv->cred);
-	bool done = run(c);
+	bool done = khttpd_conn_run(c);
 
 	revert_creds(old);
 	return done;
 }
 
-static void conn_work(struct work_struct *work)
+static void khttpd_conn_work(struct work_struct *work)
 {
 	struct khttpd_conn *c = container_of(work, struct khttpd_conn, work);
 
@@ -481,15 +483,15 @@ static void conn_work(struct work_struct *work)
 	/* Unloading closes it (khttpd_conns_close_all). */
 	if (khttpd_stopping(c->srv))
 		return;
-	if (step(c)) {
-		conn_close(c);
+	if (khttpd_conn_step(c)) {
+		khttpd_conn_close(c);
 		return;
 	}
-	drop_empty_buffer(c);
-	arm_timer(c);
+	khttpd_conn_drop_empty_buffer(c);
+	khttpd_conn_arm_timer(c);
 }
 
-static void conn_timer(struct timer_list *t)
+static void khttpd_conn_timer(struct timer_list *t)
 {
 	struct khttpd_conn *c = from_timer(c, t, timer);
 
@@ -497,7 +499,7 @@ static void conn_timer(struct timer_list *t)
 }
 
 /* A connection closed before anything else could see it. */
-static void conn_discard(struct khttpd_conn *c)
+static void khttpd_conn_discard(struct khttpd_conn *c)
 {
 	khttpd_out_release(&c->out);
 	kvfree(c->buf);
@@ -524,26 +526,26 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu)
 	c->srv = srv;
 	c->sock = sock;
 	c->cpu = cpu;
-	INIT_WORK(&c->work, conn_work);
-	timer_setup(&c->timer, conn_timer, 0);
+	INIT_WORK(&c->work, khttpd_conn_work);
+	timer_setup(&c->timer, khttpd_conn_timer, 0);
 	khttpd_out_init(&c->out, sock);
-	enter_head(c);
+	khttpd_conn_enter_head(c);
 	tcp_sock_set_nodelay(sock->sk);
 
 	/*
 	 * The request usually came with the handshake: answered here, while
 	 * nothing else can see the connection, instead of waking a worker.
 	 */
-	if (step(c)) {
-		conn_discard(c);
+	if (khttpd_conn_step(c)) {
+		khttpd_conn_discard(c);
 		goto err_count;
 	}
-	drop_empty_buffer(c);
+	khttpd_conn_drop_empty_buffer(c);
 
 	spin_lock(&srv->lock);
 	if (srv->stopping) {
 		spin_unlock(&srv->lock);
-		conn_discard(c);
+		khttpd_conn_discard(c);
 		goto err_count;
 	}
 	list_add_tail(&c->node, &srv->conns);

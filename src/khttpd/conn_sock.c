@@ -14,7 +14,7 @@
 #include "conn.h"
 
 /* The callbacks run in softirq context: they only queue the work item. */
-static void conn_data_ready(struct sock *sk)
+static void khttpd_conn_sock_data_ready(struct sock *sk)
 {
 	struct khttpd_conn *c;
 
@@ -25,7 +25,7 @@ static void conn_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void conn_write_space(struct sock *sk)
+static void khttpd_conn_sock_write_space(struct sock *sk)
 {
 	struct khttpd_conn *c;
 
@@ -41,7 +41,7 @@ static void conn_write_space(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void conn_state_change(struct sock *sk)
+static void khttpd_conn_sock_state_change(struct sock *sk)
 {
 	struct khttpd_conn *c;
 
@@ -62,7 +62,7 @@ static void conn_state_change(struct sock *sk)
 }
 
 /* Whether the socket had news for the work item before the callbacks. */
-static bool missed_events(struct khttpd_conn *c)
+static bool khttpd_conn_sock_missed_events(struct khttpd_conn *c)
 {
 	struct sock *sk = c->sock->sk;
 
@@ -85,16 +85,16 @@ void khttpd_conn_sock_install(struct khttpd_conn *c)
 	c->saved_write_space = sk->sk_write_space;
 	c->saved_state_change = sk->sk_state_change;
 	sk->sk_user_data = c;
-	sk->sk_data_ready = conn_data_ready;
-	sk->sk_write_space = conn_write_space;
-	sk->sk_state_change = conn_state_change;
+	sk->sk_data_ready = khttpd_conn_sock_data_ready;
+	sk->sk_write_space = khttpd_conn_sock_write_space;
+	sk->sk_state_change = khttpd_conn_sock_state_change;
 	/*
 	 * Armed here too: a first pass that outlasted the deadline fires it
 	 * at once, and the closing run waits for this lock before it
 	 * restores the callbacks saved above.
 	 */
 	mod_timer(&c->timer, c->deadline);
-	if (missed_events(c))
+	if (khttpd_conn_sock_missed_events(c))
 		khttpd_conn_queue(c);
 	write_unlock_bh(&sk->sk_callback_lock);
 }

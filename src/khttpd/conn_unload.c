@@ -36,7 +36,7 @@ struct close_batch {
  * loopback to the client and the client's wake-up, held unloading for
  * seconds with 10,000 connections (doc/benchmarks.md).
  */
-static void release_later(struct socket *sock)
+static void khttpd_conn_unload_release_later(struct socket *sock)
 {
 	struct file *file = sock_alloc_file(sock, 0, NULL);
 
@@ -45,7 +45,7 @@ static void release_later(struct socket *sock)
 		fput(file);
 }
 
-static void close_batch_work(struct work_struct *work)
+static void khttpd_conn_unload_batch_work(struct work_struct *work)
 {
 	struct close_batch *b = container_of(work, struct close_batch, work);
 	struct khttpd_conn *c, *next;
@@ -55,7 +55,7 @@ static void close_batch_work(struct work_struct *work)
 		kvfree(c->buf);
 		/* A reset: no FIN handshake for the kernel to see through. */
 		sock_no_linger(c->sock->sk);
-		release_later(c->sock);
+		khttpd_conn_unload_release_later(c->sock);
 		khttpd_conn_free(c);
 		cond_resched();
 	}
@@ -94,7 +94,8 @@ void khttpd_conns_close_all(struct khttpd_server *srv)
 	for (cpu = cpumask_first(cpu_online_mask);
 	     cpu < nr_cpu_ids && n < KHTTPD_CLOSE_BATCHES;
 	     cpu = cpumask_next(cpu, cpu_online_mask)) {
-		INIT_WORK_ONSTACK(&batch[n].work, close_batch_work);
+		INIT_WORK_ONSTACK(&batch[n].work,
+				  khttpd_conn_unload_batch_work);
 		INIT_LIST_HEAD(&batch[n].conns);
 		batch[n++].cpu = cpu;
 	}
