@@ -65,7 +65,7 @@ void khttpd_budget_uncharge(struct khttpd_budget *b, size_t n)
 	atomic_long_sub(n, &b->used);
 }
 
-static void entry_free_rcu(struct rcu_head *head)
+static void khttpd_cache_entry_free_rcu(struct rcu_head *head)
 {
 	struct khttpd_cache_entry *e =
 		container_of(head, struct khttpd_cache_entry, rcu);
@@ -81,10 +81,10 @@ static void entry_free_rcu(struct rcu_head *head)
 void khttpd_cache_put(struct khttpd_cache_entry *e)
 {
 	if (refcount_dec_and_test(&e->ref))
-		call_rcu(&e->rcu, entry_free_rcu);
+		call_rcu(&e->rcu, khttpd_cache_entry_free_rcu);
 }
 
-static void unhash_locked(struct khttpd_cache_entry *e)
+static void khttpd_cache_unhash_locked(struct khttpd_cache_entry *e)
 {
 	lockdep_assert_held(&cache.lock);
 	if (!e->hashed)
@@ -103,9 +103,9 @@ void khttpd_cache_exit(void)
 
 	spin_lock(&cache.lock);
 	list_for_each_entry_safe(e, tmp, &cache.clock, clock)
-		unhash_locked(e);
+		khttpd_cache_unhash_locked(e);
 	spin_unlock(&cache.lock);
-	rcu_barrier(); /* every entry_free_rcu() has run */
+	rcu_barrier(); /* every khttpd_cache_entry_free_rcu() has run */
 	kmem_cache_destroy(cache.slab);
 }
 
@@ -119,8 +119,8 @@ void khttpd_validator_from_stat(struct khttpd_validator *v,
 	v->ctime = st->ctime;
 }
 
-static bool entry_valid(const struct khttpd_cache_entry *e,
-			const struct khttpd_validator *v)
+static bool khttpd_cache_entry_valid(const struct khttpd_cache_entry *e,
+				     const struct khttpd_validator *v)
 {
 	const struct khttpd_validator *c = &e->valid;
 
@@ -131,8 +131,9 @@ static bool entry_valid(const struct khttpd_cache_entry *e,
 	       timespec64_equal(&c->ctime, &v->ctime);
 }
 
-static bool entry_has_key(const struct khttpd_cache_entry *e, u32 hash,
-			  const char *key, size_t key_len)
+static bool khttpd_cache_entry_has_key(const struct khttpd_cache_entry *e,
+				       u32 hash, const char *key,
+				       size_t key_len)
 {
 	return e->hash == hash && e->key_len == key_len &&
 	       !memcmp(e->key, key, key_len);
@@ -142,7 +143,8 @@ static bool entry_has_key(const struct khttpd_cache_entry *e, u32 hash,
  * The filled entry for key, referenced, or NULL (none, or a fill in
  * progress or failed, which is khttpd_cache_claim()'s to wait for).
  */
-static struct khttpd_cache_entry *get_ready(const char *key, size_t key_len)
+static struct khttpd_cache_entry *khttpd_cache_get_ready(const char *key,
+							 size_t key_len)
 {
 	struct khttpd_cache_entry *e, *found = NULL;
 	u32 hash;
@@ -152,7 +154,7 @@ static struct khttpd_cache_entry *get_ready(const char *key, size_t key_len)
 	hash = jhash(key, key_len, 0);
 	rcu_read_lock();
 	hash_for_each_possible_rcu(cache.table, e, node, hash) {
-		if (!entry_has_key(e, hash, key, key_len))
+		if (!khttpd_cache_entry_has_key(e, hash, key, key_len))
 			continue;
 		if (!refcount_inc_not_zero(&e->ref))
 			continue; /* being freed; a newer one may follow */
@@ -169,13 +171,13 @@ static struct khttpd_cache_entry *get_ready(const char *key, size_t key_len)
 struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 					    const struct khttpd_validator *v)
 {
-	struct khttpd_cache_entry *e = get_ready(key, key_len);
+	struct khttpd_cache_entry *e = khttpd_cache_get_ready(key, key_len);
 
 	if (!e)
 		return NULL;
-	if (!entry_valid(e, v)) {
+	if (!khttpd_cache_entry_valid(e, v)) {
 		spin_lock(&cache.lock);
-		unhash_locked(e);
+		khttpd_cache_unhash_locked(e);
 		spin_unlock(&cache.lock);
 		khttpd_cache_put(e);
 		return NULL;
@@ -189,7 +191,7 @@ struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
 						   size_t key_len)
 {
-	struct khttpd_cache_entry *e = get_ready(key, key_len);
+	struct khttpd_cache_entry *e = khttpd_cache_get_ready(key, key_len);
 
 	if (!e)
 		return NULL;
@@ -233,7 +235,7 @@ void khttpd_cache_compress(struct khttpd_cache_entry *e)
 }
 
 /* Second chance for recently used entries, within a bounded sweep. */
-static void evict_locked(void);
+static void khttpd_cache_evict_locked(void);
 
 bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e)
 {
@@ -265,7 +267,7 @@ const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len)
 		e->cost += n;
 		if (e->hashed) {
 			cache.total += n;
-			evict_locked();
+			khttpd_cache_evict_locked();
 		}
 		spin_unlock(&cache.lock);
 	}
@@ -285,7 +287,7 @@ size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
 				gzip ? "gz" : "");
 }
 
-static void evict_locked(void)
+static void khttpd_cache_evict_locked(void)
 {
 	size_t budget = 2 * cache.count;
 
@@ -299,17 +301,17 @@ static void evict_locked(void)
 			list_move_tail(&e->clock, &cache.clock);
 			continue;
 		}
-		unhash_locked(e);
+		khttpd_cache_unhash_locked(e);
 	}
 }
 
-static struct khttpd_cache_entry *find_locked(const char *key, size_t key_len,
-					      u32 hash)
+static struct khttpd_cache_entry *
+khttpd_cache_find_locked(const char *key, size_t key_len, u32 hash)
 {
 	struct khttpd_cache_entry *e;
 
 	hash_for_each_possible(cache.table, e, node, hash)
-		if (entry_has_key(e, hash, key, key_len))
+		if (khttpd_cache_entry_has_key(e, hash, key, key_len))
 			return e;
 	return NULL;
 }
@@ -320,12 +322,12 @@ size_t khttpd_cache_entry_limit(void)
 }
 
 /* Publishes e in place of any older entry for its key. */
-static void link_locked(struct khttpd_cache_entry *e)
+static void khttpd_cache_link_locked(struct khttpd_cache_entry *e)
 {
 	struct khttpd_cache_entry *old;
 
-	while ((old = find_locked(e->key, e->key_len, e->hash)))
-		unhash_locked(old);
+	while ((old = khttpd_cache_find_locked(e->key, e->key_len, e->hash)))
+		khttpd_cache_unhash_locked(old);
 	refcount_inc(&e->ref);
 	e->hashed = true;
 	e->checked = jiffies;
@@ -333,7 +335,7 @@ static void link_locked(struct khttpd_cache_entry *e)
 	list_add_tail(&e->clock, &cache.clock);
 	cache.total += e->cost;
 	cache.count++;
-	evict_locked();
+	khttpd_cache_evict_locked();
 }
 
 void khttpd_cache_insert(struct khttpd_cache_entry *e)
@@ -346,11 +348,11 @@ void khttpd_cache_insert(struct khttpd_cache_entry *e)
 		e->charged = 0;
 	}
 	spin_lock(&cache.lock);
-	link_locked(e);
+	khttpd_cache_link_locked(e);
 	spin_unlock(&cache.lock);
 }
 
-static bool admits(size_t key_len, loff_t body_len)
+static bool khttpd_cache_admits(size_t key_len, loff_t body_len)
 {
 	return body_len <= KHTTPD_CACHE_ENTRY_MAX &&
 	       sizeof(struct khttpd_cache_entry) + key_len + body_len <=
@@ -362,8 +364,9 @@ static bool admits(size_t key_len, loff_t body_len)
  * published as BUSY (*fill set), or NULL without memory.
  */
 static struct khttpd_cache_entry *
-find_or_publish(const char *key, size_t key_len,
-		const struct khttpd_validator *v, size_t body_len, bool *fill)
+khttpd_cache_find_or_publish(const char *key, size_t key_len,
+			     const struct khttpd_validator *v, size_t body_len,
+			     bool *fill)
 {
 	struct khttpd_cache_entry *e, *fresh;
 	u32 hash = jhash(key, key_len, 0);
@@ -371,9 +374,10 @@ find_or_publish(const char *key, size_t key_len,
 	*fill = false;
 	rcu_read_lock();
 	hash_for_each_possible_rcu(cache.table, e, node, hash) {
-		if (!entry_has_key(e, hash, key, key_len))
+		if (!khttpd_cache_entry_has_key(e, hash, key, key_len))
 			continue;
-		if (entry_valid(e, v) && refcount_inc_not_zero(&e->ref)) {
+		if (khttpd_cache_entry_valid(e, v) &&
+		    refcount_inc_not_zero(&e->ref)) {
 			rcu_read_unlock();
 			return e;
 		}
@@ -388,14 +392,14 @@ find_or_publish(const char *key, size_t key_len,
 	fresh->state = KHTTPD_FILL_BUSY;
 	spin_lock(&cache.lock);
 	/* Another miss may have published its entry meanwhile. */
-	e = find_locked(key, key_len, hash);
-	if (e && entry_valid(e, v)) {
+	e = khttpd_cache_find_locked(key, key_len, hash);
+	if (e && khttpd_cache_entry_valid(e, v)) {
 		refcount_inc(&e->ref); /* the table holds one: not zero */
 		spin_unlock(&cache.lock);
 		khttpd_cache_put(fresh);
 		return e;
 	}
-	link_locked(fresh);
+	khttpd_cache_link_locked(fresh);
 	spin_unlock(&cache.lock);
 	*fill = true;
 	return fresh;
@@ -410,9 +414,9 @@ enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
 	bool fill;
 
 	*out = NULL;
-	if (!cache.max || !admits(key_len, body_len))
+	if (!cache.max || !khttpd_cache_admits(key_len, body_len))
 		return KHTTPD_CACHE_NONE;
-	e = find_or_publish(key, key_len, v, body_len, &fill);
+	e = khttpd_cache_find_or_publish(key, key_len, v, body_len, &fill);
 	if (!e)
 		return KHTTPD_CACHE_NONE;
 	if (fill) {
@@ -441,7 +445,7 @@ void khttpd_cache_filled(struct khttpd_cache_entry *e, int err)
 {
 	if (err) {
 		spin_lock(&cache.lock);
-		unhash_locked(e);
+		khttpd_cache_unhash_locked(e);
 		spin_unlock(&cache.lock);
 	}
 	/* The body and its description are complete before the state. */
