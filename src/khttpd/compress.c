@@ -97,7 +97,7 @@ err:
 	return -ENOMEM;
 }
 
-static struct deflater *deflater_get(void)
+static struct deflater *khttpd_gzip_deflater_get(void)
 {
 	unsigned int first = raw_smp_processor_id() % pool_size, i;
 
@@ -112,9 +112,10 @@ static struct deflater *deflater_get(void)
 }
 
 /* Deflates src into dst; the length, or 0 when it does not fit. */
-static size_t deflate_into(const void *src, size_t len, u8 *dst, size_t cap)
+static size_t khttpd_gzip_deflate_into(const void *src, size_t len, u8 *dst,
+				       size_t cap)
 {
-	struct deflater *d = deflater_get();
+	struct deflater *d = khttpd_gzip_deflater_get();
 	struct z_stream_s *strm = &d->strm;
 	size_t out = 0;
 
@@ -143,8 +144,9 @@ int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len)
 		return -ENOMEM;
 	khttpd_count(&khttpd_stats.compressions);
 	memcpy(buf, GZIP_HEADER, GZIP_HEADER_LEN);
-	dlen = deflate_into(src, len, buf + GZIP_HEADER_LEN,
-			    cap - GZIP_HEADER_LEN - GZIP_TRAILER_LEN);
+	dlen = khttpd_gzip_deflate_into(src, len, buf + GZIP_HEADER_LEN,
+					cap - GZIP_HEADER_LEN -
+						GZIP_TRAILER_LEN);
 	if (!dlen) {
 		kvfree(buf);
 		return -E2BIG;
