@@ -48,21 +48,21 @@
  * least this much. */
 #define LISTING_BUDGET_MIN (4 << 20)
 
-static size_t budget(void)
+static size_t khttpd_listing_budget(void)
 {
 	return max_t(size_t, 2 * khttpd_cache_entry_limit(),
 		     LISTING_BUDGET_MIN);
 }
 
 /* Listings being built, and those outside the cache being sent. */
-static struct khttpd_budget listings = { .limit = budget };
+static struct khttpd_budget listings = { .limit = khttpd_listing_budget };
 
-static bool charge(size_t n)
+static bool khttpd_listing_charge(size_t n)
 {
 	return khttpd_budget_charge(&listings, n);
 }
 
-static void uncharge(size_t n)
+static void khttpd_listing_uncharge(size_t n)
 {
 	khttpd_budget_uncharge(&listings, n);
 }
@@ -83,30 +83,31 @@ struct dir_collector {
 };
 
 /* Every allocation of a build goes through here, charged to the budget. */
-static void *resize(void *p, size_t old_size, size_t new_size)
+static void *khttpd_listing_resize(void *p, size_t old_size, size_t new_size)
 {
 	void *q;
 
-	if (new_size > old_size && !charge(new_size - old_size))
+	if (new_size > old_size && !khttpd_listing_charge(new_size - old_size))
 		return NULL;
 	q = kvrealloc(p, old_size, new_size, GFP_KERNEL);
 	if (!q && new_size > old_size)
-		uncharge(new_size - old_size);
+		khttpd_listing_uncharge(new_size - old_size);
 	else if (q && new_size < old_size)
-		uncharge(old_size - new_size);
+		khttpd_listing_uncharge(old_size - new_size);
 	return q;
 }
 
-static void release(void *p, size_t size)
+static void khttpd_listing_release(void *p, size_t size)
 {
 	if (p) {
 		kvfree(p);
-		uncharge(size);
+		khttpd_listing_uncharge(size);
 	}
 }
 
-static bool collect(struct dir_context *ctx, const char *name, int len,
-		    loff_t off, u64 ino, unsigned int d_type)
+static bool khttpd_listing_collect(struct dir_context *ctx, const char *name,
+				   int len, loff_t off, u64 ino,
+				   unsigned int d_type)
 {
 	struct dir_collector *dc = container_of(ctx, struct dir_collector, ctx);
 	struct dir_item *it;
@@ -126,7 +127,8 @@ static bool collect(struct dir_context *ctx, const char *name, int len,
 	return true;
 }
 
-static int read_names(const struct file *dir, struct dir_collector *dc)
+static int khttpd_listing_read_names(const struct file *dir,
+				     struct dir_collector *dc)
 {
 	struct file *file;
 	size_t before;
@@ -135,7 +137,7 @@ static int read_names(const struct file *dir, struct dir_collector *dc)
 	file = khttpd_open_read(&dir->f_path, O_RDONLY | O_DIRECTORY);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
-	dc->ctx.actor = collect;
+	dc->ctx.actor = khttpd_listing_collect;
 	/* Like getdents: until a pass adds nothing. */
 	do {
 		before = dc->d.count;
@@ -148,7 +150,8 @@ static int read_names(const struct file *dir, struct dir_collector *dc)
 	return err;
 }
 
-static void fill_stat(struct http_listing_entry *e, const struct kstat *st)
+static void khttpd_listing_fill_stat(struct http_listing_entry *e,
+				     const struct kstat *st)
 {
 	e->is_dir = S_ISDIR(st->mode);
 	e->has_stat = true;
@@ -157,8 +160,9 @@ static void fill_stat(struct http_listing_entry *e, const struct kstat *st)
 }
 
 /* A symlink, followed as a request would follow it. */
-static void describe_link(const struct khttpd_server *srv, const char *dir,
-			  size_t dir_len, struct dir_item *it)
+static void khttpd_listing_describe_link(const struct khttpd_server *srv,
+					 const char *dir, size_t dir_len,
+					 struct dir_item *it)
 {
 	struct http_listing_entry *e = &it->e;
 	struct kstat st;
@@ -179,12 +183,13 @@ static void describe_link(const struct khttpd_server *srv, const char *dir,
 		it->hidden = true;
 	else if (!vfs_getattr(&f->f_path, &st, STATX_BASIC_STATS,
 			      AT_STATX_SYNC_AS_STAT))
-		fill_stat(e, &st);
+		khttpd_listing_fill_stat(e, &st);
 	fput(f);
 }
 
-static void describe(const struct khttpd_server *srv, const struct file *dir,
-		     const char *path, size_t len, struct dir_item *it)
+static void khttpd_listing_describe(const struct khttpd_server *srv,
+				    const struct file *dir, const char *path,
+				    size_t len, struct dir_item *it)
 {
 	struct http_listing_entry *e = &it->e;
 	struct dentry *d;
@@ -192,7 +197,7 @@ static void describe(const struct khttpd_server *srv, const struct file *dir,
 	int err;
 
 	if (it->d_type == DT_LNK) {
-		describe_link(srv, path, len, it);
+		khttpd_listing_describe_link(srv, path, len, it);
 		return;
 	}
 	d = lookup_one_len_unlocked(e->name, dir->f_path.dentry, e->name_len);
@@ -204,9 +209,9 @@ static void describe(const struct khttpd_server *srv, const struct file *dir,
 		err = vfs_getattr(&p, &st, STATX_BASIC_STATS,
 				  AT_STATX_SYNC_AS_STAT);
 		if (!err && S_ISLNK(st.mode))
-			describe_link(srv, path, len, it);
+			khttpd_listing_describe_link(srv, path, len, it);
 		else if (!err)
-			fill_stat(e, &st);
+			khttpd_listing_fill_stat(e, &st);
 	}
 	dput(d);
 }
@@ -220,7 +225,7 @@ struct listing_sink {
 	size_t max; /* the largest page: what the cache may hold */
 };
 
-static int start_streaming(struct listing_sink *sink)
+static int khttpd_listing_start_streaming(struct listing_sink *sink)
 {
 	struct khttpd_exchange *x = sink->x;
 	struct http_response_head h;
@@ -242,8 +247,8 @@ static int start_streaming(struct listing_sink *sink)
 	return khttpd_out_copy(x->out, x->head, hlen);
 }
 
-static int send_piece(struct listing_sink *sink, const char *data, size_t len,
-		      bool last)
+static int khttpd_listing_send_piece(struct listing_sink *sink,
+				     const char *data, size_t len, bool last)
 {
 	struct http_layout l;
 
@@ -253,7 +258,7 @@ static int send_piece(struct listing_sink *sink, const char *data, size_t len,
 	return khttpd_respond_layout(sink->x, &l, !last);
 }
 
-static int flush_listing(struct http_out *out)
+static int khttpd_listing_flush(struct http_out *out)
 {
 	struct listing_sink *sink = out->ctx;
 	int err = 0;
@@ -261,7 +266,7 @@ static int flush_listing(struct http_out *out)
 	/* Grows the page while it may still become a cache entry. */
 	if (!sink->streaming && out->cap < sink->max) {
 		size_t cap = min_t(size_t, 2 * out->cap, sink->max);
-		char *buf = resize(out->buf, out->cap, cap);
+		char *buf = khttpd_listing_resize(out->buf, out->cap, cap);
 
 		if (buf) {
 			out->buf = buf;
@@ -270,18 +275,21 @@ static int flush_listing(struct http_out *out)
 		}
 	}
 	if (!sink->streaming)
-		err = start_streaming(sink);
+		err = khttpd_listing_start_streaming(sink);
 	if (!err)
-		err = send_piece(sink, out->buf, out->len, false);
+		err = khttpd_listing_send_piece(sink, out->buf, out->len,
+						false);
 	out->len = 0;
 	sink->error = err;
 	return err ? -1 : 0;
 }
 
-static int render(struct khttpd_exchange *x, struct dir_collector *dc,
-		  const struct khttpd_validator *v, const char *path,
-		  size_t len, struct http_listing_order order, const char *key,
-		  size_t key_len)
+static int khttpd_listing_render(struct khttpd_exchange *x,
+				 struct dir_collector *dc,
+				 const struct khttpd_validator *v,
+				 const char *path, size_t len,
+				 struct http_listing_order order,
+				 const char *key, size_t key_len)
 {
 	struct listing_sink sink = {
 		.x = x,
@@ -291,13 +299,13 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	struct khttpd_cache_entry *e;
 	struct http_out out = {
 		.cap = LISTING_BUF_MIN,
-		.flush = flush_listing,
+		.flush = khttpd_listing_flush,
 		.ctx = &sink,
 	};
 	size_t i;
 	int ret;
 
-	out.buf = resize(NULL, 0, out.cap);
+	out.buf = khttpd_listing_resize(NULL, 0, out.cap);
 	if (!out.buf)
 		return khttpd_respond_status(x, 503);
 	http_listing_begin(&out, path, len, order);
@@ -309,17 +317,18 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 		if (out.error)
 			ret = sink.error ?: -EIO;
 		else
-			ret = send_piece(&sink, out.buf, out.len, true);
+			ret = khttpd_listing_send_piece(&sink, out.buf, out.len,
+							true);
 		goto out;
 	}
 	/* Charged until the cache takes it, or until it is freed. */
-	if (!charge(out.len)) {
+	if (!khttpd_listing_charge(out.len)) {
 		ret = khttpd_respond_status(x, 503);
 		goto out;
 	}
 	e = khttpd_cache_alloc(key, key_len, out.len);
 	if (!e) {
-		uncharge(out.len);
+		khttpd_listing_uncharge(out.len);
 		ret = khttpd_respond_status(x, 503);
 		goto out;
 	}
@@ -338,7 +347,7 @@ static int render(struct khttpd_exchange *x, struct dir_collector *dc,
 	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);
 out:
-	release(out.buf, out.cap);
+	khttpd_listing_release(out.buf, out.cap);
 	return ret;
 }
 
@@ -347,11 +356,12 @@ out:
  * before it is built, also for one too large to cache.  Returns 1 when the
  * listing is to be sent, else what answering without it returned.
  */
-static int answer_preconditions(struct khttpd_exchange *x)
+static int khttpd_listing_answer_preconditions(struct khttpd_exchange *x)
 {
 	const struct http_representation r = {
 		.last_modified = HTTP_NO_TIME,
-		.varies = true, /* as every listing (see start_streaming) */
+		/* As every listing (see khttpd_listing_start_streaming). */
+		.varies = true,
 	};
 	char extra[HTTP_SELECT_HEADERS_MAX];
 	struct http_response_head h;
@@ -387,7 +397,8 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		key_len = http_listing_cache_key(key_buf, path, len, order);
 		key = key_buf;
 	}
-	http_dirents_init(&dc.d, sizeof(struct dir_item), resize);
+	http_dirents_init(&dc.d, sizeof(struct dir_item),
+			  khttpd_listing_resize);
 	dc.d.max_count = LISTING_MAX_ENTRIES;
 	dc.d.max_names = LISTING_MAX_NAMES;
 	dc.dotfiles = x->srv->site.dotfiles;
@@ -400,10 +411,10 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		khttpd_cache_put(e);
 		goto out;
 	}
-	ret = answer_preconditions(x);
+	ret = khttpd_listing_answer_preconditions(x);
 	if (ret != 1)
 		goto out;
-	ret = read_names(dir, &dc);
+	ret = khttpd_listing_read_names(dir, &dc);
 	if (ret) {
 		ret = khttpd_respond_status(x, http_status_for_errno(-ret));
 		goto out;
@@ -412,7 +423,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		struct dir_item *it =
 			(struct dir_item *)http_dirents_entry(&dc.d, i);
 
-		describe(x->srv, dir, path, len, it);
+		khttpd_listing_describe(x->srv, dir, path, len, it);
 		if (it->hidden)
 			continue;
 		if (kept != i)
@@ -423,10 +434,10 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	dc.d.count = kept;
 	sort(dc.d.items, dc.d.count, dc.d.item_size,
 	     http_listing_comparator(order), NULL);
-	ret = render(x, &dc, &v, path, len, order, key, key_len);
+	ret = khttpd_listing_render(x, &dc, &v, path, len, order, key, key_len);
 out:
-	release(dc.d.items, dc.d.cap * dc.d.item_size);
-	release(dc.d.names, dc.d.names_cap);
+	khttpd_listing_release(dc.d.items, dc.d.cap * dc.d.item_size);
+	khttpd_listing_release(dc.d.names, dc.d.names_cap);
 	kfree(key_buf);
 	return ret;
 }
