@@ -44,7 +44,7 @@ struct khttpd_out_seg {
 	char mem[]; /* SEG_MEM */
 };
 
-static void seg_free(struct khttpd_out_seg *s)
+static void khttpd_out_seg_free(struct khttpd_out_seg *s)
 {
 	list_del(&s->node);
 	if (s->kind == SEG_PIN)
@@ -56,8 +56,8 @@ static void seg_free(struct khttpd_out_seg *s)
 	kvfree(s);
 }
 
-static struct khttpd_out_seg *seg_new(struct khttpd_out *out,
-				      enum seg_kind kind, size_t cap)
+static struct khttpd_out_seg *khttpd_out_seg_new(struct khttpd_out *out,
+						 enum seg_kind kind, size_t cap)
 {
 	struct khttpd_out_seg *s =
 		kvmalloc(struct_size(s, mem, cap), GFP_KERNEL);
@@ -70,8 +70,8 @@ static struct khttpd_out_seg *seg_new(struct khttpd_out *out,
 	return s;
 }
 
-static bool pinned(const struct khttpd_cache_entry *e, const char *p,
-		   size_t len)
+static bool khttpd_out_pinned(const struct khttpd_cache_entry *e, const char *p,
+			      size_t len)
 {
 	if (!e)
 		return false;
@@ -80,14 +80,16 @@ static bool pinned(const struct khttpd_cache_entry *e, const char *p,
 	return e->gz && p >= e->gz && p + len <= e->gz + e->gz_len;
 }
 
-static int copy(struct khttpd_out *out, const char *p, size_t len)
+static int khttpd_out_copy_mem(struct khttpd_out *out, const char *p,
+			       size_t len)
 {
 	struct khttpd_out_seg *s = NULL;
 
 	if (!list_empty(&out->segs))
 		s = list_last_entry(&out->segs, struct khttpd_out_seg, node);
 	if (!s || s->kind != SEG_MEM || s->cap - s->len < len) {
-		s = seg_new(out, SEG_MEM, max_t(size_t, len, SEG_MIN));
+		s = khttpd_out_seg_new(out, SEG_MEM,
+				       max_t(size_t, len, SEG_MIN));
 		if (!s)
 			return -ENOMEM;
 	}
@@ -101,8 +103,8 @@ static int copy(struct khttpd_out *out, const char *p, size_t len)
  * segment to allocate in the common case.  Returns the bytes it took (an
  * error is left for the flush to meet again).
  */
-static size_t send_now(struct khttpd_out *out, const struct kvec *vec,
-		       size_t nvec)
+static size_t khttpd_out_send_now(struct khttpd_out *out,
+				  const struct kvec *vec, size_t nvec)
 {
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	size_t total = 0, i;
@@ -122,7 +124,7 @@ static size_t send_now(struct khttpd_out *out, const struct kvec *vec,
 int khttpd_out_vec(struct khttpd_out *out, const struct kvec *vec, size_t nvec,
 		   const struct khttpd_cache_entry *pin)
 {
-	size_t i, skip = send_now(out, vec, nvec);
+	size_t i, skip = khttpd_out_send_now(out, vec, nvec);
 
 	for (i = 0; i < nvec; i++) {
 		const char *p = vec[i].iov_base;
@@ -136,17 +138,18 @@ int khttpd_out_vec(struct khttpd_out *out, const struct kvec *vec, size_t nvec,
 		p += skip;
 		len -= skip;
 		skip = 0;
-		if (!pinned(pin, p, len)) {
-			if (copy(out, p, len))
+		if (!khttpd_out_pinned(pin, p, len)) {
+			if (khttpd_out_copy_mem(out, p, len))
 				return -ENOMEM;
 			continue;
 		}
-		s = seg_new(out, SEG_PIN, 0);
+		s = khttpd_out_seg_new(out, SEG_PIN, 0);
 		if (!s)
 			return -ENOMEM;
 		/* The entry is shared read-only; only its count changes. */
 		s->entry = (struct khttpd_cache_entry *)pin;
-		refcount_inc(&s->entry->ref); /* dropped by seg_free() */
+		/* Dropped by khttpd_out_seg_free(). */
+		refcount_inc(&s->entry->ref);
 		s->data = p;
 		s->len = len;
 	}
@@ -162,7 +165,7 @@ int khttpd_out_file(struct khttpd_out *out, struct file *file, loff_t pos,
 		fput(file);
 		return 0;
 	}
-	s = seg_new(out, SEG_FILE, 0);
+	s = khttpd_out_seg_new(out, SEG_FILE, 0);
 	if (!s) {
 		fput(file);
 		return -ENOMEM;
@@ -178,8 +181,8 @@ int khttpd_out_file(struct khttpd_out *out, struct file *file, loff_t pos,
  * there.  Returns 0 when it ended (or a page must be read: s->pos < s->end
  * still), -EAGAIN when the socket is full, or another negative errno.
  */
-static int send_pages(struct khttpd_out *out, struct khttpd_out_seg *s,
-		      size_t *sent)
+static int khttpd_out_send_pages(struct khttpd_out *out,
+				 struct khttpd_out_seg *s, size_t *sent)
 {
 	struct address_space *mapping = s->file->f_mapping;
 	struct inode *inode = file_inode(s->file);
@@ -218,7 +221,7 @@ static int send_pages(struct khttpd_out *out, struct khttpd_out_seg *s,
 }
 
 /* The next piece of a file segment whose buffer was sent. */
-static int fill(struct khttpd_out_seg *s)
+static int khttpd_out_fill(struct khttpd_out_seg *s)
 {
 	ssize_t n;
 
@@ -240,7 +243,7 @@ static int fill(struct khttpd_out_seg *s)
 	return 0;
 }
 
-static bool seg_done(const struct khttpd_out_seg *s)
+static bool khttpd_out_seg_done(const struct khttpd_out_seg *s)
 {
 	return s->off == s->len && (s->kind != SEG_FILE || s->pos >= s->end);
 }
@@ -257,17 +260,17 @@ int khttpd_out_flush(struct khttpd_out *out, size_t *sent)
 		int r;
 
 		s = list_first_entry(&out->segs, struct khttpd_out_seg, node);
-		if (seg_done(s)) {
-			seg_free(s);
+		if (khttpd_out_seg_done(s)) {
+			khttpd_out_seg_free(s);
 			continue;
 		}
 		if (s->kind == SEG_FILE && s->off == s->len) {
-			r = send_pages(out, s, sent);
+			r = khttpd_out_send_pages(out, s, sent);
 			if (r)
 				return r;
-			if (seg_done(s))
+			if (khttpd_out_seg_done(s))
 				continue;
-			r = fill(s);
+			r = khttpd_out_fill(s);
 			if (r)
 				return r;
 		}
@@ -299,8 +302,8 @@ int khttpd_out_flush(struct khttpd_out *out, size_t *sent)
 
 			s->off += take;
 			done -= take;
-			if (seg_done(s))
-				seg_free(s);
+			if (khttpd_out_seg_done(s))
+				khttpd_out_seg_free(s);
 			if (!done)
 				break;
 		}
@@ -313,5 +316,5 @@ void khttpd_out_release(struct khttpd_out *out)
 	struct khttpd_out_seg *s, *tmp;
 
 	list_for_each_entry_safe(s, tmp, &out->segs, node)
-		seg_free(s);
+		khttpd_out_seg_free(s);
 }
