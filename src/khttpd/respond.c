@@ -33,8 +33,9 @@ void khttpd_respond_head_init(const struct khttpd_exchange *x,
 }
 
 /* Pieces inside pin's bodies are queued by reference, not copied. */
-static int queue_layout(struct khttpd_exchange *x, const struct http_layout *l,
-			const struct khttpd_cache_entry *pin)
+static int khttpd_respond_queue_layout(struct khttpd_exchange *x,
+				       const struct http_layout *l,
+				       const struct khttpd_cache_entry *pin)
 {
 	struct kvec vec[HTTP_LAYOUT_PIECES];
 	unsigned int i;
@@ -49,12 +50,13 @@ static int queue_layout(struct khttpd_exchange *x, const struct http_layout *l,
 int khttpd_respond_layout(struct khttpd_exchange *x,
 			  const struct http_layout *l, bool more)
 {
-	return queue_layout(x, l, NULL);
+	return khttpd_respond_queue_layout(x, l, NULL);
 }
 
 /* h with its status page as the body. */
-static int reply_html(struct khttpd_exchange *x, struct http_response_head *h,
-		      char *head, size_t cap)
+static int khttpd_respond_html(struct khttpd_exchange *x,
+			       struct http_response_head *h, char *head,
+			       size_t cap)
 {
 	size_t blen;
 	const char *body = http_error_body(h->status, &blen);
@@ -75,7 +77,7 @@ int khttpd_respond_status(struct khttpd_exchange *x, int status)
 	khttpd_respond_head_init(x, &h, status);
 	h.allow_get_head = status == 405;
 	h.allow_options = true;
-	return reply_html(x, &h, x->head, x->head_cap);
+	return khttpd_respond_html(x, &h, x->head, x->head_cap);
 }
 
 int khttpd_respond_page(struct khttpd_exchange *x, int status,
@@ -93,7 +95,7 @@ int khttpd_respond_page(struct khttpd_exchange *x, int status,
 	if (http_layout_response(&l, x->head, x->head_cap, &h, page->body,
 				 page->body_len, x->head_only))
 		return -EOVERFLOW;
-	return queue_layout(x, &l, page);
+	return khttpd_respond_queue_layout(x, &l, page);
 }
 
 int khttpd_respond_options(struct khttpd_exchange *x)
@@ -144,7 +146,7 @@ int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
 	h.location_len = http_dir_redirect_location(mem, loc_cap, x->buf,
 						    x->req, path, len);
 	if (h.location_len)
-		ret = reply_html(x, &h, head, head_cap);
+		ret = khttpd_respond_html(x, &h, head, head_cap);
 	else
 		ret = khttpd_respond_status(x, 500);
 	kvfree(mem);
@@ -157,8 +159,8 @@ int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
  * was found not to shrink.  Only decides: the body is made (by
  * khttpd_cache_gzip) once an answer is going to carry it.
  */
-static bool wants_gzip(const struct khttpd_exchange *x,
-		       const struct khttpd_cache_entry *e)
+static bool khttpd_respond_wants_gzip(const struct khttpd_exchange *x,
+				      const struct khttpd_cache_entry *e)
 {
 	const struct http_request *req = x->req;
 	char tmp[HTTP_LIST_JOIN_MAX];
@@ -182,10 +184,10 @@ static bool wants_gzip(const struct khttpd_exchange *x,
  * representation's ETag and validators do not need its bytes, so a 304 or
  * 412 is decided without compressing; its size is filled in once it is.
  */
-static void select_for(const struct khttpd_exchange *x,
-		       const struct khttpd_cache_entry *e, bool gzip,
-		       struct http_representation *r, char *etag,
-		       struct http_selection *sel)
+static void khttpd_respond_select_for(const struct khttpd_exchange *x,
+				      const struct khttpd_cache_entry *e,
+				      bool gzip, struct http_representation *r,
+				      char *etag, struct http_selection *sel)
 {
 	*r = (struct http_representation){
 		.last_modified = e->last_modified,
@@ -216,11 +218,11 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 	struct http_response_head h;
 	struct http_selection sel;
 	struct http_layout l;
-	bool gzip = wants_gzip(x, e);
+	bool gzip = khttpd_respond_wants_gzip(x, e);
 	const char *body = e->body;
 	size_t gz_len = 0;
 
-	select_for(x, e, gzip, &r, etag, &sel);
+	khttpd_respond_select_for(x, e, gzip, &r, etag, &sel);
 	if (gzip && !http_selection_bodyless(&sel)) {
 		/* Ranges are never of the gzip form: this is the 200. */
 		body = khttpd_cache_gzip(e, &gz_len);
@@ -231,7 +233,7 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 			/* Not smaller, or being made: the identity after all. */
 			gzip = false;
 			body = e->body;
-			select_for(x, e, false, &r, etag, &sel);
+			khttpd_respond_select_for(x, e, false, &r, etag, &sel);
 		}
 	}
 	khttpd_respond_head_init(x, &h, sel.status);
@@ -246,5 +248,5 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 	if (http_layout_response(&l, x->head, x->head_cap, &h, body + sel.first,
 				 sel.len, x->head_only))
 		return -EOVERFLOW;
-	return queue_layout(x, &l, e);
+	return khttpd_respond_queue_layout(x, &l, e);
 }
