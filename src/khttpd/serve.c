@@ -146,7 +146,7 @@ static struct khttpd_cache_entry *khttpd_file_entry(const struct file *opath,
  * An error status, with the operator's page for it (error_pages=) when it
  * is a file the cache holds, else the built-in page.
  */
-static int khttpd_respond_error(struct khttpd_exchange *x, int status)
+static int khttpd_serve_error(struct khttpd_exchange *x, int status)
 {
 	const struct khttpd_server *srv = x->srv;
 	const char *page = http_site_error_page(&srv->site, status);
@@ -188,7 +188,7 @@ static int khttpd_serve_file(struct khttpd_exchange *x,
 		return khttpd_stream_file(x, opath, st, type);
 	if (IS_ERR(e)) {
 		if (PTR_ERR(e) != -EIO)
-			return khttpd_respond_error(
+			return khttpd_serve_error(
 				x, http_status_for_errno(-PTR_ERR(e)));
 		/* Shrank under us: it goes out as it is now, as the waiters
 		 * for this fill send it. */
@@ -273,7 +273,7 @@ static int khttpd_serve_object(struct khttpd_exchange *x,
 	struct kstat st;
 
 	if (khttpd_getattr(f, &st))
-		return khttpd_respond_error(x, 500);
+		return khttpd_serve_error(x, 500);
 	if (p->action == HTTP_SERVE_LISTING)
 		return khttpd_serve_listing(x, f, &st, path, p->path_len);
 	return khttpd_serve_file(x, f, &st, p->file, p->file_len);
@@ -288,7 +288,7 @@ int khttpd_serve(struct khttpd_exchange *x)
 		   &p);
 	switch (p.action) {
 	case HTTP_SERVE_STATUS:
-		return khttpd_respond_error(x, p.status);
+		return khttpd_serve_error(x, p.status);
 	case HTTP_SERVE_OPTIONS:
 		return khttpd_respond_options(x);
 	case HTTP_SERVE_REDIRECT:
