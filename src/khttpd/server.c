@@ -33,8 +33,8 @@
 #include "conn.h"
 #include "stats.h"
 
-static int open_listener(struct khttpd_server *srv,
-			 const struct khttpd_config *cfg)
+static int khttpd_open_listener(struct khttpd_server *srv,
+				const struct khttpd_config *cfg)
 {
 	struct sockaddr_in addr = {
 		.sin_family = AF_INET,
@@ -76,7 +76,8 @@ err_sock:
  * sk_user_data included: give it back the socket's own data-ready
  * callback, so that the connection saves and restores that one.
  */
-static void disown_accepted(struct khttpd_server *srv, struct socket *sock)
+static void khttpd_disown_accepted(struct khttpd_server *srv,
+				   struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
@@ -91,7 +92,7 @@ static void disown_accepted(struct khttpd_server *srv, struct socket *sock)
  * of those the accept work may run on (the unbound cpumask, which so
  * confines the server), so that a burst accepted in one run spreads.
  */
-static int next_conn_cpu(struct khttpd_server *srv)
+static int khttpd_next_conn_cpu(struct khttpd_server *srv)
 {
 	int cpu = cpumask_next_and(srv->last_cpu, current->cpus_ptr,
 				   cpu_online_mask);
@@ -109,7 +110,7 @@ static int next_conn_cpu(struct khttpd_server *srv)
  * whole burst.  A failure other than a connection reset before it was
  * accepted (memory) is retried a little later.
  */
-static void accept_work(struct work_struct *work)
+static void khttpd_accept_work(struct work_struct *work)
 {
 	struct khttpd_server *srv = container_of(to_delayed_work(work),
 						 struct khttpd_server, accept);
@@ -120,8 +121,8 @@ static void accept_work(struct work_struct *work)
 
 		if (!err) {
 			khttpd_count(&khttpd_stats.accepted);
-			disown_accepted(srv, sock);
-			khttpd_conn_start(srv, sock, next_conn_cpu(srv));
+			khttpd_disown_accepted(srv, sock);
+			khttpd_conn_start(srv, sock, khttpd_next_conn_cpu(srv));
 			cond_resched();
 			continue;
 		}
@@ -138,35 +139,36 @@ static void accept_work(struct work_struct *work)
 }
 
 /* Softirq: a connection is ready to be accepted. */
-static void listener_data_ready(struct sock *sk)
+static void khttpd_listener_data_ready(struct sock *sk)
 {
 	struct khttpd_server *srv;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	srv = sk->sk_user_data;
 	/*
-	 * An accepted clone still calls this until disown_accepted(), and a
-	 * call that read the pointer before may run after the connection set
-	 * its own sk_user_data: only the listener's is a server.
+	 * An accepted clone still calls this until khttpd_disown_accepted(),
+	 * and a call that read the pointer before may run after the
+	 * connection set its own sk_user_data: only the listener's is a
+	 * server.
 	 */
 	if (srv && sk->sk_state == TCP_LISTEN)
 		queue_delayed_work(system_unbound_wq, &srv->accept, 0);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void listener_install(struct khttpd_server *srv)
+static void khttpd_listener_install(struct khttpd_server *srv)
 {
 	struct sock *sk = srv->listener->sk;
 
 	write_lock_bh(&sk->sk_callback_lock);
 	srv->saved_data_ready = sk->sk_data_ready;
 	sk->sk_user_data = srv;
-	sk->sk_data_ready = listener_data_ready;
+	sk->sk_data_ready = khttpd_listener_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 /* After this, no connection is accepted any more. */
-static void listener_close(struct khttpd_server *srv)
+static void khttpd_listener_close(struct khttpd_server *srv)
 {
 	struct sock *sk = srv->listener->sk;
 
@@ -183,7 +185,7 @@ static void listener_close(struct khttpd_server *srv)
 /* Debian's nobody and nogroup. */
 #define KHTTPD_NOBODY 65534
 
-static const struct cred *unprivileged_cred(void)
+static const struct cred *khttpd_unprivileged_cred(void)
 {
 	struct cred *cred = prepare_kernel_cred(NULL);
 
@@ -227,7 +229,7 @@ int khttpd_server_start(struct khttpd_server *srv,
 		       cfg->root, ERR_PTR(err));
 		return err;
 	}
-	srv->cred = unprivileged_cred();
+	srv->cred = khttpd_unprivileged_cred();
 	if (!srv->cred) {
 		err = -ENOMEM;
 		goto err_root;
@@ -249,12 +251,12 @@ int khttpd_server_start(struct khttpd_server *srv,
 		err = -ENOMEM;
 		goto err_path_cache;
 	}
-	err = open_listener(srv, cfg);
+	err = khttpd_open_listener(srv, cfg);
 	if (err)
 		goto err_wq;
-	INIT_DELAYED_WORK(&srv->accept, accept_work);
+	INIT_DELAYED_WORK(&srv->accept, khttpd_accept_work);
 	srv->last_cpu = -1;
-	listener_install(srv);
+	khttpd_listener_install(srv);
 	/* Connections that completed before the callback was in place. */
 	queue_delayed_work(system_unbound_wq, &srv->accept, 0);
 	return 0;
@@ -278,7 +280,7 @@ void khttpd_server_stop(struct khttpd_server *srv)
 	WRITE_ONCE(srv->stopping, true);
 	spin_unlock(&srv->lock);
 
-	listener_close(srv);
+	khttpd_listener_close(srv);
 	khttpd_conns_close_all(srv);
 	destroy_workqueue(srv->wq);
 

@@ -8,7 +8,7 @@
 
 struct khttpd_stats khttpd_stats;
 
-static int stats_show(struct seq_file *m, void *v)
+static int khttpd_stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "fills %ld\n", atomic_long_read(&khttpd_stats.fills));
 	seq_printf(m, "fill_waits %ld\n",
@@ -29,8 +29,9 @@ static int stats_show(struct seq_file *m, void *v)
 
 int khttpd_stats_init(void)
 {
-	return proc_create_single(STATS_FILE, 0444, NULL, stats_show) ? 0 :
-									-ENOMEM;
+	if (!proc_create_single(STATS_FILE, 0444, NULL, khttpd_stats_show))
+		return -ENOMEM;
+	return 0;
 }
 
 void khttpd_stats_exit(void)
