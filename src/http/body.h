@@ -20,31 +20,36 @@
 #define HTTP_LINGER_MAX_MS 2000
 
 /*
- * The slowest a transfer may go, in bytes per second: a response being sent
- * or a request body being skipped.  A transfer that began at start may go
- * on until start + timeout + (its bytes so far) / HTTP_MIN_RATE, besides
- * going no longer than the timeout without progress.  So one that trickles
- * (a byte or a segment per timeout) ends about a timeout after it began,
- * and one at a rate r below this ends after timeout / (1 - r/HTTP_MIN_RATE)
- * whatever its size, where progress alone let it hold its file (or cache
- * entry) and connection for ever.  16 KiB/s is 128 kbit/s: holding N
- * responses open costs a client N times that of its own bandwidth (1,000:
- * 16 MiB/s).  Slower links still get the timeout and more: at half the
- * rate a client is cut off after twice the timeout; a lower rate would
- * make holding connections cheap again.
+ * The slowest a transfer may go by default, in bytes per second (sehttpd's
+ * --min-rate, khttpd's min_rate): a response being sent or a request body
+ * being skipped.  A transfer that began at start may go on until start +
+ * timeout + (its bytes so far) / rate, besides going no longer than the
+ * timeout without progress.  So one that trickles (a byte or a segment per
+ * timeout) ends about a timeout after it began, and one at a rate r below
+ * the minimum m ends after timeout / (1 - r/m) whatever its size, where
+ * progress alone would let it hold its file and connection for ever.
+ * 1 KiB/s (8 kbit/s) is below any link still in use (GPRS gives 5 KiB/s or
+ * more), so real slow clients finish, as with nginx; holding N responses
+ * open still costs a client N KiB/s of its own bandwidth.  Apache's
+ * mod_reqtimeout asks 500 B/s of request bodies.  0 turns the rule off.
  */
-#define HTTP_MIN_RATE (16 * 1024)
+#define HTTP_MIN_RATE_DEFAULT 1024
 
 /*
  * How far past start + timeout a transfer's deadline lies, in ms: the time
  * from its start to its last progress (so the timeout runs from there),
- * but no more than its bytes so far earn at HTTP_MIN_RATE.
+ * but no more than its bytes so far earn at min_rate bytes per second
+ * (0: no minimum, progress alone counts).
  */
 static inline uint64_t http_transfer_extension_ms(uint64_t progress_ms,
-						  uint64_t bytes)
+						  uint64_t bytes,
+						  uint32_t min_rate)
 {
-	uint64_t earned = bytes / HTTP_MIN_RATE * 1000 +
-			  bytes % HTTP_MIN_RATE * 1000 / HTTP_MIN_RATE;
+	uint64_t earned;
+
+	if (min_rate == 0)
+		return progress_ms;
+	earned = bytes / min_rate * 1000 + bytes % min_rate * 1000 / min_rate;
 
 	return progress_ms < earned ? progress_ms : earned;
 }

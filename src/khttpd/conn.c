@@ -22,7 +22,7 @@
  *           trickles in;
  *   SEND:   timeout after the last progress (the socket took bytes or the
  *           client acknowledged some), and at the latest timeout plus what
- *           the bytes acknowledged earn at HTTP_MIN_RATE after the
+ *           the bytes acknowledged earn at min_rate after the
  *           response began: a slow reader cannot hold it for ever;
  *   BODY:   the same, with the body bytes received, after the body began;
  *           then the connection lingers (the response is out);
@@ -94,9 +94,9 @@ static void khttpd_conn_transfer_deadline(struct khttpd_conn *c, u64 bytes)
 {
 	unsigned int progress = jiffies_to_msecs(c->xfer_last - c->xfer_start);
 
-	c->deadline =
-		c->xfer_start + c->srv->timeout +
-		msecs_to_jiffies(http_transfer_extension_ms(progress, bytes));
+	c->deadline = c->xfer_start + c->srv->timeout +
+		      msecs_to_jiffies(http_transfer_extension_ms(
+			      progress, bytes, c->srv->min_rate));
 }
 
 static u64 khttpd_conn_bytes_acked(const struct khttpd_conn *c)

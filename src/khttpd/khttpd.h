@@ -25,6 +25,7 @@ struct khttpd_config {
 	unsigned short port;
 	int backlog;
 	unsigned int timeout_ms;
+	unsigned int min_rate; /* bytes/s (src/http/body.h); 0: any */
 	unsigned int max_conns;
 	struct http_site site;
 	const char *cors_lines; /* NULL: cors= is off */
@@ -46,6 +47,7 @@ struct khttpd_server {
 	wait_queue_head_t drained; /* woken when nconns drops to 0 */
 	unsigned int max_conns;
 	long timeout; /* jiffies: idle, request head and send progress */
+	u32 min_rate; /* bytes/s a transfer must average (0: any) */
 	/*
 	 * Work items run as "nobody" without capabilities, so the VFS checks
 	 * permissions on every path component as for any web server user:

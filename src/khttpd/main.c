@@ -15,6 +15,7 @@
 #include "cache.h"
 #include "compress.h"
 #include "config.h"
+#include "http/body.h"
 #include "khttpd.h"
 #include "stats.h"
 
@@ -34,6 +35,12 @@ static uint timeout_ms = 15000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms,
 		 "Idle, request-head and send-progress timeout in ms (15000)");
+
+static uint min_rate = HTTP_MIN_RATE_DEFAULT;
+module_param(min_rate, uint, 0444);
+MODULE_PARM_DESC(min_rate,
+		 "Bytes per second a response or skipped body must average "
+		 "after the timeout; 0: any rate (1024)");
 
 static uint max_conns = 10000;
 module_param(max_conns, uint, 0444);
@@ -89,6 +96,7 @@ static int __init khttpd_init(void)
 		.port = port,
 		.backlog = backlog,
 		.timeout_ms = timeout_ms,
+		.min_rate = min_rate,
 		.max_conns = max_conns,
 		.site = { .listing = listing, .dotfiles = dotfiles },
 	};

@@ -212,6 +212,7 @@ int khttpd_server_start(struct khttpd_server *srv,
 	init_waitqueue_head(&srv->drained);
 	srv->max_conns = cfg->max_conns;
 	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
+	srv->min_rate = cfg->min_rate;
 	srv->site = cfg->site;
 	srv->cors = cfg->cors_lines;
 	if (srv->cors)

@@ -36,7 +36,8 @@ static uint64_t transfer_deadline(const struct conn *c)
 {
 	return c->xfer_start_ms + c->worker->server->timeout_ms +
 	       http_transfer_extension_ms(c->xfer_last_ms - c->xfer_start_ms,
-					  c->xfer_bytes);
+					  c->xfer_bytes,
+					  c->worker->server->min_rate);
 }
 
 /*

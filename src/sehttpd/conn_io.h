@@ -39,7 +39,7 @@ int conn_yield_turn(struct conn *c);
  * A transfer begins: a response (before its first byte is written), or a
  * request body to skip.  Besides going no longer than the timeout without
  * progress, it may go on until its start + timeout + what its bytes so far
- * earn at HTTP_MIN_RATE (http/body.h), as in khttpd.  For a response these
+ * earn at --min-rate (http/body.h), as in khttpd.  For a response these
  * are the bytes the client acknowledged, not those the socket took (a big
  * send buffer would give a slow reader minutes); they are looked up only
  * when a write has to wait, so a response the socket takes at once costs

@@ -408,6 +408,7 @@ static int size_server(struct sehttpd *d)
 	unsigned passed = (unsigned)d->passed;
 
 	s->timeout_ms = opt->timeout_ms;
+	s->min_rate = opt->min_rate;
 	s->compress = opt->compress;
 	s->proxy_protocol = opt->proxy_protocol;
 	s->health_path = opt->health;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "http/body.h"
 #include "mime_map.h"
 #include "privileges.h"
 #include "version.h"
@@ -345,19 +346,20 @@ static const struct option_spec option_table[] = {
 		.what = "timeout",
 		.help = "idle, request-head and transfer timeout\n"
 			"(default 15); transfers must also average\n"
-			"16 KiB/s",
+			"the rate of --min-rate",
 		.man = "Idle, request-head and transfer timeout (default 15;\n"
 		       "fractions allowed).\n"
 		       "A client that does not complete a request head\n"
 		       "within it is disconnected.\n"
 		       "A response, or a request body being skipped,\n"
 		       "may go no longer than it without progress,\n"
-		       "and must average at least 16 KiB/s:\n"
+		       "and must average at least\n"
+		       ".BR \\-\\-min\\-rate :\n"
 		       "one that began at\n"
 		       ".I start\n"
 		       "ends at the latest at\n"
 		       ".IR start \" + \" timeout \" +\"\n"
-		       ".IR bytes \" / 16 KiB/s,\"\n"
+		       ".IR bytes \" / \" min\\-rate ,\n"
 		       "where\n"
 		       ".I bytes\n"
 		       "are, for a response, those the client acknowledged,\n"
@@ -365,12 +367,29 @@ static const struct option_spec option_table[] = {
 		       "A client reading at a rate\n"
 		       ".I r\n"
 		       "below that is cut off after about\n"
-		       ".IR timeout \" / (1 \\- \" r \" / 16 KiB/s),\"\n"
+		       ".IR timeout \" / (1 \\- \" r \" / \" min\\-rate ),\n"
 		       "whatever the size of the response.\n"
 		       "A response cut off ends with a reset;\n"
 		       "after a body cut off, the connection closes as after\n"
 		       "any last response (the client's remaining bytes are\n"
 		       "drained for a bounded time).\n",
+	},
+	{
+		.name = "min-rate",
+		.arg = "BYTES_PER_SECOND",
+		.set = set_count,
+		.field = OPTION(min_rate),
+		.max = 1u << 30,
+		.what = "minimum rate",
+		.help = "bytes per second a response or skipped\n"
+			"body must average after --timeout\n"
+			"(default 1024; 0: any rate)",
+		.man = "The rate a response, or a request body being\n"
+		       "skipped, must average, in bytes per second (default\n"
+		       "1024, below any link still in use, so slow clients\n"
+		       "finish; 0: no minimum, only the progress timeout\n"
+		       "applies); see\n"
+		       ".BR \\-\\-timeout .\n",
 	},
 	{
 		.name = "no-listing",
@@ -876,6 +895,7 @@ static void set_defaults(struct options *opt)
 		.port = 8080,
 		.threads = cpus > 0 ? (unsigned)cpus : 1,
 		.timeout_ms = 15000,
+		.min_rate = HTTP_MIN_RATE_DEFAULT,
 		.drain_ms = 5000,
 		.site.listing = true,
 		.compress = true,

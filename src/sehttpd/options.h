@@ -18,6 +18,7 @@ struct options {
 	uint16_t port;
 	unsigned threads;
 	uint32_t timeout_ms;
+	unsigned int min_rate; /* --min-rate, bytes per second; 0: any */
 	uint32_t drain_ms; /* after SIGINT/SIGTERM, for in-flight responses */
 	bool compress;
 	uint32_t cache_mib;

@@ -37,6 +37,7 @@ struct tls;
 struct server {
 	int root_fd; /* O_PATH descriptor of ROOT; lookups stay beneath it */
 	uint32_t timeout_ms;
+	uint32_t min_rate; /* bytes/s a transfer must average; 0: any */
 	bool compress;
 	size_t cache_bytes; /* per thread */
 	bool access_log;

@@ -8,7 +8,8 @@ import unittest
 
 from httpraw import build_request
 from target import (EXTERNAL, EXTERNAL_TIMEOUT, KIND, ServerTestCase,
-                    needs_process)
+                    needs_process, start_server)
+from test_cli import run_cli
 
 TIMEOUT = 1.0 if EXTERNAL is None else EXTERNAL_TIMEOUT
 LOW, HIGH = 0.5, 3.0  # accepted range, in multiples of the timeout
@@ -210,15 +211,41 @@ class SteadyReaderTest(ServerTestCase):
             self.assertGreater(got, 5e6)
 
 
-MIN_RATE = 16 * 1024  # HTTP_MIN_RATE in src/http/body.h, bytes per second
+MIN_RATE = 16 * 1024  # bytes per second, given as --min-rate below
 
 
-@needs_process('starts sehttpd with --timeout 0.5')
+def read_steadily(target, rate, seconds, url='/big/10m.bin'):
+    """Reads url from target (a Target or a ServerTestCase) at rate bytes
+    per second, with a small receive buffer, for at most seconds.  Returns
+    (bytes, seconds, cut off)."""
+    size = len(target.tree.files[url])
+    with target.conn(rcvbuf=4096) as c:
+        c.send(build_request('GET', url))
+        resp = c.read_response(body=False)
+        assert resp.status == 200, resp.describe()
+        got = len(c.buf)
+        c.buf.clear()
+        start = time.monotonic()
+        while got < size and time.monotonic() - start < seconds:
+            try:
+                chunk = c.sock.recv(4096)
+            except ConnectionResetError:
+                chunk = b''
+            if not chunk:
+                return got, time.monotonic() - start, True
+            got += len(chunk)
+            ahead = got / rate - (time.monotonic() - start)
+            if ahead > 0:
+                time.sleep(ahead)
+        return got, time.monotonic() - start, False
+
+
+@needs_process('starts sehttpd with --timeout 0.5 --min-rate 16384')
 class TransferDeadlineTest(ServerTestCase):
     """Besides the timeout without progress, a response or a skipped body
-    has a total deadline: start + timeout + its bytes / HTTP_MIN_RATE (the
+    has a total deadline: start + timeout + its bytes / --min-rate (the
     acknowledged bytes, for a response), as in khttpd."""
-    server_args = ('--timeout', '0.5')
+    server_args = ('--timeout', '0.5', '--min-rate', str(MIN_RATE))
     T = 0.5
 
     def post_then_trickle(self, c, piece, pause, seconds):
@@ -256,7 +283,7 @@ class TransferDeadlineTest(ServerTestCase):
             self.assertLess(elapsed, 3.0)
 
     def test_slow_body_cut_off(self):
-        """A body at 4 KiB/s, a quarter of HTTP_MIN_RATE, ends after about
+        """A body at 4 KiB/s, a quarter of --min-rate, ends after about
         timeout / (1 - 1/4), plus the linger."""
         with self.conn() as c:
             closed, elapsed = self.post_then_trickle(c, b'z' * 1024, 0.25,
@@ -286,31 +313,10 @@ class TransferDeadlineTest(ServerTestCase):
             self.assert_file(c.read_response(), '/a.txt')
 
     def read_steadily(self, rate, seconds, url='/big/10m.bin'):
-        """Reads url at rate bytes per second, with a small receive buffer,
-        for at most seconds.  Returns (bytes, seconds, cut off)."""
-        size = len(self.tree.files[url])
-        with self.conn(rcvbuf=4096) as c:
-            c.send(build_request('GET', url))
-            resp = c.read_response(body=False)
-            self.assertEqual(resp.status, 200)
-            got = len(c.buf)
-            c.buf.clear()
-            start = time.monotonic()
-            while got < size and time.monotonic() - start < seconds:
-                try:
-                    chunk = c.sock.recv(4096)
-                except ConnectionResetError:
-                    chunk = b''
-                if not chunk:
-                    return got, time.monotonic() - start, True
-                got += len(chunk)
-                ahead = got / rate - (time.monotonic() - start)
-                if ahead > 0:
-                    time.sleep(ahead)
-            return got, time.monotonic() - start, False
+        return read_steadily(self, rate, seconds, url)
 
     def test_reader_below_min_rate_cut_off(self):
-        """At 6 KiB/s (r = 3/8 of HTTP_MIN_RATE) the client acknowledges
+        """At 6 KiB/s (r = 3/8 of --min-rate) the client acknowledges
         bytes all the time, yet the response ends after about
         timeout / (1 - r) (0.8 s; 6 s allowed for the receive buffers)."""
         rate = 6 * 1024
@@ -320,10 +326,47 @@ class TransferDeadlineTest(ServerTestCase):
         self.assertLess(elapsed, 6.0)
 
     def test_reader_above_min_rate_not_cut(self):
-        """At 64 KiB/s (4 times HTTP_MIN_RATE) the allowance grows faster
+        """At 64 KiB/s (4 times --min-rate) the allowance grows faster
         than time: not cut off in 5 s (ten timeouts)."""
         rate = 64 * 1024
         got, elapsed, cut = self.read_steadily(rate, 5)
         self.assertFalse(cut, 'a reader at 64 KiB/s cut off after %.1f s '
                          '(%d bytes, --timeout 0.5)' % (elapsed, got))
         self.assertGreater(got, 4 * rate)
+
+
+@needs_process('starts sehttpd with --timeout 2 and the default --min-rate')
+class SlowClientTest(ServerTestCase):
+    """A slow mobile link: a reader at 4 KiB/s keeps receiving a large file
+    for 15 s with --timeout 2 and the default --min-rate (1 KiB/s); before
+    --min-rate, every response had to average 16 KiB/s and it was cut off
+    after about 2.7 s."""
+    server_args = ('--timeout', '2')
+
+    def test_reader_at_4_kib_s_not_cut(self):
+        got, elapsed, cut = read_steadily(self, 4096, 15)
+        self.assertFalse(cut, 'a reader at 4 KiB/s cut off after %.1f s '
+                         '(%d bytes, --timeout 2)' % (elapsed, got))
+        self.assertGreater(got, 12 * 4096)
+
+
+@needs_process('starts sehttpd with --min-rate values')
+class MinRateFlagTest(unittest.TestCase):
+
+    def test_slower_than_min_rate_cut(self):
+        """--min-rate 16384 with --timeout 1: a reader at 4 KiB/s is cut
+        after about timeout / (1 - 1/4), receive buffers aside."""
+        t = start_server(['--timeout', '1', '--min-rate', '16384'])
+        self.addCleanup(t.server.kill)
+        got, elapsed, cut = read_steadily(t, 4096, 12)
+        self.assertTrue(cut, 'a reader at 4 KiB/s not cut after %.1f s '
+                        'with --min-rate 16384' % elapsed)
+        self.assertLess(elapsed, 8)
+        t.server.stop()
+
+    def test_bad_values(self):
+        for value in ('-1', 'abc', '1.5', str(1 << 31), ''):
+            with self.subTest(value=value):
+                rc, _, err = run_cli(['--min-rate', value, '-p', '0'])
+                self.assertEqual(rc, 2, err)
+                self.assertIn("invalid minimum rate '%s'" % value, err)

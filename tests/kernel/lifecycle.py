@@ -22,8 +22,9 @@ through its forwarded port:
            more than the listen backlog: every one is accepted and served.
   limits: with timeout_ms=2000, a request body trickled a byte at a time
            within the timeout is cut off (and a large one sent at once is
-           skipped); a client in the guest reading a response at half
-           HTTP_MIN_RATE (16 KiB/s) is cut off, one at 4x is not; with
+           skipped); with min_rate=16384 a client in the guest reading
+           a response at half that is cut off, one at 4x is not, and
+           with the default min_rate one at 4 KiB/s is not; with
            cache_kb=1024, listings too large for the cache held by clients
            that do not read stay charged to the listing budget: beyond it
            a 503, and once those clients leave, a 200 again.
@@ -360,8 +361,8 @@ class Lifecycle:
         return json.loads(m.group(0)) if m else {}
 
     def slow_readers(self, name):
-        """Below HTTP_MIN_RATE a response is cut off, whatever progress
-        it makes; above it, it goes on."""
+        """Below min_rate (16384 here) a response is cut off, whatever
+        progress it makes; above it, it goes on."""
         # Half the rate: cut off after about twice the timeout (plus what
         # the client's receive buffer holds).  The socket takes some bytes
         # at every turn, so progress alone never cut it off.
@@ -375,6 +376,25 @@ class Lifecycle:
                      res.get('status') == 200 and
                      res.get('closed') == 0 and
                      res['bytes'] > 6 * 65536, repr(res))
+
+    def slow_link(self, name):
+        """The default min_rate (1 KiB/s) lets a slow mobile link finish:
+        a reader at 4 KiB/s goes on for 12 s with timeout_ms=2000 (at the
+        old fixed 16 KiB/s it was cut within 3 s)."""
+        out, rc = self.insmod('', timeout_ms=2000)
+        if not self.c.check('%s: insmod with the default min_rate' % name,
+                            rc == 0, out):
+            return
+        try:
+            res = self.slow_read('/big/10m.bin', 4096, 12)
+            self.c.check('%s: a reader at 4 KiB/s is not cut off (%s)'
+                         % (name, res), res.get('status') == 200 and
+                         res.get('closed') == 0 and
+                         res['bytes'] > 10 * 4096, repr(res))
+        except (OSError, RuntimeError, ValueError) as e:
+            self.c.check('%s: the slow link check ran' % name, False,
+                         repr(e))
+        self.unload(name)
 
     def held_listings(self, name):
         """Listings too large for the cache, held by clients that do not
@@ -407,7 +427,8 @@ class Lifecycle:
 
     def limits(self, baseline):
         name = 'limits'
-        out, rc = self.insmod('cache_kb=1024', timeout_ms=2000)
+        out, rc = self.insmod('cache_kb=1024 min_rate=16384',
+                              timeout_ms=2000)
         if not self.c.check('%s: insmod succeeds' % name, rc == 0, out):
             return
         try:
@@ -417,6 +438,7 @@ class Lifecycle:
                 ValueError) as e:
             self.c.check('%s: transfer checks ran' % name, False, repr(e))
         self.unload(name)
+        self.slow_link(name)
         out, rc = self.insmod('cache_kb=1024', timeout_ms=30000)
         if not self.c.check('%s: insmod succeeds again' % name, rc == 0,
                             out):

@@ -59,15 +59,24 @@ TEST(no_body)
 
 TEST(transfer_extension_is_progress_bounded_by_the_rate)
 {
+	const uint32_t r = 16384;
+
 	/* One second's worth of bytes earns one second. */
-	CHECK(http_transfer_extension_ms(5000, HTTP_MIN_RATE) == 1000);
-	CHECK(http_transfer_extension_ms(500, HTTP_MIN_RATE) == 500);
-	CHECK(http_transfer_extension_ms(5000, HTTP_MIN_RATE / 2) == 500);
-	CHECK(http_transfer_extension_ms(5000, 0) == 0);
+	CHECK(http_transfer_extension_ms(5000, r, r) == 1000);
+	CHECK(http_transfer_extension_ms(500, r, r) == 500);
+	CHECK(http_transfer_extension_ms(5000, r / 2, r) == 500);
+	CHECK(http_transfer_extension_ms(5000, 0, r) == 0);
+	CHECK(http_transfer_extension_ms(5000, 1024, HTTP_MIN_RATE_DEFAULT) ==
+	      1000);
+	/* No minimum rate: progress alone. */
+	CHECK(http_transfer_extension_ms(5000, 0, 0) == 5000);
+	CHECK(http_transfer_extension_ms(UINT64_MAX, 0, 0) == UINT64_MAX);
 	/* No overflow at the largest counts. */
-	CHECK(http_transfer_extension_ms(UINT64_MAX, UINT64_MAX) ==
-	      UINT64_MAX / HTTP_MIN_RATE * 1000 +
-		      UINT64_MAX % HTTP_MIN_RATE * 1000 / HTTP_MIN_RATE);
+	CHECK(http_transfer_extension_ms(UINT64_MAX, UINT64_MAX, r) ==
+	      UINT64_MAX / r * 1000 + UINT64_MAX % r * 1000 / r);
+	CHECK(http_transfer_extension_ms(UINT64_MAX, UINT64_MAX, UINT32_MAX) ==
+	      UINT64_MAX / UINT32_MAX * 1000 +
+		      UINT64_MAX % UINT32_MAX * 1000 / UINT32_MAX);
 }
 
 TEST(close_lingers_only_when_more_may_come)
