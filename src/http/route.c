@@ -60,23 +60,48 @@ static size_t host_without_port(const char *h, size_t n)
 	return i > 0 && h[i - 1] == ':' ? i - 1 : n;
 }
 
+/*
+ * Where the client asked to go: the absolute-form target's authority, which
+ * RFC 9112 3.2.2 puts over Host, else the Host field.  Its length, or 0.
+ */
+static size_t request_authority(const char *buf, const struct http_request *req,
+				const char **host)
+{
+	const char *t = buf + req->target.off;
+
+	if (t[0] != '/') {
+		const char *slashes = memchr(t, '/', req->target.len);
+		const char *start = slashes ? slashes + 2 : t;
+
+		*host = start;
+		return (size_t)(buf + req->path.off - start);
+	}
+	if (!http_has_header(req, HTTP_H_HOST))
+		return 0;
+	*host = buf + req->header[HTTP_H_HOST].off;
+	return req->header[HTTP_H_HOST].len;
+}
+
 size_t http_https_location(char *out, size_t cap, const char *buf,
 			   const struct http_request *req, uint16_t port)
 {
-	const char *host = buf + req->header[HTTP_H_HOST].off;
-	size_t hlen = host_without_port(host, req->header[HTTP_H_HOST].len);
-	size_t query = req->has_query ? 1 + (size_t)req->query.len : 0;
+	const char *host = NULL;
+	size_t hlen, query = req->has_query ? 1 + (size_t)req->query.len : 0;
+	size_t path = req->path.len ? req->path.len : 1;
 	char digits[8];
 	size_t plen = 0, n;
 
-	if (!http_has_header(req, HTTP_H_HOST) || hlen == 0 ||
-	    !req->target_ok || req->path.len == 0 || buf[req->path.off] != '/')
+	if (!req->target_ok)
+		return 0;
+	hlen = request_authority(buf, req, &host);
+	hlen = host ? host_without_port(host, hlen) : 0;
+	if (hlen == 0)
 		return 0;
 	if (port != 0 && port != 443) {
 		digits[0] = ':';
 		plen = 1 + http_format_u64(digits + 1, port);
 	}
-	n = sizeof("https://") - 1 + hlen + plen + req->path.len + query;
+	n = sizeof("https://") - 1 + hlen + plen + path + query;
 	if (n > cap)
 		return 0;
 	memcpy(out, "https://", 8);
@@ -85,8 +110,11 @@ size_t http_https_location(char *out, size_t cap, const char *buf,
 	n += hlen;
 	memcpy(out + n, digits, plen);
 	n += plen;
-	memcpy(out + n, buf + req->path.off, req->path.len);
-	n += req->path.len;
+	if (req->path.len)
+		memcpy(out + n, buf + req->path.off, req->path.len);
+	else
+		out[n] = '/'; /* "http://h" and "http://h?q" mean "/" */
+	n += path;
 	if (req->has_query) {
 		out[n++] = '?';
 		memcpy(out + n, buf + req->query.off, req->query.len);

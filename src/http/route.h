@@ -33,11 +33,12 @@ size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
 				  const char *path, size_t len);
 
 /*
- * The Location of --http-redirect's 308: "https://", the request's Host
- * without its port, ":port" unless port is 443 (or 0), and the target's
- * path and query as sent.  Returns the length written to out, or 0 when
- * there is no Host to send the client to, the target has no path, or cap
- * is too small.
+ * The Location of --http-redirect's 308: "https://", the host the request
+ * names (an absolute-form target's authority, else Host) without its port,
+ * ":port" unless port is 443 (or 0), and the target's path ("/" if empty)
+ * and query as sent.  Returns the length written to out, or 0 when there is
+ * no host to send the client to ("OPTIONS *", HTTP/1.0 without Host), or
+ * cap is too small.
  */
 size_t http_https_location(char *out, size_t cap, const char *buf,
 			   const struct http_request *req, uint16_t port);

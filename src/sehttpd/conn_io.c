@@ -16,6 +16,9 @@
 #include "http/body.h"
 #include "server.h"
 
+/* Set before closing a connection cut off mid-write: a reset, not a FIN. */
+static const struct linger conn_reset = { .l_onoff = 1, .l_linger = 0 };
+
 /* Bytes written to the socket that the peer has not yet acknowledged. */
 static int unacked_bytes(const struct conn *c)
 {
@@ -49,7 +52,12 @@ static uint64_t transfer_deadline(const struct conn *c)
 static uint64_t send_deadline(struct conn *c)
 {
 	int unacked = unacked_bytes(c);
-	uint64_t acked = c->bytes_sent - (unacked > 0 ? (uint64_t)unacked : 0);
+	/* Under TLS the socket holds ciphertext, a little more than the
+	 * plaintext bytes_sent counts: never below nothing acknowledged. */
+	uint64_t acked =
+		unacked > 0 && (uint64_t)unacked > c->bytes_sent ?
+			0 :
+			c->bytes_sent - (unacked > 0 ? (uint64_t)unacked : 0);
 
 	acked = acked > c->xfer_base ? acked - c->xfer_base : 0;
 	if (c->bytes_sent != c->xfer_sent || acked != c->xfer_bytes)
@@ -71,7 +79,6 @@ static uint64_t send_deadline(struct conn *c)
  */
 int conn_wait(struct conn *c, uint32_t events)
 {
-	static const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
 	struct worker *w = c->worker;
 
 	if (c->timed_out) {
@@ -101,8 +108,28 @@ int conn_wait(struct conn *c, uint32_t events)
 	}
 	if (events & EPOLLOUT) {
 		c->timed_out = true;
-		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &conn_reset,
+			   sizeof(conn_reset));
 	}
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+int conn_wait_head(struct conn *c, uint32_t events)
+{
+	struct worker *w = c->worker;
+
+	if (!timer_pending(&c->timer))
+		timer_wheel_add(&w->wheel, &c->timer,
+				w->now_ms + w->server->timeout_ms);
+	if (!c->timed_out)
+		coro_yield(c->coro, (int)events);
+	if (!c->timed_out)
+		return 0;
+	/* What the socket holds would still reach a slow reader. */
+	if (events & EPOLLOUT)
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &conn_reset,
+			   sizeof(conn_reset));
 	errno = ETIMEDOUT;
 	return -1;
 }

@@ -55,5 +55,10 @@ ssize_t conn_read_body(struct conn *c, void *buf, size_t len);
  * errno ETIMEDOUT.
  */
 int conn_wait(struct conn *c, uint32_t events);
+/*
+ * The same before a request: within the deadline the timer already holds
+ * (the request head's, from the accept), never a transfer's.
+ */
+int conn_wait_head(struct conn *c, uint32_t events);
 
 #endif /* SEHTTPD_CONN_IO_H */

@@ -57,12 +57,11 @@ int conn_tls_handshake(struct conn *c)
 		e = SSL_get_error(c->ssl, ret);
 		if (e == SSL_ERROR_WANT_READ)
 			return 1;
-		if (e == SSL_ERROR_WANT_WRITE) {
-			/* The server's flight did not fit the socket. */
-			conn_transfer_begin(c);
-			if (conn_wait(c, EPOLLOUT) == 0)
-				continue;
-		}
+		/* The server's flight did not fit the socket: wait, still
+		 * within the request head's deadline. */
+		if (e == SSL_ERROR_WANT_WRITE &&
+		    conn_wait_head(c, EPOLLOUT) == 0)
+			continue;
 		c->tls_failed = true;
 		ERR_clear_error();
 		stats_add(&st->tls_handshake_failures, 1);
@@ -171,6 +170,13 @@ static int send_file_copied(struct conn *c, int file_fd, off_t offset,
 		size_t want = len < room ? (size_t)len : room;
 		ssize_t n;
 
+		if (room == 0) {
+			if (flush_stage(c)) {
+				ret = -1;
+				break;
+			}
+			continue;
+		}
 		if (++reads % TLS_TURN_READS == 0 && conn_yield_turn(c)) {
 			ret = -1;
 			break;
@@ -215,6 +221,7 @@ static int send_file_ktls(struct conn *c, int file_fd, off_t offset,
 		    conn_yield_turn(c))
 			return -1;
 		ERR_clear_error();
+		errno = 0; /* its early failures leave errno as it was */
 		n = SSL_sendfile(c->ssl, file_fd, offset, chunk, 0);
 		if (n < 0) {
 			if (errno == EINTR)

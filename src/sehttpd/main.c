@@ -586,7 +586,7 @@ static void announce(struct sehttpd *d)
 	char where[LISTEN_URL_STRLEN];
 
 	listen_addr_url(&d->addr, where, sizeof(where));
-	if (s->tls) /* "http://..." is "https://..." */
+	if (s->tls && !strncmp(where, "http://", 7)) /* "https://..." */
 		memmove(where + 5, where + 4, strlen(where + 4) + 1),
 			where[4] = 's';
 	printf("sehttpd: listening on %s (root %s, %u thread%s%s)\n", where,

@@ -792,10 +792,11 @@ static const struct option_spec option_table[] = {
 			"PORT and answer 308 to https://",
 		.man = "Also listen for cleartext HTTP on\n"
 		       ".I PORT\n"
-		       "(same address) and answer every request with 308 to\n"
+		       "(same address) and answer requests with 308 to\n"
 		       ".BI https:// HOST\n"
 		       "(the request's Host, with the TLS port unless it is\n"
-		       "443) and the same path and query.\n"
+		       "443) and the same path and query; one naming no\n"
+		       "host (HTTP/1.0 without Host, OPTIONS *) gets 400.\n"
 		       "Needs\n"
 		       ".BR \\-\\-tls\\-cert .\n",
 	},

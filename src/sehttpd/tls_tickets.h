@@ -3,8 +3,8 @@
  * The keys that seal TLS session tickets.  A client resumes a session by
  * handing back a ticket it was given; the ticket is sealed with a key only
  * the server knows.  Keys rotate: a new one seals tickets every
- * TLS_TICKET_ROTATE_S, and the one before it still opens those it sealed,
- * so a ticket is good for at least one period and at most two.  One ring
+ * TLS_TICKET_ROTATE_S, and the one before it still opens those it sealed
+ * (the sessions themselves last one period: SSL_CTX_set_timeout).  One ring
  * serves the whole process (every thread, every certificate, every reload),
  * so a client resumes whichever thread accepts it.
  */

@@ -316,6 +316,7 @@ static void accept_all(struct worker *w, int listen_fd)
 		c = &s->conns[fd];
 		*c = (struct conn){ .fd = fd, .open = true, .worker = w };
 		if (conn_transport(w, c, redirect)) {
+			c->open = false;
 			close(fd); /* out of memory: shed this client only */
 			continue;
 		}

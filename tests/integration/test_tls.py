@@ -334,8 +334,9 @@ class TlsTest(unittest.TestCase):
              'https://example.com:%d/a/b?x=1' % srv.port),
             (build_request('HEAD', '/', host='[::1]:80'),
              'https://[::1]:%d/' % srv.port),
+            # The absolute-form target's authority wins over Host.
             (build_request('GET', 'http://h.test/p%20q'),
-             'https://test:%d/p%%20q' % srv.port),
+             'https://h.test:%d/p%%20q' % srv.port),
         )
         for req, want in cases:
             with self.subTest(req=req):

@@ -238,8 +238,13 @@ TEST(https_location)
 		    "https://example.com/");
 	CHECK_HTTPS("GET /%20 HTTP/1.1\r\nHost: [::1]:80", 0,
 		    "https://[::1]/%20");
+	/* An absolute-form target's authority wins over Host. */
 	CHECK_HTTPS("GET http://h/p?q HTTP/1.1\r\nHost: example.com", 4443,
-		    "https://example.com:4443/p?q");
+		    "https://h:4443/p?q");
+	CHECK_HTTPS("GET http://h:80 HTTP/1.1\r\nHost: example.com", 443,
+		    "https://h/");
+	CHECK_HTTPS("GET http://[::1]:8080?x HTTP/1.1\r\nHost: e", 8443,
+		    "https://[::1]:8443/?x");
 	/* Nowhere to send the client to. */
 	CHECK_EQ_INT(https_location("GET / HTTP/1.0", 443, out, sizeof(out)),
 		     0);
