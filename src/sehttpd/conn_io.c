@@ -77,48 +77,11 @@ static uint64_t send_deadline(struct conn *c)
  * a FIN would reach it only after all the socket still holds, as late as
  * the rest of the response would.
  */
-int conn_wait(struct conn *c, uint32_t events)
-{
-	struct worker *w = c->worker;
-
-	if (c->timed_out) {
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	for (;;) {
-		if (events & EPOLLOUT) {
-			uint64_t deadline = send_deadline(c);
-
-			if (deadline <= w->now_ms ||
-			    atomic_load(&w->force_stop))
-				break;
-			timer_wheel_add(&w->wheel, &c->timer, deadline);
-		} else if (!timer_pending(&c->timer)) {
-			/* Every wait has a deadline, even after the timer
-			 * served a turn. */
-			timer_wheel_add(&w->wheel, &c->timer,
-					w->now_ms + w->server->timeout_ms);
-		}
-		coro_yield(c->coro, (int)events);
-		if (!c->timed_out)
-			return 0;
-		if (!(events & EPOLLOUT))
-			break;
-		c->timed_out = false;
-	}
-	if (events & EPOLLOUT) {
-		c->timed_out = true;
-		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &conn_reset,
-			   sizeof(conn_reset));
-	}
-	errno = ETIMEDOUT;
-	return -1;
-}
-
 int conn_wait_head(struct conn *c, uint32_t events)
 {
 	struct worker *w = c->worker;
 
+	/* Every wait has a deadline, even after the timer served a turn. */
 	if (!timer_pending(&c->timer))
 		timer_wheel_add(&w->wheel, &c->timer,
 				w->now_ms + w->server->timeout_ms);
@@ -130,6 +93,34 @@ int conn_wait_head(struct conn *c, uint32_t events)
 	if (events & EPOLLOUT)
 		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &conn_reset,
 			   sizeof(conn_reset));
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+int conn_wait(struct conn *c, uint32_t events)
+{
+	struct worker *w = c->worker;
+
+	if (c->timed_out) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (!(events & EPOLLOUT))
+		return conn_wait_head(c, events);
+	for (;;) {
+		uint64_t deadline = send_deadline(c);
+
+		if (deadline <= w->now_ms || atomic_load(&w->force_stop))
+			break;
+		timer_wheel_add(&w->wheel, &c->timer, deadline);
+		coro_yield(c->coro, (int)events);
+		if (!c->timed_out)
+			return 0;
+		c->timed_out = false;
+	}
+	c->timed_out = true;
+	setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &conn_reset,
+		   sizeof(conn_reset));
 	errno = ETIMEDOUT;
 	return -1;
 }
