@@ -9,26 +9,37 @@
 
 GUEST_VIRTIO_MODULES="virtio_ring virtio virtio_pci_modern_dev \
 virtio_pci_legacy_dev virtio_pci failover net_failover virtio_net"
+# tls.ko and, in load order, what its "gcm(aes)" needs from the crypto API
+# (the guest has no modprobe to find them).
+GUEST_KTLS_MODULES="gf128mul ghash-generic ctr gcm tls"
+
+# guest_copy_modules DIR KVER MODULE...: each MODULE.ko of the kernel KVER
+# into DIR.  On a missing one prints its name and fails.
+guest_copy_modules() {
+	local dir=$1 kver=$2 m ko
+	shift 2
+	for m in "$@"; do
+		ko=$(find "/lib/modules/$kver" -name "$m.ko" | head -n 1)
+		if [ -z "$ko" ]; then
+			echo "$m"
+			return 1
+		fi
+		cp "$ko" "$dir/"
+	done
+}
 
 # guest_stage ROOT KVER MODULE: busybox, /init, the control channel, the
 # module and the virtio-net modules into ROOT.  On a missing kernel module
 # prints its name and fails.
 guest_stage() {
-	local root=$1 kver=$2 module=$3 m ko
+	local root=$1 kver=$2 module=$3
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,modules,srv,etc,ctl/cgi-bin}
 	cp /bin/busybox "$root/bin/busybox"
 	cp tests/kernel/init.sh "$root/init"
 	cp tests/kernel/ctl.cgi "$root/ctl/cgi-bin/run"
 	cp "$module" "$root/khttpd.ko"
 	echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
-	for m in $GUEST_VIRTIO_MODULES; do
-		ko=$(find "/lib/modules/$kver" -name "$m.ko" | head -n 1)
-		if [ -z "$ko" ]; then
-			echo "$m"
-			return 1
-		fi
-		cp "$ko" "$root/modules/"
-	done
+	guest_copy_modules "$root/modules" "$kver" $GUEST_VIRTIO_MODULES
 }
 
 # guest_static_htstress OUT LOG: a static htstress, to drive load from
@@ -46,21 +57,21 @@ guest_static_echo_bench() {
 }
 
 # guest_stage_ktls ROOT KVER LOG: for ktls.py, into ROOT/ktls: tls.ko and
-# the AES-GCM modules it needs, a certificate and key, and into ROOT/bin a
+# the AES-GCM modules it needs (their load order in ROOT/ktls/modules), a
+# certificate and key, and into ROOT/bin a
 # static sehttpd (a sub-make into $BUILD/static) and a static TLS client.
 # On failure prints what is missing.
 guest_stage_ktls() {
-	local root=$1 kver=$2 log=$3 m ko
+	local root=$1 kver=$2 log=$3 m
 	mkdir -p "$root/ktls"
-	for m in gf128mul ghash-generic ctr gcm tls; do
-		ko=$(find "/lib/modules/$kver" -name "$m.ko" | head -n 1)
-		if [ -z "$ko" ]; then
-			echo "module $m.ko in /lib/modules/$kver"
-			return 1
-		fi
-		cp "$ko" "$root/ktls/"
-	done
-	if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 		-nodes -keyout "$root/ktls/key.pem" -out "$root/ktls/cert.pem" 		-days 2 -subj /CN=guest >>"$log" 2>&1; then
+	if ! m=$(guest_copy_modules "$root/ktls" "$kver" $GUEST_KTLS_MODULES); then
+		echo "module $m.ko in /lib/modules/$kver"
+		return 1
+	fi
+	echo "$GUEST_KTLS_MODULES" >"$root/ktls/modules"
+	if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -keyout "$root/ktls/key.pem" -out "$root/ktls/cert.pem" \
+		-days 2 -subj /CN=guest >>"$log" 2>&1; then
 		echo "a test certificate (openssl req)"
 		return 1
 	fi

@@ -10,12 +10,10 @@ refused with a message.  Prints "ok NAME" / "FAIL NAME: why" and a last
 line "kecho-totals PASSED FAILED".
 """
 
-import argparse
 import re
 import sys
-import traceback
 
-from lifecycle import Checks, Guest, bad_lines
+from lifecycle import guest_script_main
 
 PORT = 12345
 CYCLES = [
@@ -76,32 +74,17 @@ def cycle(g, c, name, params):
             any('kecho: unloaded' in t for _, t in window), repr(window))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--ctl-port', type=int, required=True)
-    args = ap.parse_args()
-    c = Checks()
-    g = Guest(args.ctl_port)
-    try:
-        g.dmesg()  # what came before is lifecycle.py's
-        for name, params in CYCLES:
-            cycle(g, c, name, params)
-        out, _ = g.run('insmod /kecho.ko mode=bogus 2>&1; '
-                       'echo insmod=$?; dmesg | tail -n 3')
-        c.check('mode=bogus is refused with a message',
-                'insmod=0' not in out and
-                'mode=bogus: expected event or classic' in out, out)
-        out, _ = g.run('grep -c "^kecho " /proc/modules')
-        c.check('mode=bogus leaves no module loaded', out.strip() == '0',
-                out)
-        bad = bad_lines(g.klog)
-        c.check('kernel log: no BUG, WARNING, Oops or slab error',
-                not bad, '\n'.join(bad[:10]))
-    except Exception:  # a broken channel is one more failure
-        c.check('kecho.py ran to the end', False, traceback.format_exc())
-    print('kecho-totals %d %d' % (c.passed, c.failed))
-    return 1 if c.failed else 0
+def checks(g, c):
+    for name, params in CYCLES:
+        cycle(g, c, name, params)
+    out, _ = g.run('insmod /kecho.ko mode=bogus 2>&1; '
+                   'echo insmod=$?; dmesg | tail -n 3')
+    c.check('mode=bogus is refused with a message',
+            'insmod=0' not in out and
+            'mode=bogus: expected event or classic' in out, out)
+    out, _ = g.run('grep -c "^kecho " /proc/modules')
+    c.check('mode=bogus leaves no module loaded', out.strip() == '0', out)
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest_script_main('kecho', checks))

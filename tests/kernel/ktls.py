@@ -9,17 +9,13 @@ time, and sehttpd's metrics must count the kTLS connections.  Prints
 "ok NAME" / "FAIL NAME: why" and a last line "ktls-totals PASSED FAILED".
 """
 
-import argparse
 import re
 import sys
-import traceback
 
-from lifecycle import Checks, Guest, bad_lines
+from lifecycle import guest_script_main
 
 PORT = 8443
 METRICS = 8444
-# In dependency order: what tls.ko's "gcm(aes)" needs, as modprobe would.
-MODULES = ['gf128mul', 'ghash-generic', 'ctr', 'gcm', 'tls']
 
 
 def tls_stat(g):
@@ -28,9 +24,10 @@ def tls_stat(g):
 
 
 def start(g, c):
-    out, rc = g.run(' && '.join('{ insmod /ktls/%s.ko || grep -q "^%s " '
-                                '/proc/modules; }' % (m, m.replace('-', '_'))
-                                for m in MODULES) + ' 2>&1')
+    # In load order (tests/kernel/guest.sh), each unless built in already.
+    out, rc = g.run('for m in $(cat /ktls/modules); do '
+                    'insmod /ktls/$m.ko || grep -q "^$(echo $m | tr - _) " '
+                    '/proc/modules || exit 1; done 2>&1')
     if not c.check('tls.ko and AES-GCM modules load', rc == 0, out):
         return False
     out, rc = g.run(
@@ -60,36 +57,23 @@ def fetch(g, c, version):
             rose == 1, repr(after))
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--ctl-port', type=int, required=True)
-    args = ap.parse_args()
-    c = Checks()
-    g = Guest(args.ctl_port)
-    try:
-        g.dmesg()  # what came before is the other scripts'
-        if start(g, c):
-            for version in ('1.2', '1.3'):
-                fetch(g, c, version)
-            out, _ = g.run('wget -q -O - http://127.0.0.1:%d/metrics | '
-                           'grep "^sehttpd_tls_"' % METRICS)
-            m = re.search(r'^sehttpd_tls_ktls_total (\d+)$', out, re.M)
-            c.check('--metrics counts both kTLS connections',
-                    m is not None and m.group(1) == '2', out)
-            out, _ = g.run('kill $(cat /tmp/ktls/pid); i=0; while kill -0 '
-                           '$(cat /tmp/ktls/pid) 2>/dev/null && [ $i -lt 100 '
-                           ']; do sleep 0.1; i=$((i + 1)); done; '
-                           'kill -0 $(cat /tmp/ktls/pid) 2>/dev/null || '
-                           'echo stopped')
-            c.check('sehttpd stops on SIGTERM', 'stopped' in out, out)
-        bad = bad_lines(g.klog)
-        c.check('kernel log: no BUG, WARNING, Oops or slab error',
-                not bad, '\n'.join(bad[:10]))
-    except Exception:  # a broken channel is one more failure
-        c.check('ktls.py ran to the end', False, traceback.format_exc())
-    print('ktls-totals %d %d' % (c.passed, c.failed))
-    return 1 if c.failed else 0
+def checks(g, c):
+    if not start(g, c):
+        return
+    for version in ('1.2', '1.3'):
+        fetch(g, c, version)
+    out, _ = g.run('wget -q -O - http://127.0.0.1:%d/metrics | '
+                   'grep "^sehttpd_tls_"' % METRICS)
+    m = re.search(r'^sehttpd_tls_ktls_total (\d+)$', out, re.M)
+    c.check('--metrics counts both kTLS connections',
+            m is not None and m.group(1) == '2', out)
+    out, _ = g.run('kill $(cat /tmp/ktls/pid); i=0; while kill -0 '
+                   '$(cat /tmp/ktls/pid) 2>/dev/null && [ $i -lt 100 '
+                   ']; do sleep 0.1; i=$((i + 1)); done; '
+                   'kill -0 $(cat /tmp/ktls/pid) 2>/dev/null || '
+                   'echo stopped')
+    c.check('sehttpd stops on SIGTERM', 'stopped' in out, out)
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(guest_script_main('ktls', checks))

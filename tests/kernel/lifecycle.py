@@ -61,6 +61,29 @@ RAW_LINE = re.compile(r'^<(\d+)>(.*)$')
 FRESH_WITHIN_S = 2.5
 
 
+def guest_script_main(name, checks):
+    """main() of a script run against the guest after lifecycle.py
+    (kecho.py, ktls.py): checks(guest, c) on the guest whose control port
+    is --ctl-port, then the kernel log's check; a broken channel is one
+    more failure.  Prints "NAME-totals PASSED FAILED"; the exit status."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--ctl-port', type=int, required=True)
+    args = ap.parse_args()
+    c = Checks()
+    g = Guest(args.ctl_port)
+    try:
+        g.dmesg()  # what came before is the other scripts'
+        checks(g, c)
+        bad = bad_lines(g.klog)
+        c.check('kernel log: no BUG, WARNING, Oops or slab error',
+                not bad, '\n'.join(bad[:10]))
+    except Exception:  # a broken channel is one more failure
+        c.check('%s.py ran to the end' % name, False,
+                traceback.format_exc())
+    print('%s-totals %d %d' % (name, c.passed, c.failed))
+    return 1 if c.failed else 0
+
+
 class Checks:
     def __init__(self):
         self.passed = 0
