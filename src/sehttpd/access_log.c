@@ -120,7 +120,7 @@ static void put_header(struct line *l, const char *reqbuf,
 void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		       const struct client_addr *peer, const char *clf_time,
 		       const char *reqbuf, const struct http_request *req,
-		       int status, uint64_t body_bytes)
+		       bool http2, int status, uint64_t body_bytes)
 {
 	char addr[INET6_ADDRSTRLEN] = "-";
 	char num[HTTP_U64_DIGITS];
@@ -141,7 +141,11 @@ void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		put(&l, " ", 1);
 		put_escaped(&l, reqbuf + req->target.off, req->target.len,
 			    TARGET_MAX);
-		put(&l, req->version_minor ? " HTTP/1.1" : " HTTP/1.0", 9);
+		put(&l,
+		    http2	       ? " HTTP/2.0" :
+		    req->version_minor ? " HTTP/1.1" :
+					 " HTTP/1.0",
+		    9);
 	} else {
 		put(&l, "-", 1);
 	}

@@ -7,6 +7,7 @@
 #ifndef SEHTTPD_ACCESS_LOG_H
 #define SEHTTPD_ACCESS_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -35,11 +36,12 @@ void client_addr_set(struct client_addr *peer, const struct sockaddr *sa);
  */
 void client_addr_format(const struct client_addr *peer, char *out, size_t len);
 
-/* req is NULL when no request line could be parsed. */
+/* req is NULL when no request line could be parsed; http2: it came over
+ * HTTP/2 (the line says HTTP/2.0, as nginx's and h2o's do). */
 void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		       const struct client_addr *peer, const char *clf_time,
 		       const char *reqbuf, const struct http_request *req,
-		       int status, uint64_t body_bytes);
+		       bool http2, int status, uint64_t body_bytes);
 void access_log_flush(struct access_log_buffer *log, struct log_writer *lw);
 
 #endif /* SEHTTPD_ACCESS_LOG_H */

@@ -85,6 +85,11 @@ static void entry_free(struct cache_entry *e)
 	free(e);
 }
 
+void content_cache_hold(struct cache_entry *e)
+{
+	e->refs++;
+}
+
 void content_cache_put(struct cache_entry *e)
 {
 	if (--e->refs == 0)

@@ -115,6 +115,8 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
 				       cache_stat_fn *stat_file, void *ctx,
 				       struct cache_entry **found);
 void content_cache_put(struct cache_entry *e); /* releases a reference */
+/* One more reference, for a response that outlives its request's. */
+void content_cache_hold(struct cache_entry *e);
 
 /*
  * A new entry, not yet in any table, holding body (malloc'd; taken even on

@@ -16,9 +16,28 @@
 #include "http/body.h"
 #include "http/proxy.h"
 #include "conn.h"
+#include "h2.h"
 #include "respond.h"
 #include "server.h"
 #include "serve.h"
+
+static int http1_writev(struct exchange *rc, struct iovec *iov, int iovcnt,
+			bool more)
+{
+	return conn_writev(rc->conn, iov, iovcnt, more);
+}
+
+static int http1_sendfile(struct exchange *rc, int fd, off_t offset,
+			  uint64_t len)
+{
+	return conn_sendfile(rc->conn, fd, offset, len);
+}
+
+/* HTTP/1.1 frames nothing: the bytes go as they are. */
+static const struct exchange_writer http1_writer = {
+	.writev = http1_writev,
+	.sendfile = http1_sendfile,
+};
 
 struct read_buffer {
 	char *data;
@@ -126,7 +145,7 @@ static void lingering_close(struct conn *c, struct read_buffer *rb)
 	}
 }
 
-static void log_request(struct exchange *rc)
+void conn_log_request(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct server *s = w->server;
@@ -135,7 +154,8 @@ static void log_request(struct exchange *rc)
 	if (!s->access_log)
 		return;
 	access_log_append(&w->log, s->log_writer, &rc->conn->peer, w->date.clf,
-			  rc->buf, rc->req, rc->status, rc->body_bytes);
+			  rc->buf, rc->req, rc->http2, rc->status,
+			  rc->body_bytes);
 }
 
 /*
@@ -156,12 +176,13 @@ static void reject(struct conn *c, struct read_buffer *rb, int status)
 	struct exchange rc = {
 		.conn = c,
 		.worker = c->worker,
+		.out = &http1_writer,
 		.buf = rb->data + rb->start,
 		.scratch = rb->data + HTTP_CONN_READ_BUF,
 	};
 
 	if (respond_status(&rc, status, NULL, 0) == 0) {
-		log_request(&rc);
+		conn_log_request(&rc);
 		lingering_close(c, rb);
 	}
 	c->close_after = true;
@@ -176,12 +197,13 @@ static void send_timeout(struct conn *c, struct read_buffer *rb)
 	struct exchange rc = {
 		.conn = c,
 		.worker = c->worker,
+		.out = &http1_writer,
 		.buf = rb->data + rb->start,
 		.status = 408,
 	};
 
 	conn_send_now(c, resp, sizeof(resp) - 1);
-	log_request(&rc);
+	conn_log_request(&rc);
 }
 
 /*
@@ -244,11 +266,20 @@ void http_conn_serve(struct coro *coro, void *data)
 	bool fresh = true;
 	unsigned served = 0;
 
+	if (c->h2) {
+		/* An HTTP/2 connection woken from idle. */
+		h2_conn_serve(c, NULL, 0);
+		return;
+	}
 	if (c->ssl && !c->tls_ready) {
 		int r = conn_tls_handshake(c);
 
 		if (r) {
 			c->close_after = r < 0;
+			return;
+		}
+		if (conn_tls_alpn_h2(c)) {
+			h2_conn_serve(c, NULL, 0);
 			return;
 		}
 	}
@@ -290,15 +321,26 @@ void http_conn_serve(struct coro *coro, void *data)
 				return;
 			}
 		}
+		if (r < 0 && !c->spoke_http1 &&
+		    h2_is_preface(rb.data + rb.start, rb.end - rb.start)) {
+			/* Prior knowledge: the preface is HTTP/2's first word. */
+			h2_conn_serve(c, rb.data + rb.start, rb.end - rb.start);
+			return;
+		}
 		if (r < 0) {
 			reject(c, &rb, -r);
 			return;
 		}
+		c->spoke_http1 = true;
 
 		/* Field by field: a compound literal would also zero the
 		 * 8 KiB path buffer on every request. */
 		rc.conn = c;
 		rc.worker = w;
+		rc.out = &http1_writer;
+		rc.out_ctx = NULL;
+		rc.http2 = false;
+		rc.body_entry = NULL;
 		rc.buf = rb.data + rb.start;
 		rc.req = &req;
 		rc.scratch = rb.data + HTTP_CONN_READ_BUF;
@@ -334,12 +376,12 @@ void http_conn_serve(struct coro *coro, void *data)
 			if (rc.status) {
 				rc.body_bytes = body_bytes_sent(
 					&rc, c->bytes_sent - sent);
-				log_request(&rc);
+				conn_log_request(&rc);
 			}
 			c->close_after = true;
 			return;
 		}
-		log_request(&rc);
+		conn_log_request(&rc);
 		rb.start += req.head_len;
 		/* A client that never sends the body is closed by the
 		 * timeout. */

@@ -14,4 +14,7 @@
 _Static_assert(HTTP_CONN_READ_BUF > HTTP_MAX_HEAD,
 	       "a request head within limits must fit the read buffer");
 
+/* Counts the exchange's response and writes its access-log line. */
+void conn_log_request(struct exchange *rc);
+
 #endif /* SEHTTPD_CONN_H */

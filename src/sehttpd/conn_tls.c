@@ -77,6 +77,15 @@ int conn_tls_handshake(struct conn *c)
 	return 0;
 }
 
+bool conn_tls_alpn_h2(struct conn *c)
+{
+	const unsigned char *p;
+	unsigned int len;
+
+	SSL_get0_alpn_selected(c->ssl, &p, &len);
+	return len == 2 && p[0] == 'h' && p[1] == '2';
+}
+
 ssize_t conn_tls_try_read(struct conn *c, void *buf, size_t len)
 {
 	for (;;) {

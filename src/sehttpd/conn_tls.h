@@ -29,6 +29,8 @@ struct conn;
  * coroutine), -1 when it failed.
  */
 int conn_tls_handshake(struct conn *c);
+/* The handshake chose HTTP/2 by ALPN. */
+bool conn_tls_alpn_h2(struct conn *c);
 ssize_t conn_tls_try_read(struct conn *c, void *buf, size_t len);
 int conn_tls_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more);
 int conn_tls_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len);

@@ -10,6 +10,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 
 #include "http/parser.h"
 #include "http/serve.h"
@@ -17,17 +19,40 @@
 /* Bytes of scratch an exchange has, for a response head and small bodies. */
 #define EXCHANGE_SCRATCH 32768
 
+struct cache_entry;
 struct conn;
+struct exchange;
 struct worker;
 
+/*
+ * Where an answer goes: a framing's writer.  HTTP/1.1's sends the bytes as
+ * they are (conn.c); HTTP/2's turns the head into HEADERS and the body into
+ * DATA frames (h2_writer.c).  The response code writes a whole head, built
+ * at the start of scratch, before any body byte.
+ */
+struct exchange_writer {
+	/* Writes all of iov (which it may modify); more: bytes follow. */
+	int (*writev)(struct exchange *rc, struct iovec *iov, int iovcnt,
+		      bool more);
+	/* Sends len bytes of fd from offset; fd stays the caller's. */
+	int (*sendfile)(struct exchange *rc, int fd, off_t offset,
+			uint64_t len);
+};
+
 struct exchange {
-	struct conn *conn; /* the transport the answer is written to */
+	struct conn *conn; /* the connection the answer leaves on */
 	struct worker *worker;
+	const struct exchange_writer *out;
+	void *out_ctx; /* the writer's own: an HTTP/2 stream */
 	const char *buf; /* the request's bytes; req's offsets are from here */
 	const struct http_request *req;
 	char *scratch; /* EXCHANGE_SCRATCH bytes */
 	bool head_only; /* HEAD: headers, no body */
 	bool keep_alive; /* what the response will say */
+	bool http2; /* framed by HTTP/2: no chunked bodies, no Connection */
+	/* The cache entry whose bytes the body pieces are, if any: a writer
+	 * that keeps them past the write takes a reference instead of a copy. */
+	struct cache_entry *body_entry;
 	int status; /* for the access log */
 	uint64_t body_bytes;
 	int path_len;
@@ -35,6 +60,26 @@ struct exchange {
 	 * it go to buffers of their own (http_path_join()). */
 	char path[HTTP_SERVE_PATH_BUF];
 };
+
+static inline int exchange_writev(struct exchange *rc, struct iovec *iov,
+				  int iovcnt, bool more)
+{
+	return rc->out->writev(rc, iov, iovcnt, more);
+}
+
+static inline int exchange_write(struct exchange *rc, const void *buf,
+				 size_t len, bool more)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return rc->out->writev(rc, &iov, 1, more);
+}
+
+static inline int exchange_sendfile(struct exchange *rc, int fd, off_t offset,
+				    uint64_t len)
+{
+	return rc->out->sendfile(rc, fd, offset, len);
+}
 
 /* A Range request: answered from the identity bytes, never compressed. */
 static inline bool exchange_range_requested(const struct exchange *rc)

@@ -138,6 +138,12 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		{ "tls_ktls_total", "counter",
 		  "TLS connections whose records the kernel makes (kTLS); "
 		  "the others encrypt in user space." },
+		{ "http2_connections_total", "counter",
+		  "Connections that spoke HTTP/2 (ALPN h2, or prior knowledge)." },
+		{ "http2_requests_total", "counter",
+		  "Requests answered over HTTP/2." },
+		{ "http2_streams_reset_total", "counter",
+		  "HTTP/2 streams the server reset: stalled windows, errors." },
 	};
 	uint64_t values[] = {
 		SUM(s, body_bytes),
@@ -156,7 +162,13 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		SUM(s, tls_handshake_failures),
 		SUM(s, tls_resumed),
 		SUM(s, tls_ktls),
+		SUM(s, http2_conns),
+		SUM(s, http2_requests),
+		SUM(s, http2_resets),
 	};
+	_Static_assert(sizeof(values) / sizeof(values[0]) ==
+			       sizeof(simple) / sizeof(simple[0]),
+		       "a value for every metric");
 	size_t off = head(buf, len, 0, &responses);
 
 	for (int c = 0; c < 5; c++) {

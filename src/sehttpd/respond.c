@@ -4,7 +4,6 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "conn_io.h"
 #include "http/route.h"
 #include "http/site.h"
 #include "server.h"
@@ -48,7 +47,7 @@ int respond_layout(struct exchange *rc, const struct http_layout *l, int status,
 					 l->piece[i].len };
 	rc->status = status;
 	rc->body_bytes = l->body_len;
-	return conn_writev(rc->conn, iov, (int)l->n, more);
+	return exchange_writev(rc, iov, (int)l->n, more);
 }
 
 int respond_with_body(struct exchange *rc, struct http_response_head *h,

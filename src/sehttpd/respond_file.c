@@ -102,10 +102,12 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 		return respond_bodyless(rc, &h);
 
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
-	h.chunked = e->kind == CACHE_LISTING && rc->req->version_minor >= 1;
+	h.chunked = e->kind == CACHE_LISTING && rc->req->version_minor >= 1 &&
+		    !rc->http2;
 	if (http_layout_response(&l, rc->scratch, EXCHANGE_SCRATCH, &h,
 				 rep->data + sel.first, sel.len, rc->head_only))
 		return -1;
+	rc->body_entry = e;
 	return respond_layout(rc, &l, sel.status, false);
 }
 
@@ -145,7 +147,7 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 		return -1;
 	rc->status = sel.status;
 	if (rc->head_only || sel.len == 0)
-		return conn_write(rc->conn, rc->scratch, hlen, false);
+		return exchange_write(rc, rc->scratch, hlen, false);
 	if (sel.len <= FILE_SENDFILE_MIN &&
 	    sel.len <= EXCHANGE_SCRATCH - hlen) {
 		/* Small: head and body leave in one write. */
@@ -155,10 +157,10 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 		if (got != (ssize_t)sel.len)
 			return -1; /* changed under us; nothing was sent */
 		rc->body_bytes = sel.len;
-		return conn_write(rc->conn, rc->scratch, hlen + sel.len, false);
+		return exchange_write(rc, rc->scratch, hlen + sel.len, false);
 	}
-	if (conn_write(rc->conn, rc->scratch, hlen, true) ||
-	    conn_sendfile(rc->conn, fd, (off_t)sel.first, sel.len))
+	if (exchange_write(rc, rc->scratch, hlen, true) ||
+	    exchange_sendfile(rc, fd, (off_t)sel.first, sel.len))
 		return -1;
 	rc->body_bytes = sel.len;
 	return 0;

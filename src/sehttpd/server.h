@@ -30,6 +30,7 @@ struct mime_map;
 struct site;
 struct ssl_st;
 struct tls;
+struct h2_conn;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
@@ -126,6 +127,9 @@ struct conn {
 	bool tls_ready;
 	bool tls_failed;
 	bool tls_ktls;
+	/* HTTP/2 (h2.h): its session, kept while the connection idles. */
+	struct h2_conn *h2;
+	bool spoke_http1; /* answered an HTTP/1 request: no preface now */
 };
 
 int worker_init(struct worker *w, struct server *s, int listen_fd,

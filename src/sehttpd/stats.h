@@ -24,6 +24,9 @@ struct worker_stats {
 	uint64_t tls_handshake_failures; /* junk, wrong versions, resets */
 	uint64_t tls_resumed; /* of the handshakes: a session resumed */
 	uint64_t tls_ktls; /* of the handshakes: the kernel encrypts */
+	uint64_t http2_conns; /* connections that spoke HTTP/2 */
+	uint64_t http2_requests; /* streams answered */
+	uint64_t http2_resets; /* streams cut: a window never opened, errors */
 	/* Gauges, published by the worker once per loop iteration. */
 	uint64_t open_conns;
 	uint64_t idle_conns; /* open, with no request in progress */

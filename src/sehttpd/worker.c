@@ -26,6 +26,7 @@
 #include "coro.h"
 #include "conn.h"
 #include "conn_tls.h"
+#include "h2.h"
 #include "server.h"
 #include "tls.h"
 
@@ -143,6 +144,8 @@ static void conn_close(struct worker *w, struct conn *c)
 	atomic_fetch_sub_explicit(&w->server->open_conns, 1,
 				  memory_order_relaxed);
 	c->open = false;
+	if (c->h2)
+		h2_conn_end(c);
 	if (c->ssl)
 		conn_tls_end(c);
 	/*

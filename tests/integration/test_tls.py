@@ -250,13 +250,23 @@ class TlsTest(unittest.TestCase):
         srv.stop()
 
     def test_alpn(self):
+        """h2 when offered (ours is the preference), else http/1.1."""
         srv = self.start()
-        for offer, want in ((['h2', 'http/1.1'], 'http/1.1'),
-                            (['h2'], None)):
+        for offer, want in ((['http/1.1', 'h2'], 'h2'),
+                            (['h2'], 'h2'),
+                            (['http/1.1'], 'http/1.1'),
+                            (['spdy/3'], None)):
             ctx = self.context()
             ctx.set_alpn_protocols(offer)
             with self.conn(srv, ctx) as c:
                 self.assertEqual(c.sock.selected_alpn_protocol(), want)
+                if want == 'h2':
+                    # The server's first frame is its SETTINGS.
+                    c.send(b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
+                           b'\x00\x00\x00\x04\x00\x00\x00\x00\x00')
+                    head = c.sock.recv(9)
+                    self.assertEqual(head[3], 4, head)
+                    continue
                 c.send(build_request('GET', '/'))
                 self.assertEqual(c.read_response().status, 200)
         srv.stop()

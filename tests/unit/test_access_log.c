@@ -30,8 +30,8 @@ static struct client_addr ipv4(const char *text)
  * Logs one request (head, which must be complete; NULL for none) and
  * returns its line, NUL-terminated in place of the newline.
  */
-static const char *line_for(const struct client_addr *peer, const char *head,
-			    int status, uint64_t bytes)
+static const char *line_over(const struct client_addr *peer, const char *head,
+			     bool http2, int status, uint64_t bytes)
 {
 	struct http_parser p;
 	struct http_request req;
@@ -45,7 +45,7 @@ static const char *line_for(const struct client_addr *peer, const char *head,
 	log_buf.lines = 0;
 	/* An empty buffer is never flushed: no writer is needed. */
 	access_log_append(&log_buf, NULL, peer, CLF_TIME, head,
-			  head ? &req : NULL, status, bytes);
+			  head ? &req : NULL, http2, status, bytes);
 	CHECK_EQ_INT(log_buf.lines, 1);
 	CHECK(log_buf.len > 0 && log_buf.buf[log_buf.len - 1] == '\n');
 	CHECK(memchr(log_buf.buf, '\n', log_buf.len) ==
@@ -53,6 +53,12 @@ static const char *line_for(const struct client_addr *peer, const char *head,
 	line = log_buf.buf;
 	line[log_buf.len - 1] = '\0';
 	return line;
+}
+
+static const char *line_for(const struct client_addr *peer, const char *head,
+			    int status, uint64_t bytes)
+{
+	return line_over(peer, head, false, status, bytes);
 }
 
 TEST(combined_log_format)
@@ -176,4 +182,14 @@ TEST(field_that_just_fits_is_whole)
 			CHECK(!memcmp(f + len - 4, "a...", 4));
 		}
 	}
+}
+
+/* A request that came over HTTP/2 says so, whatever line it was made as. */
+TEST(http2_request_says_http2)
+{
+	struct client_addr peer = ipv4("192.0.2.7");
+	const char *line = line_over(
+		&peer, "GET /a.css HTTP/1.1\r\nHost: x\r\n\r\n", true, 200, 12);
+
+	CHECK(strstr(line, "\"GET /a.css HTTP/2.0\" 200 12 ") != NULL);
 }

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An HTTP/2 connection: nghttp2 reads and writes the frames; this file
+ * feeds it the socket's bytes, answers each stream once its request is
+ * complete, and holds the connection to its limits (stream deadlines, the
+ * calm bucket, the drain).  It runs in the connection's coroutine, so a
+ * write that waits for the socket suspends the whole session, as a TCP
+ * connection would; a stream waiting for its own flow-control window does
+ * not hold up the others, which nghttp2 goes on sending.
+ */
+#include "h2.h"
+
+#include <errno.h>
+#include <nghttp2/nghttp2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "conn_io.h"
+#include "coro.h"
+#include "h2_stream.h"
+#include "health.h"
+#include "respond.h"
+#include "serve.h"
+#include "server.h"
+
+static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/* nghttp2's own rapid-reset guard stays behind ours, as a backstop. */
+#define H2_NGHTTP2_RESET_BURST (4 * H2_CALM_BURST)
+#define H2_NGHTTP2_RESET_RATE (2 * H2_CALM_PER_S)
+/* Frames gathered before a write. */
+#define H2_OUT_BUF 16384
+
+struct h2_conn {
+	nghttp2_session *session;
+	struct conn *c;
+	struct list_head streams; /* every stream with a struct h2_stream */
+	struct list_head ready; /* requests complete, to be answered */
+	struct h2_out out;
+	uint64_t calm; /* the bucket, in thousandths of an event */
+	uint64_t calm_ms; /* when it was last filled */
+	bool goaway; /* the drain's GOAWAY is submitted */
+	bool broken; /* the framing failed: close without a word */
+};
+
+bool h2_is_preface(const char *buf, size_t len)
+{
+	size_t n = len < sizeof(h2_preface) - 1 ? len : sizeof(h2_preface) - 1;
+
+	return n >= 3 && memcmp(buf, h2_preface, n) == 0;
+}
+
+/* Pays for one costly, useless event; false once the bucket is empty. */
+static bool calm_spend(struct h2_conn *h)
+{
+	uint64_t now = h->c->worker->now_ms;
+
+	h->calm += (now - h->calm_ms) * H2_CALM_PER_S;
+	if (h->calm > (uint64_t)H2_CALM_BURST * 1000)
+		h->calm = (uint64_t)H2_CALM_BURST * 1000;
+	h->calm_ms = now;
+	if (h->calm < 1000) {
+		nghttp2_session_terminate_session(h->session,
+						  NGHTTP2_ENHANCE_YOUR_CALM);
+		return false;
+	}
+	h->calm -= 1000;
+	return true;
+}
+
+static struct h2_stream *stream_of(struct h2_conn *h, int32_t id)
+{
+	return nghttp2_session_get_stream_user_data(h->session, id);
+}
+
+static uint64_t stream_deadline(const struct h2_conn *h)
+{
+	const struct worker *w = h->c->worker;
+
+	return w->now_ms + w->server->timeout_ms;
+}
+
+static int on_begin_headers(nghttp2_session *session,
+			    const nghttp2_frame *frame, void *user_data)
+{
+	struct h2_conn *h = user_data;
+	struct h2_stream *st;
+
+	if (frame->hd.type != NGHTTP2_HEADERS ||
+	    frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;
+	st = h2_stream_new(frame->hd.stream_id);
+	if (!st)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	if (nghttp2_session_set_stream_user_data(session, st->id, st)) {
+		h2_stream_free(st);
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	}
+	st->deadline_ms = stream_deadline(h);
+	list_add_tail(&st->link, &h->streams);
+	return 0;
+}
+
+static int on_header(nghttp2_session *session, const nghttp2_frame *frame,
+		     const uint8_t *name, size_t namelen, const uint8_t *value,
+		     size_t valuelen, uint8_t flags, void *user_data)
+{
+	struct h2_stream *st;
+
+	(void)session;
+	(void)flags;
+	if (frame->hd.type != NGHTTP2_HEADERS ||
+	    frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0; /* trailers: nothing here reads them */
+	st = stream_of(user_data, frame->hd.stream_id);
+	if (st && h2_stream_add_field(st, name, namelen, value, valuelen))
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	return 0;
+}
+
+static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame,
+			 void *user_data)
+{
+	struct h2_conn *h = user_data;
+	struct h2_stream *st;
+
+	(void)session;
+	switch (frame->hd.type) {
+	case NGHTTP2_DATA:
+		/* Empty and not ending anything: a flood's frame. */
+		if (frame->hd.length == 0 &&
+		    !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
+		    !calm_spend(h))
+			return 0;
+		break;
+	case NGHTTP2_HEADERS:
+		break;
+	case NGHTTP2_RST_STREAM:
+		calm_spend(h);
+		return 0;
+	default:
+		return 0;
+	}
+	if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	st = stream_of(h, frame->hd.stream_id);
+	if (st && !st->ready) {
+		st->ready = true;
+		list_add_tail(&st->ready_link, &h->ready);
+	}
+	return 0;
+}
+
+static int on_frame_send(nghttp2_session *session, const nghttp2_frame *frame,
+			 void *user_data)
+{
+	struct h2_conn *h = user_data;
+
+	(void)session;
+	if (frame->hd.type == NGHTTP2_RST_STREAM)
+		stats_add(&h->c->worker->stats.http2_resets, 1);
+	return 0;
+}
+
+/* Logs what the stream's answer was and how much of its body left. */
+static void stream_log(struct h2_conn *h, struct h2_stream *st)
+{
+	struct exchange rc = {
+		.conn = h->c,
+		.worker = h->c->worker,
+		.buf = st->head,
+		.req = st->head && !st->refused ? &st->req : NULL,
+		.http2 = true,
+		.status = st->status,
+		.body_bytes = st->body_sent,
+	};
+
+	if (st->answered)
+		conn_log_request(&rc);
+}
+
+static void stream_drop(struct h2_conn *h, struct h2_stream *st)
+{
+	stream_log(h, st);
+	list_del(&st->link);
+	if (st->ready)
+		list_del(&st->ready_link);
+	h2_stream_free(st);
+}
+
+static int on_stream_close(nghttp2_session *session, int32_t stream_id,
+			   uint32_t error_code, void *user_data)
+{
+	struct h2_conn *h = user_data;
+	struct h2_stream *st = stream_of(h, stream_id);
+
+	(void)error_code;
+	if (st) {
+		nghttp2_session_set_stream_user_data(session, stream_id, NULL);
+		stream_drop(h, st);
+	}
+	return 0;
+}
+
+static ssize_t on_send(nghttp2_session *session, const uint8_t *data,
+		       size_t length, int flags, void *user_data)
+{
+	struct h2_conn *h = user_data;
+
+	(void)session;
+	(void)flags;
+	if (h2_out_append(&h->out, data, length))
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	return (ssize_t)length;
+}
+
+static int on_send_data(nghttp2_session *session, nghttp2_frame *frame,
+			const uint8_t *framehd, size_t length,
+			nghttp2_data_source *source, void *user_data)
+{
+	struct h2_conn *h = user_data;
+	struct h2_stream *st = source->ptr;
+
+	(void)session;
+	(void)frame;
+	if (h2_stream_send_data(&h->out, st, framehd, length))
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	st->deadline_ms = stream_deadline(h);
+	return 0;
+}
+
+static nghttp2_session *session_new(struct h2_conn *h)
+{
+	nghttp2_settings_entry settings[] = {
+		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS },
+		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
+		  HTTP_MAX_HEADER_SECTION },
+	};
+	nghttp2_session_callbacks *cb;
+	nghttp2_session *session = NULL;
+	nghttp2_option *opt;
+
+	if (nghttp2_session_callbacks_new(&cb))
+		return NULL;
+	if (nghttp2_option_new(&opt)) {
+		nghttp2_session_callbacks_del(cb);
+		return NULL;
+	}
+	nghttp2_session_callbacks_set_on_begin_headers_callback(
+		cb, on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb,
+							       on_stream_close);
+	nghttp2_session_callbacks_set_send_callback(cb, on_send);
+	nghttp2_session_callbacks_set_send_data_callback(cb, on_send_data);
+	nghttp2_option_set_stream_reset_rate_limit(opt, H2_NGHTTP2_RESET_BURST,
+						   H2_NGHTTP2_RESET_RATE);
+	/* Streams beyond the limit are refused even before our SETTINGS
+	 * reach the client. */
+	nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
+	if (nghttp2_session_server_new2(&session, cb, h, opt) == 0 &&
+	    nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings,
+				    sizeof(settings) / sizeof(settings[0]))) {
+		nghttp2_session_del(session);
+		session = NULL;
+	}
+	nghttp2_option_del(opt);
+	nghttp2_session_callbacks_del(cb);
+	return session;
+}
+
+static struct h2_conn *h2_conn_new(struct conn *c)
+{
+	struct h2_conn *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->c = c;
+	INIT_LIST_HEAD(&h->streams);
+	INIT_LIST_HEAD(&h->ready);
+	h->calm = (uint64_t)H2_CALM_BURST * 1000;
+	h->calm_ms = c->worker->now_ms;
+	h->out = (struct h2_out){ .c = c, .cap = H2_OUT_BUF };
+	h->out.buf = malloc(H2_OUT_BUF);
+	h->session = h->out.buf ? session_new(h) : NULL;
+	if (!h->session) {
+		free(h->out.buf);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Answers one complete request with the code HTTP/1.1's go through. */
+static void stream_answer(struct h2_conn *h, struct h2_stream *st)
+{
+	struct conn *c = h->c;
+	struct worker *w = c->worker;
+	struct exchange rc;
+	unsigned int mark;
+	int status = h2_stream_parse(st);
+	int r;
+
+	rc.conn = c;
+	rc.worker = w;
+	rc.out = &h2_stream_writer;
+	rc.out_ctx = st;
+	rc.http2 = true;
+	rc.body_entry = NULL;
+	rc.buf = st->head;
+	rc.req = status ? NULL : &st->req;
+	rc.scratch = (char *)coro_extra(c->coro) + HTTP_CONN_READ_BUF;
+	rc.head_only = !status && st->req.method == HTTP_HEAD;
+	rc.keep_alive = true;
+	rc.status = 0;
+	rc.body_bytes = 0;
+	rc.path_len = 0;
+	if (status)
+		st->refused = status;
+
+	mark = coro_defer_mark(c->coro);
+	if (status)
+		r = respond_status(&rc, status, NULL, 0);
+	else if (health_is_target(w->server, &rc))
+		r = health_respond(&rc);
+	else if (c->redirect)
+		r = respond_https_redirect(&rc);
+	else
+		r = serve_request(&rc);
+	coro_defer_run_to(c->coro, mark);
+	st->status = rc.status;
+	st->deadline_ms = stream_deadline(h);
+	if (r || st->failed || !st->head_done ||
+	    h2_stream_submit(h->session, st)) {
+		nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE, st->id,
+					  NGHTTP2_INTERNAL_ERROR);
+		return;
+	}
+	st->answered = true;
+	stats_add(&w->stats.http2_requests, 1);
+}
+
+/* The requests completed by the last bytes read, in the order they came. */
+static int answer_ready(struct h2_conn *h)
+{
+	unsigned int served = 0;
+
+	while (!list_empty(&h->ready)) {
+		struct h2_stream *st = list_first_entry(
+			&h->ready, struct h2_stream, ready_link);
+
+		list_del_init(&st->ready_link);
+		st->ready = false;
+		stream_answer(h, st);
+		/* As HTTP/1.1's pipelining: the thread's others get turns. */
+		if (++served % CONN_PIPELINE_TURN == 0 && conn_yield_turn(h->c))
+			return -1;
+	}
+	return 0;
+}
+
+/* Sends all nghttp2 can send now: what waits for a window stays. */
+static int send_all(struct h2_conn *h)
+{
+	conn_transfer_begin(h->c);
+	if (nghttp2_session_send(h->session))
+		return -1;
+	return h2_out_flush(&h->out, NULL, 0, false);
+}
+
+/*
+ * Streams that made no progress by their deadline: a window the client
+ * never opens, a request body that never ends.  Reset; the rest go on.
+ * Returns how many were reset; *next: the earliest deadline left.
+ */
+static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
+{
+	uint64_t now = h->c->worker->now_ms;
+	struct h2_stream *st;
+	unsigned int n = 0;
+
+	*next = now + h->c->worker->server->timeout_ms;
+	list_for_each_entry(st, &h->streams, link) {
+		if (st->deadline_ms <= now) {
+			nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE,
+						  st->id, NGHTTP2_CANCEL);
+			st->deadline_ms = UINT64_MAX;
+			n++;
+		} else if (st->deadline_ms < *next) {
+			*next = st->deadline_ms;
+		}
+	}
+	return n;
+}
+
+static int feed(struct h2_conn *h, const char *buf, size_t len)
+{
+	ssize_t n =
+		nghttp2_session_mem_recv(h->session, (const uint8_t *)buf, len);
+
+	if (n < 0) {
+		/* A flood, a client that is not HTTP/2: no further word. */
+		h->broken = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* The drain: no new streams; those open finish (nghttp2 keeps them). */
+static void say_goaway(struct h2_conn *h)
+{
+	h->goaway = true;
+	nghttp2_submit_goaway(
+		h->session, NGHTTP2_FLAG_NONE,
+		nghttp2_session_get_last_proc_stream_id(h->session),
+		NGHTTP2_NO_ERROR, NULL, 0);
+}
+
+void h2_conn_serve(struct conn *c, const char *pending, size_t len)
+{
+	struct worker *w = c->worker;
+	char *buf = coro_extra(c->coro);
+	struct h2_conn *h = c->h2;
+
+	if (!h) {
+		h = h2_conn_new(c);
+		if (!h) {
+			c->close_after = true;
+			return;
+		}
+		c->h2 = h;
+		stats_add(&w->stats.http2_conns, 1);
+	}
+	h->out.c = c;
+	if (len && feed(h, pending, len))
+		goto close;
+	for (;;) {
+		ssize_t n;
+
+		if (answer_ready(h) || send_all(h))
+			goto broken;
+		if (w->stopping && !h->goaway) {
+			say_goaway(h);
+			continue;
+		}
+		if (!nghttp2_session_want_read(h->session) &&
+		    !nghttp2_session_want_write(h->session))
+			goto close;
+		if (list_empty(&h->streams)) {
+			/* Idle: the coroutine goes back to the pool. */
+			n = conn_try_read(c, buf, HTTP_CONN_READ_BUF);
+			if (n < 0 && errno == EAGAIN) {
+				timer_wheel_add(&w->wheel, &c->timer,
+						w->now_ms +
+							w->server->timeout_ms);
+				return;
+			}
+		} else {
+			uint64_t next;
+
+			if (reset_stalled(h, &next))
+				continue;
+			timer_wheel_add(&w->wheel, &c->timer, next);
+			n = conn_read(c, buf, HTTP_CONN_READ_BUF);
+			if (n < 0 && c->timed_out &&
+			    !atomic_load(&w->force_stop)) {
+				c->timed_out = false;
+				continue;
+			}
+		}
+		if (n <= 0 || feed(h, buf, (size_t)n))
+			goto close;
+	}
+broken:
+	h->broken = true;
+close:
+	c->close_after = true;
+}
+
+void h2_conn_end(struct conn *c)
+{
+	struct h2_conn *h = c->h2;
+	struct h2_stream *st, *next;
+
+	c->h2 = NULL;
+	/* An idle connection closing (timeout, drain) says GOAWAY; what is
+	 * queued then is control frames only, no DATA. */
+	if (!h->broken && list_empty(&h->streams) &&
+	    nghttp2_session_want_read(h->session)) {
+		const uint8_t *data;
+		ssize_t n;
+
+		nghttp2_submit_goaway(
+			h->session, NGHTTP2_FLAG_NONE,
+			nghttp2_session_get_last_proc_stream_id(h->session),
+			NGHTTP2_NO_ERROR, NULL, 0);
+		n = nghttp2_session_mem_send(h->session, &data);
+		if (n > 0)
+			conn_send_now(c, data, (size_t)n);
+	}
+	list_for_each_entry_safe(st, next, &h->streams, link)
+		stream_drop(h, st);
+	nghttp2_session_del(h->session);
+	free(h->out.buf);
+	free(h);
+}

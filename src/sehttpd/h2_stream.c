@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+#include "h2_stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "conn_io.h"
+#include "server.h"
+
+/* Bytes a stream's DATA may send before the thread's others get a turn. */
+#define H2_TURN_BYTES (1u << 20)
+/* Bodies this small are copied beside the frames, not written apart. */
+#define H2_GATHER_MAX 4096
+
+struct h2_stream *h2_stream_new(int32_t id)
+{
+	struct h2_stream *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->id = id;
+	INIT_LIST_HEAD(&st->link);
+	INIT_LIST_HEAD(&st->ready_link);
+	return st;
+}
+
+void h2_stream_free(struct h2_stream *st)
+{
+	for (unsigned int i = 0; i < st->nseg; i++)
+		if (st->seg[i].kind == H2_SEG_FILE)
+			close(st->seg[i].fd);
+	if (st->entry)
+		content_cache_put(st->entry);
+	free(st->method);
+	free(st->path);
+	free(st->authority);
+	free(st->fields);
+	free(st->head);
+	free(st->resp_head);
+	free(st->copy);
+	free(st);
+}
+
+static bool name_is(const uint8_t *name, size_t len, const char *lit)
+{
+	return len == strlen(lit) && memcmp(name, lit, len) == 0;
+}
+
+/* Appends to a buffer that grows to at most max bytes; false beyond. */
+static bool grow_append(char **buf, size_t *len, size_t *cap, size_t max,
+			const char *const *parts, const size_t *lens,
+			unsigned int n)
+{
+	size_t add = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		add += lens[i];
+	if (*len + add > max)
+		return false;
+	if (*len + add > *cap) {
+		size_t want = *cap ? *cap : 512;
+		char *p;
+
+		while (want < *len + add)
+			want *= 2;
+		p = realloc(*buf, want);
+		if (!p)
+			return false;
+		*buf = p;
+		*cap = want;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		memcpy(*buf + *len, parts[i], lens[i]);
+		*len += lens[i];
+	}
+	return true;
+}
+
+static int set_pseudo(struct h2_stream *st, char **slot, const uint8_t *value,
+		      size_t len)
+{
+	/* The request line's limit, as HTTP/1.1 has it. */
+	if (len > HTTP_MAX_REQUEST_LINE) {
+		st->refused = slot == &st->path ? 414 : 431;
+		return 0;
+	}
+	free(*slot);
+	*slot = strndup((const char *)value, len);
+	return *slot ? 0 : -1;
+}
+
+int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
+			size_t namelen, const uint8_t *value, size_t valuelen)
+{
+	const char *parts[4] = { (const char *)name, ": ", (const char *)value,
+				 "\r\n" };
+	size_t lens[4] = { namelen, 2, valuelen, 2 };
+
+	if (st->refused)
+		return 0;
+	if (namelen > 0 && name[0] == ':') {
+		if (name_is(name, namelen, ":method"))
+			return set_pseudo(st, &st->method, value, valuelen);
+		if (name_is(name, namelen, ":path"))
+			return set_pseudo(st, &st->path, value, valuelen);
+		if (name_is(name, namelen, ":authority"))
+			return set_pseudo(st, &st->authority, value, valuelen);
+		return 0; /* :scheme: the connection knows its own */
+	}
+	/* :authority stands for Host (RFC 9113 8.3.1). */
+	if (st->authority && name_is(name, namelen, "host"))
+		return 0;
+	if (st->nfields >= HTTP_MAX_HEADER_FIELDS ||
+	    !grow_append(&st->fields, &st->fields_len, &st->fields_cap,
+			 HTTP_MAX_HEADER_SECTION, parts, lens, 4)) {
+		if (st->nfields >= HTTP_MAX_HEADER_FIELDS ||
+		    st->fields_len + namelen + valuelen + 4 >
+			    HTTP_MAX_HEADER_SECTION) {
+			st->refused = 431;
+			return 0;
+		}
+		return -1;
+	}
+	st->nfields++;
+	return 0;
+}
+
+int h2_stream_parse(struct h2_stream *st)
+{
+	static const char version[] = " HTTP/1.1\r\n";
+	const char *target = st->path ? st->path : st->authority;
+	size_t mlen, tlen, alen, len;
+	struct http_parser p;
+	char *h;
+	int r;
+
+	if (st->refused)
+		return st->refused;
+	if (!st->method || !target)
+		return 400;
+	mlen = strlen(st->method);
+	tlen = strlen(target);
+	alen = st->authority ? strlen(st->authority) : 0;
+	len = mlen + 1 + tlen + sizeof(version) - 1 +
+	      (alen ? 6 + alen + 2 : 0) + st->fields_len + 2;
+	h = malloc(len);
+	if (!h)
+		return 503;
+	st->head = h;
+	memcpy(h, st->method, mlen);
+	h += mlen;
+	*h++ = ' ';
+	memcpy(h, target, tlen);
+	h += tlen;
+	memcpy(h, version, sizeof(version) - 1);
+	h += sizeof(version) - 1;
+	if (alen) {
+		memcpy(h, "host: ", 6);
+		memcpy(h + 6, st->authority, alen);
+		memcpy(h + 6 + alen, "\r\n", 2);
+		h += 6 + alen + 2;
+	}
+	if (st->fields_len)
+		memcpy(h, st->fields, st->fields_len);
+	h += st->fields_len;
+	memcpy(h, "\r\n", 2);
+
+	http_parser_init(&p);
+	r = http_parse_request(&p, &st->req, st->head, len);
+	if (r < 0)
+		return -r;
+	return r == HTTP_PARSE_AGAIN ? 400 : 0;
+}
+
+/* Fields a connection carries in HTTP/1.1 and HTTP/2 forbids. */
+static bool hop_by_hop(const char *name, size_t len)
+{
+	static const char *const names[] = {
+		"connection", "keep-alive",	   "proxy-connection",
+		"upgrade",    "transfer-encoding",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (len == strlen(names[i]) && !memcmp(name, names[i], len))
+			return true;
+	return false;
+}
+
+static void nv_set(nghttp2_nv *nv, char *name, size_t namelen, char *value,
+		   size_t valuelen)
+{
+	*nv = (nghttp2_nv){
+		.name = (uint8_t *)name,
+		.value = (uint8_t *)value,
+		.namelen = namelen,
+		.valuelen = valuelen,
+		.flags = NGHTTP2_NV_FLAG_NO_COPY_NAME |
+			 NGHTTP2_NV_FLAG_NO_COPY_VALUE,
+	};
+}
+
+/*
+ * The response code's HTTP/1.1 head (status line, fields, empty line) as
+ * HTTP/2 fields, in a copy the stream keeps until nghttp2 has sent them.
+ */
+static int take_head(struct h2_stream *st, const char *head, size_t len)
+{
+	static char status_name[] = ":status";
+	char *p, *end;
+
+	if (len < 16 || memcmp(head, "HTTP/1.", 7) != 0)
+		return -1;
+	st->resp_head = malloc(len);
+	if (!st->resp_head)
+		return -1;
+	memcpy(st->resp_head, head, len);
+	p = st->resp_head;
+	end = p + len - 2; /* before the empty line's CRLF */
+	nv_set(&st->nv[0], status_name, 7, p + 9, 3);
+	st->nnv = 1;
+	p = memchr(p, '\n', (size_t)(end - p));
+	while (p && ++p < end) {
+		char *eol = memchr(p, '\r', (size_t)(end - p));
+		char *colon = memchr(p, ':', (size_t)(end - p));
+		char *v;
+
+		if (!eol || !colon || colon > eol)
+			return -1;
+		for (char *q = p; q < colon; q++)
+			if (*q >= 'A' && *q <= 'Z')
+				*q = (char)(*q - 'A' + 'a');
+		v = colon + 1;
+		while (v < eol && (*v == ' ' || *v == '\t'))
+			v++;
+		if (!hop_by_hop(p, (size_t)(colon - p))) {
+			if (st->nnv == H2_RESPONSE_FIELDS)
+				return -1;
+			nv_set(&st->nv[st->nnv++], p, (size_t)(colon - p), v,
+			       (size_t)(eol - v));
+		}
+		p = memchr(eol, '\n', (size_t)(end - eol + 2));
+	}
+	st->head_done = true;
+	return 0;
+}
+
+static struct h2_segment *segment_add(struct h2_stream *st,
+				      enum h2_segment_kind kind)
+{
+	struct h2_segment *s;
+
+	if (st->nseg == H2_BODY_SEGMENTS)
+		return NULL;
+	s = &st->seg[st->nseg++];
+	*s = (struct h2_segment){ .kind = kind, .fd = -1 };
+	return s;
+}
+
+/* Body bytes in memory: held through the cache entry they are in, else
+ * copied (error pages, small files read into scratch). */
+static int take_body(struct exchange *rc, struct h2_stream *st, const char *p,
+		     size_t len)
+{
+	struct h2_segment *s = st->nseg ? &st->seg[st->nseg - 1] : NULL;
+
+	if (rc->body_entry) {
+		if (!st->entry) {
+			content_cache_hold(rc->body_entry);
+			st->entry = rc->body_entry;
+		}
+		s = segment_add(st, H2_SEG_MEMORY);
+		if (!s)
+			return -1;
+		s->data = p;
+		s->len = len;
+		return 0;
+	}
+	if (!s || s->kind != H2_SEG_COPY) {
+		s = segment_add(st, H2_SEG_COPY);
+		if (!s)
+			return -1;
+		s->off = st->copy_len;
+	}
+	if (!grow_append(&st->copy, &st->copy_len, &st->copy_cap, SIZE_MAX, &p,
+			 &len, 1))
+		return -1;
+	s->len += len;
+	return 0;
+}
+
+static int stream_writev(struct exchange *rc, struct iovec *iov, int iovcnt,
+			 bool more)
+{
+	struct h2_stream *st = rc->out_ctx;
+
+	(void)more;
+	for (int i = 0; i < iovcnt && !st->failed; i++) {
+		const char *p = iov[i].iov_base;
+		size_t len = iov[i].iov_len;
+
+		if (!st->head_done) {
+			const char *end = memmem(p, len, "\r\n\r\n", 4);
+
+			if (!end || take_head(st, p, (size_t)(end + 4 - p))) {
+				st->failed = true;
+				break;
+			}
+			len -= (size_t)(end + 4 - p);
+			p = end + 4;
+		}
+		if (len && take_body(rc, st, p, len))
+			st->failed = true;
+	}
+	if (st->failed) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+static int stream_sendfile(struct exchange *rc, int fd, off_t offset,
+			   uint64_t len)
+{
+	struct h2_stream *st = rc->out_ctx;
+	struct h2_segment *s;
+	int dup_fd;
+
+	if (len == 0)
+		return 0;
+	if (!st->head_done || !(s = segment_add(st, H2_SEG_FILE))) {
+		st->failed = true;
+		return -1;
+	}
+	/* The request's descriptor closes when the request is done; the
+	 * frames go later, interleaved with other streams'. */
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0) {
+		st->nseg--;
+		st->failed = true;
+		return -1;
+	}
+	s->fd = dup_fd;
+	s->off = (uint64_t)offset;
+	s->len = len;
+	return 0;
+}
+
+const struct exchange_writer h2_stream_writer = {
+	.writev = stream_writev,
+	.sendfile = stream_sendfile,
+};
+
+/* nghttp2 asks for the next DATA payload: chosen here, written by
+ * h2_stream_send_data() straight from where it is. */
+static ssize_t read_body(nghttp2_session *session, int32_t stream_id,
+			 uint8_t *buf, size_t length, uint32_t *flags,
+			 nghttp2_data_source *source, void *user_data)
+{
+	struct h2_stream *st = source->ptr;
+	uint64_t left;
+
+	(void)session;
+	(void)stream_id;
+	(void)buf;
+	(void)user_data;
+	while (st->cur < st->nseg && st->cur_off == st->seg[st->cur].len) {
+		st->cur++;
+		st->cur_off = 0;
+	}
+	if (st->cur == st->nseg) {
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		return 0;
+	}
+	left = st->seg[st->cur].len - st->cur_off;
+	st->frame_len = left < length ? left : length;
+	*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+	if (st->frame_len == left && st->cur + 1 == st->nseg)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)st->frame_len;
+}
+
+int h2_stream_submit(nghttp2_session *session, struct h2_stream *st)
+{
+	nghttp2_data_provider body = {
+		.source.ptr = st,
+		.read_callback = read_body,
+	};
+
+	return nghttp2_submit_response(session, st->id, st->nv, st->nnv,
+				       st->nseg ? &body : NULL);
+}
+
+int h2_out_flush(struct h2_out *o, const void *body, size_t len, bool more)
+{
+	struct iovec iov[2] = { { o->buf, o->len }, { (void *)body, len } };
+	int n = len ? 2 : 1;
+
+	if (o->len == 0 && len == 0)
+		return 0;
+	if (conn_writev(o->c, o->len ? iov : iov + 1, o->len ? n : 1, more))
+		return -1;
+	o->since_turn += o->len + len;
+	o->len = 0;
+	return 0;
+}
+
+int h2_out_append(struct h2_out *o, const void *p, size_t len)
+{
+	if (o->cap - o->len < len) {
+		if (h2_out_flush(o, NULL, 0, true))
+			return -1;
+		if (len > o->cap)
+			return h2_out_flush(o, p, len, true);
+	}
+	memcpy(o->buf + o->len, p, len);
+	o->len += len;
+	return 0;
+}
+
+int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
+			const uint8_t *framehd, size_t length)
+{
+	struct h2_segment *s = &st->seg[st->cur];
+	const char *p =
+		s->kind == H2_SEG_MEMORY ? s->data + st->cur_off :
+		s->kind == H2_SEG_COPY	 ? st->copy + s->off + st->cur_off :
+					   NULL;
+
+	if (length != st->frame_len || st->cur_off + length > s->len)
+		return -1;
+	/* A fast reader of a large body must not starve the thread. */
+	if (o->since_turn >= H2_TURN_BYTES) {
+		o->since_turn = 0;
+		if (h2_out_flush(o, NULL, 0, false) || conn_yield_turn(o->c))
+			return -1;
+	}
+	if (h2_out_append(o, framehd, 9))
+		return -1;
+	if (p && length <= H2_GATHER_MAX) {
+		if (h2_out_append(o, p, length))
+			return -1;
+	} else if (p) {
+		if (h2_out_flush(o, p, length, true))
+			return -1;
+	} else {
+		if (h2_out_flush(o, NULL, 0, true) ||
+		    conn_sendfile(o->c, s->fd, (off_t)(s->off + st->cur_off),
+				  length))
+			return -1;
+		o->since_turn += length;
+	}
+	st->cur_off += length;
+	st->body_sent += length;
+	return 0;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One HTTP/2 stream: its request, made into the HTTP/1.1 head the core's
+ * parser reads (so both framings meet the same limits and decisions), and
+ * its response, which the exchange writer records while the response code
+ * runs and nghttp2 then sends as HEADERS and DATA frames, file bodies
+ * straight from the file (sendfile) and cached ones from the cache entry.
+ */
+#ifndef SEHTTPD_H2_STREAM_H
+#define SEHTTPD_H2_STREAM_H
+
+#include <nghttp2/nghttp2.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exchange.h"
+#include "http/parser.h"
+#include "list.h"
+
+struct conn;
+
+/* Header fields in a response head, pseudo-header included. */
+#define H2_RESPONSE_FIELDS 48
+/* Pieces of a response body: a copied or cached run, or a file's. */
+#define H2_BODY_SEGMENTS 4
+
+enum h2_segment_kind {
+	H2_SEG_MEMORY, /* in a cache entry the stream holds */
+	H2_SEG_COPY, /* in the stream's copy, from off */
+	H2_SEG_FILE, /* in fd (the stream's duplicate), from off */
+};
+
+struct h2_segment {
+	enum h2_segment_kind kind;
+	const char *data;
+	int fd;
+	uint64_t off;
+	uint64_t len;
+};
+
+struct h2_stream {
+	int32_t id;
+	struct list_head link; /* in the connection's streams */
+	struct list_head ready_link; /* in its ready list, once complete */
+	bool ready;
+	bool answered; /* the response was submitted */
+	int refused; /* a status for a request beyond limits (414, 431) */
+	uint64_t deadline_ms; /* reset when no progress by then */
+
+	/* The request: pseudo-header values, then the head built from them
+	 * and the fields (req's offsets are into head). */
+	char *method, *path, *authority;
+	char *fields; /* "name: value\r\n" lines */
+	size_t fields_len, fields_cap;
+	unsigned nfields;
+	char *head;
+	struct http_request req;
+
+	/* The response, as the writer recorded it. */
+	int status; /* for the access log */
+	uint64_t body_sent;
+	char *resp_head; /* a copy of the HTTP/1.1 head, lowercased */
+	nghttp2_nv nv[H2_RESPONSE_FIELDS];
+	size_t nnv;
+	bool head_done;
+	bool failed; /* the writer could not take the response */
+	struct h2_segment seg[H2_BODY_SEGMENTS];
+	unsigned nseg, cur; /* segments, and the one being sent */
+	uint64_t cur_off; /* sent of seg[cur] */
+	uint64_t frame_len; /* the DATA payload chosen, not yet written */
+	char *copy; /* bodies that had to be copied */
+	size_t copy_len, copy_cap;
+	struct cache_entry *entry; /* referenced while its bytes are sent */
+};
+
+struct h2_stream *h2_stream_new(int32_t id);
+/* Closes what the stream holds (files, cache entry) and frees it. */
+void h2_stream_free(struct h2_stream *st);
+
+/*
+ * A request header field (pseudo-headers first, as nghttp2 checks).
+ * Returns 0, or -1 when out of memory; fields beyond the HTTP/1.1 limits
+ * mark the stream too_large instead of growing it.
+ */
+int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
+			size_t namelen, const uint8_t *value, size_t valuelen);
+
+/*
+ * Builds the head from the fields and parses it as the HTTP/1.1 parser
+ * does.  Returns 0, or the status to answer with (400, 414, 431...).
+ */
+int h2_stream_parse(struct h2_stream *st);
+
+/* The writer an exchange for st uses (out_ctx: st). */
+extern const struct exchange_writer h2_stream_writer;
+
+/*
+ * Submits what the writer recorded: HEADERS, then DATA from the recorded
+ * segments.  Returns 0, or a nghttp2 error.
+ */
+int h2_stream_submit(nghttp2_session *session, struct h2_stream *st);
+
+/*
+ * Frames on their way to the socket: nghttp2's small frames gather here
+ * and leave in one write with what follows them.
+ */
+struct h2_out {
+	struct conn *c;
+	char *buf;
+	size_t len, cap;
+	uint64_t since_turn; /* bytes sent since the thread's others ran */
+};
+
+/* Appends (flushing first when full).  Returns 0 or -1. */
+int h2_out_append(struct h2_out *o, const void *p, size_t len);
+/* Writes what is gathered, and then body (len bytes; body may be NULL). */
+int h2_out_flush(struct h2_out *o, const void *body, size_t len, bool more);
+
+/* For nghttp2's send_data_callback: the 9-byte frame head and the payload
+ * read_callback chose.  Returns 0 or -1 (the connection fails). */
+int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
+			const uint8_t *framehd, size_t length);
+
+#endif /* SEHTTPD_H2_STREAM_H */
