@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * An HTTP/2 connection: nghttp2 reads and writes the frames; this file
- * feeds it the socket's bytes, answers each stream once its request is
- * complete, and holds the connection to its limits (stream deadlines, the
+ * feeds it the socket's bytes, answers each stream once its request head
+ * is whole, and holds the connection to its limits (stream deadlines, the
  * calm bucket, the drain).  It runs in the connection's coroutine, so a
  * write that waits for the socket suspends the whole session, as a TCP
  * connection would; a stream waiting for its own flow-control window does
@@ -29,8 +29,6 @@ static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /* nghttp2's own rapid-reset guard stays behind ours, as a backstop. */
 #define H2_NGHTTP2_RESET_BURST (4 * H2_CALM_BURST)
 #define H2_NGHTTP2_RESET_RATE (2 * H2_CALM_PER_S)
-/* Frames gathered before a write. */
-#define H2_OUT_BUF 16384
 
 struct h2_conn {
 	nghttp2_session *session;
@@ -67,6 +65,16 @@ static bool calm_spend(struct h2_conn *h)
 	}
 	h->calm -= 1000;
 	return true;
+}
+
+/* The drain: no new streams; those open finish (nghttp2 keeps them). */
+static void say_goaway(struct h2_conn *h)
+{
+	h->goaway = true;
+	nghttp2_submit_goaway(
+		h->session, NGHTTP2_FLAG_NONE,
+		nghttp2_session_get_last_proc_stream_id(h->session),
+		NGHTTP2_NO_ERROR, NULL, 0);
 }
 
 static struct h2_stream *stream_of(struct h2_conn *h, int32_t id)
@@ -130,10 +138,9 @@ static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame,
 	case NGHTTP2_DATA:
 		/* Empty and not ending anything: a flood's frame. */
 		if (frame->hd.length == 0 &&
-		    !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
-		    !calm_spend(h))
-			return 0;
-		break;
+		    !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+			calm_spend(h);
+		return 0;
 	case NGHTTP2_HEADERS:
 		break;
 	case NGHTTP2_RST_STREAM:
@@ -142,10 +149,14 @@ static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame,
 	default:
 		return 0;
 	}
-	if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
-		return 0;
+	/*
+	 * Answered once its head is whole, as HTTP/1.1 answers before a
+	 * body it then skips: nothing here reads bodies, and nghttp2 ends
+	 * a stream answered early with RST_STREAM NO_ERROR (RFC 9113 8.1).
+	 */
 	st = stream_of(h, frame->hd.stream_id);
-	if (st && !st->ready) {
+	if (st && frame->headers.cat == NGHTTP2_HCAT_REQUEST && !st->ready &&
+	    !st->answered) {
 		st->ready = true;
 		list_add_tail(&st->ready_link, &h->ready);
 	}
@@ -227,6 +238,9 @@ static int on_send_data(nghttp2_session *session, nghttp2_frame *frame,
 	if (h2_stream_send_data(&h->out, st, framehd, length))
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	st->deadline_ms = stream_deadline(h);
+	/* A drain began while a long body was going out: say so now. */
+	if (h->c->worker->stopping && !h->goaway)
+		say_goaway(h);
 	return 0;
 }
 
@@ -283,11 +297,9 @@ static struct h2_conn *h2_conn_new(struct conn *c)
 	INIT_LIST_HEAD(&h->ready);
 	h->calm = (uint64_t)H2_CALM_BURST * 1000;
 	h->calm_ms = c->worker->now_ms;
-	h->out = (struct h2_out){ .c = c, .cap = H2_OUT_BUF };
-	h->out.buf = malloc(H2_OUT_BUF);
-	h->session = h->out.buf ? session_new(h) : NULL;
+	h->out.c = c;
+	h->session = session_new(h);
 	if (!h->session) {
-		free(h->out.buf);
 		free(h);
 		return NULL;
 	}
@@ -409,16 +421,6 @@ static int feed(struct h2_conn *h, const char *buf, size_t len)
 	return 0;
 }
 
-/* The drain: no new streams; those open finish (nghttp2 keeps them). */
-static void say_goaway(struct h2_conn *h)
-{
-	h->goaway = true;
-	nghttp2_submit_goaway(
-		h->session, NGHTTP2_FLAG_NONE,
-		nghttp2_session_get_last_proc_stream_id(h->session),
-		NGHTTP2_NO_ERROR, NULL, 0);
-}
-
 void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 {
 	struct worker *w = c->worker;
@@ -434,7 +436,16 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 		c->h2 = h;
 		stats_add(&w->stats.http2_conns, 1);
 	}
-	h->out.c = c;
+	/*
+	 * Frames gather in the scratch of whichever coroutine runs the
+	 * session: answering a stream uses it first, and every send leaves
+	 * it empty, so an idle connection holds no output buffer.
+	 */
+	h->out = (struct h2_out){
+		.c = c,
+		.buf = buf + HTTP_CONN_READ_BUF,
+		.cap = EXCHANGE_SCRATCH,
+	};
 	if (len && feed(h, pending, len))
 		goto close;
 	for (;;) {
@@ -504,6 +515,5 @@ void h2_conn_end(struct conn *c)
 	list_for_each_entry_safe(st, next, &h->streams, link)
 		stream_drop(h, st);
 	nghttp2_session_del(h->session);
-	free(h->out.buf);
 	free(h);
 }
