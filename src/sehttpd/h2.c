@@ -98,11 +98,11 @@ static int on_begin_headers(nghttp2_session *session,
 	if (frame->hd.type != NGHTTP2_HEADERS ||
 	    frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
-	st = h2_stream_new(frame->hd.stream_id);
+	st = h2_stream_get(&h->c->worker->h2_streams, frame->hd.stream_id);
 	if (!st)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	if (nghttp2_session_set_stream_user_data(session, st->id, st)) {
-		h2_stream_free(st);
+		h2_stream_put(&h->c->worker->h2_streams, st);
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	}
 	st->deadline_ms = stream_deadline(h);
@@ -180,8 +180,8 @@ static void stream_log(struct h2_conn *h, struct h2_stream *st)
 	struct exchange rc = {
 		.conn = h->c,
 		.worker = h->c->worker,
-		.buf = st->head,
-		.req = st->head && !st->refused ? &st->req : NULL,
+		.buf = h2_stream_head(st),
+		.req = h2_stream_head(st) && !st->refused ? &st->req : NULL,
 		.http2 = true,
 		.status = st->status,
 		.body_bytes = st->body_sent,
@@ -197,7 +197,7 @@ static void stream_drop(struct h2_conn *h, struct h2_stream *st)
 	list_del(&st->link);
 	if (st->ready)
 		list_del(&st->ready_link);
-	h2_stream_free(st);
+	h2_stream_put(&h->c->worker->h2_streams, st);
 }
 
 static int on_stream_close(nghttp2_session *session, int32_t stream_id,
@@ -322,7 +322,7 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	rc.out_ctx = st;
 	rc.http2 = true;
 	rc.body_entry = NULL;
-	rc.buf = st->head;
+	rc.buf = h2_stream_head(st);
 	rc.req = status ? NULL : &st->req;
 	rc.scratch = (char *)coro_extra(c->coro) + HTTP_CONN_READ_BUF;
 	rc.head_only = !status && st->req.method == HTTP_HEAD;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,33 +17,88 @@
 /* Bodies this small are copied beside the frames, not written apart. */
 #define H2_GATHER_MAX 4096
 
-struct h2_stream *h2_stream_new(int32_t id)
-{
-	struct h2_stream *st = calloc(1, sizeof(*st));
+/* Buffers larger than this are not kept for the next stream. */
+#define H2_BUF_KEEP 4096
 
-	if (!st)
-		return NULL;
+static void buf_trim(struct h2_buf *b)
+{
+	if (b->cap > H2_BUF_KEEP) {
+		free(b->p);
+		b->p = NULL;
+		b->cap = 0;
+	}
+	b->len = 0;
+}
+
+static void stream_destroy(struct h2_stream *st)
+{
+	free(st->pseudo.p);
+	free(st->fields.p);
+	free(st->head.p);
+	free(st->resp.p);
+	free(st->copy.p);
+	free(st);
+}
+
+void h2_stream_pool_init(struct h2_stream_pool *pool)
+{
+	INIT_LIST_HEAD(&pool->free);
+	pool->count = 0;
+}
+
+void h2_stream_pool_drain(struct h2_stream_pool *pool)
+{
+	struct h2_stream *st, *next;
+
+	if (!pool->free.next)
+		return; /* a worker that was never set up */
+	list_for_each_entry_safe(st, next, &pool->free, link)
+		stream_destroy(st);
+	h2_stream_pool_init(pool);
+}
+
+struct h2_stream *h2_stream_get(struct h2_stream_pool *pool, int32_t id)
+{
+	struct h2_stream *st;
+
+	if (pool->count) {
+		st = list_first_entry(&pool->free, struct h2_stream, link);
+		list_del(&st->link);
+		pool->count--;
+	} else {
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return NULL;
+	}
+	/* All but the kept buffers and the response fields, which nnv
+	 * bounds, start afresh. */
+	memset(st, 0, offsetof(struct h2_stream, pseudo));
 	st->id = id;
 	INIT_LIST_HEAD(&st->link);
 	INIT_LIST_HEAD(&st->ready_link);
 	return st;
 }
 
-void h2_stream_free(struct h2_stream *st)
+void h2_stream_put(struct h2_stream_pool *pool, struct h2_stream *st)
 {
 	for (unsigned int i = 0; i < st->nseg; i++)
 		if (st->seg[i].kind == H2_SEG_FILE)
 			close(st->seg[i].fd);
 	if (st->entry)
 		content_cache_put(st->entry);
-	free(st->method);
-	free(st->path);
-	free(st->authority);
-	free(st->fields);
-	free(st->head);
-	free(st->resp_head);
-	free(st->copy);
-	free(st);
+	st->nseg = 0;
+	st->entry = NULL;
+	if (pool->count >= H2_POOL_KEEP) {
+		stream_destroy(st);
+		return;
+	}
+	buf_trim(&st->pseudo);
+	buf_trim(&st->fields);
+	buf_trim(&st->head);
+	buf_trim(&st->resp);
+	buf_trim(&st->copy);
+	list_add(&st->link, &pool->free);
+	pool->count++;
 }
 
 static bool name_is(const uint8_t *name, size_t len, const char *lit)
@@ -50,55 +106,54 @@ static bool name_is(const uint8_t *name, size_t len, const char *lit)
 	return len == strlen(lit) && memcmp(name, lit, len) == 0;
 }
 
-/* Appends to a buffer that grows to at most max bytes; false beyond. */
-static bool grow_append(char **buf, size_t *len, size_t *cap, size_t max,
-			const char *const *parts, const size_t *lens,
-			unsigned int n)
+/* Room for len more bytes in b, which grows to at most max; false beyond
+ * max or when out of memory. */
+static bool buf_reserve(struct h2_buf *b, size_t len, size_t max)
 {
-	size_t add = 0;
+	size_t want;
+	char *p;
 
-	for (unsigned int i = 0; i < n; i++)
-		add += lens[i];
-	if (*len + add > max)
+	if (b->len + len > max)
 		return false;
-	if (*len + add > *cap) {
-		size_t want = *cap ? *cap : 512;
-		char *p;
-
-		while (want < *len + add)
-			want *= 2;
-		p = realloc(*buf, want);
-		if (!p)
-			return false;
-		*buf = p;
-		*cap = want;
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		memcpy(*buf + *len, parts[i], lens[i]);
-		*len += lens[i];
-	}
+	if (b->len + len <= b->cap)
+		return true;
+	want = b->cap ? b->cap : 512;
+	while (want < b->len + len)
+		want *= 2;
+	p = realloc(b->p, want);
+	if (!p)
+		return false;
+	b->p = p;
+	b->cap = want;
 	return true;
 }
 
-static int set_pseudo(struct h2_stream *st, char **slot, const uint8_t *value,
-		      size_t len)
+static void buf_put(struct h2_buf *b, const void *p, size_t len)
+{
+	memcpy(b->p + b->len, p, len);
+	b->len += len;
+}
+
+static int set_pseudo(struct h2_stream *st, struct h2_span *span,
+		      const uint8_t *value, size_t len)
 {
 	/* The request line's limit, as HTTP/1.1 has it. */
 	if (len > HTTP_MAX_REQUEST_LINE) {
-		st->refused = slot == &st->path ? 414 : 431;
+		st->refused = span == &st->path ? 414 : 431;
 		return 0;
 	}
-	free(*slot);
-	*slot = strndup((const char *)value, len);
-	return *slot ? 0 : -1;
+	if (!buf_reserve(&st->pseudo, len, SIZE_MAX))
+		return -1;
+	*span = (struct h2_span){ (uint32_t)st->pseudo.len, (uint32_t)len,
+				  true };
+	buf_put(&st->pseudo, value, len);
+	return 0;
 }
 
 int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
 			size_t namelen, const uint8_t *value, size_t valuelen)
 {
-	const char *parts[4] = { (const char *)name, ": ", (const char *)value,
-				 "\r\n" };
-	size_t lens[4] = { namelen, 2, valuelen, 2 };
+	size_t line = namelen + 2 + valuelen + 2;
 
 	if (st->refused)
 		return 0;
@@ -112,19 +167,19 @@ int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
 		return 0; /* :scheme: the connection knows its own */
 	}
 	/* :authority stands for Host (RFC 9113 8.3.1). */
-	if (st->authority && name_is(name, namelen, "host"))
+	if (st->authority.set && name_is(name, namelen, "host"))
 		return 0;
 	if (st->nfields >= HTTP_MAX_HEADER_FIELDS ||
-	    !grow_append(&st->fields, &st->fields_len, &st->fields_cap,
-			 HTTP_MAX_HEADER_SECTION, parts, lens, 4)) {
-		if (st->nfields >= HTTP_MAX_HEADER_FIELDS ||
-		    st->fields_len + namelen + valuelen + 4 >
-			    HTTP_MAX_HEADER_SECTION) {
-			st->refused = 431;
-			return 0;
-		}
-		return -1;
+	    st->fields.len + line > HTTP_MAX_HEADER_SECTION) {
+		st->refused = 431;
+		return 0;
 	}
+	if (!buf_reserve(&st->fields, line, SIZE_MAX))
+		return -1;
+	buf_put(&st->fields, name, namelen);
+	buf_put(&st->fields, ": ", 2);
+	buf_put(&st->fields, value, valuelen);
+	buf_put(&st->fields, "\r\n", 2);
 	st->nfields++;
 	return 0;
 }
@@ -132,45 +187,39 @@ int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
 int h2_stream_parse(struct h2_stream *st)
 {
 	static const char version[] = " HTTP/1.1\r\n";
-	const char *target = st->path ? st->path : st->authority;
-	size_t mlen, tlen, alen, len;
+	const struct h2_span *target = st->path.set	 ? &st->path :
+				       st->authority.set ? &st->authority :
+							   NULL;
 	struct http_parser p;
-	char *h;
+	struct h2_buf *h = &st->head;
+	size_t len;
 	int r;
 
 	if (st->refused)
 		return st->refused;
-	if (!st->method || !target)
+	if (!st->method.set || !target)
 		return 400;
-	mlen = strlen(st->method);
-	tlen = strlen(target);
-	alen = st->authority ? strlen(st->authority) : 0;
-	len = mlen + 1 + tlen + sizeof(version) - 1 +
-	      (alen ? 6 + alen + 2 : 0) + st->fields_len + 2;
-	h = malloc(len);
-	if (!h)
+	len = st->method.len + 1 + target->len + sizeof(version) - 1 +
+	      (st->authority.set ? 6 + st->authority.len + 2 : 0) +
+	      st->fields.len + 2;
+	h->len = 0;
+	if (!buf_reserve(h, len, SIZE_MAX))
 		return 503;
-	st->head = h;
-	memcpy(h, st->method, mlen);
-	h += mlen;
-	*h++ = ' ';
-	memcpy(h, target, tlen);
-	h += tlen;
-	memcpy(h, version, sizeof(version) - 1);
-	h += sizeof(version) - 1;
-	if (alen) {
-		memcpy(h, "host: ", 6);
-		memcpy(h + 6, st->authority, alen);
-		memcpy(h + 6 + alen, "\r\n", 2);
-		h += 6 + alen + 2;
+	buf_put(h, st->pseudo.p + st->method.off, st->method.len);
+	buf_put(h, " ", 1);
+	buf_put(h, st->pseudo.p + target->off, target->len);
+	buf_put(h, version, sizeof(version) - 1);
+	if (st->authority.set) {
+		buf_put(h, "host: ", 6);
+		buf_put(h, st->pseudo.p + st->authority.off, st->authority.len);
+		buf_put(h, "\r\n", 2);
 	}
-	if (st->fields_len)
-		memcpy(h, st->fields, st->fields_len);
-	h += st->fields_len;
-	memcpy(h, "\r\n", 2);
+	if (st->fields.len)
+		buf_put(h, st->fields.p, st->fields.len);
+	buf_put(h, "\r\n", 2);
 
 	http_parser_init(&p);
-	r = http_parse_request(&p, &st->req, st->head, len);
+	r = http_parse_request(&p, &st->req, h->p, h->len);
 	if (r < 0)
 		return -r;
 	return r == HTTP_PARSE_AGAIN ? 400 : 0;
@@ -214,11 +263,11 @@ static int take_head(struct h2_stream *st, const char *head, size_t len)
 
 	if (len < 16 || memcmp(head, "HTTP/1.", 7) != 0)
 		return -1;
-	st->resp_head = malloc(len);
-	if (!st->resp_head)
+	st->resp.len = 0;
+	if (!buf_reserve(&st->resp, len, SIZE_MAX))
 		return -1;
-	memcpy(st->resp_head, head, len);
-	p = st->resp_head;
+	buf_put(&st->resp, head, len);
+	p = st->resp.p;
 	end = p + len - 2; /* before the empty line's CRLF */
 	nv_set(&st->nv[0], status_name, 7, p + 9, 3);
 	st->nnv = 1;
@@ -283,11 +332,11 @@ static int take_body(struct exchange *rc, struct h2_stream *st, const char *p,
 		s = segment_add(st, H2_SEG_COPY);
 		if (!s)
 			return -1;
-		s->off = st->copy_len;
+		s->off = st->copy.len;
 	}
-	if (!grow_append(&st->copy, &st->copy_len, &st->copy_cap, SIZE_MAX, &p,
-			 &len, 1))
+	if (!buf_reserve(&st->copy, len, SIZE_MAX))
 		return -1;
+	buf_put(&st->copy, p, len);
 	s->len += len;
 	return 0;
 }
@@ -427,7 +476,7 @@ int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 	struct h2_segment *s = &st->seg[st->cur];
 	const char *p =
 		s->kind == H2_SEG_MEMORY ? s->data + st->cur_off :
-		s->kind == H2_SEG_COPY	 ? st->copy + s->off + st->cur_off :
+		s->kind == H2_SEG_COPY	 ? st->copy.p + s->off + st->cur_off :
 					   NULL;
 
 	if (length != st->frame_len || st->cur_off + length > s->len)

@@ -38,44 +38,72 @@ struct h2_segment {
 	uint64_t len;
 };
 
+/* A buffer a stream keeps while it waits in the pool for its next use. */
+struct h2_buf {
+	char *p;
+	size_t len, cap;
+};
+
 struct h2_stream {
 	int32_t id;
-	struct list_head link; /* in the connection's streams */
+	struct list_head link; /* in the connection's streams, or the pool */
 	struct list_head ready_link; /* in its ready list, once complete */
 	bool ready;
 	bool answered; /* the response was submitted */
 	int refused; /* a status for a request beyond limits (414, 431) */
 	uint64_t deadline_ms; /* reset when no progress by then */
 
-	/* The request: pseudo-header values, then the head built from them
-	 * and the fields (req's offsets are into head). */
-	char *method, *path, *authority;
-	char *fields; /* "name: value\r\n" lines */
-	size_t fields_len, fields_cap;
-	unsigned nfields;
-	char *head;
+	/* The request: pseudo-header values (offsets into pseudo), the other
+	 * fields as "name: value\r\n" lines, then the head built from both
+	 * (req's offsets are into head.p). */
+	struct h2_span {
+		uint32_t off, len;
+		bool set;
+	} method, path, authority;
+	unsigned int nfields;
 	struct http_request req;
 
 	/* The response, as the writer recorded it. */
 	int status; /* for the access log */
 	uint64_t body_sent;
-	char *resp_head; /* a copy of the HTTP/1.1 head, lowercased */
-	nghttp2_nv nv[H2_RESPONSE_FIELDS];
 	size_t nnv;
 	bool head_done;
 	bool failed; /* the writer could not take the response */
 	struct h2_segment seg[H2_BODY_SEGMENTS];
-	unsigned nseg, cur; /* segments, and the one being sent */
+	unsigned int nseg, cur; /* segments, and the one being sent */
 	uint64_t cur_off; /* sent of seg[cur] */
 	uint64_t frame_len; /* the DATA payload chosen, not yet written */
-	char *copy; /* bodies that had to be copied */
-	size_t copy_len, copy_cap;
 	struct cache_entry *entry; /* referenced while its bytes are sent */
+
+	/* Kept from one use to the next: the bytes above point into them. */
+	struct h2_buf pseudo, fields, head, resp, copy;
+	nghttp2_nv nv[H2_RESPONSE_FIELDS]; /* into resp.p; never cleared */
 };
 
-struct h2_stream *h2_stream_new(int32_t id);
-/* Closes what the stream holds (files, cache entry) and frees it. */
-void h2_stream_free(struct h2_stream *st);
+/*
+ * Streams done with, kept by a worker for its next ones: a stream and its
+ * buffers cost no allocation in the steady state.
+ */
+struct h2_stream_pool {
+	struct list_head free;
+	unsigned int count;
+};
+
+#define H2_POOL_KEEP 256
+
+void h2_stream_pool_init(struct h2_stream_pool *pool);
+void h2_stream_pool_drain(struct h2_stream_pool *pool);
+
+/* A stream, from the pool or new (NULL when out of memory). */
+struct h2_stream *h2_stream_get(struct h2_stream_pool *pool, int32_t id);
+/* Closes what the stream holds (files, cache entry) and gives it back. */
+void h2_stream_put(struct h2_stream_pool *pool, struct h2_stream *st);
+
+/* The request head h2_stream_parse() built. */
+static inline const char *h2_stream_head(const struct h2_stream *st)
+{
+	return st->head.p;
+}
 
 /*
  * A request header field (pseudo-headers first, as nghttp2 checks).

@@ -18,6 +18,7 @@
 
 #include "access_log.h"
 #include "date_cache.h"
+#include "h2_stream.h"
 #include "list.h"
 #include "stats.h"
 #include "timer_wheel.h"
@@ -86,6 +87,7 @@ struct worker {
 	struct coro_pool *pool;
 	struct content_cache *cache;
 	struct compressor *compressor;
+	struct h2_stream_pool h2_streams; /* HTTP/2 streams for reuse */
 	struct date_cache date;
 	struct access_log_buffer log;
 	struct worker_stats stats; /* written by this thread only */

@@ -62,6 +62,7 @@ int worker_init(struct worker *w, struct server *s, int listen_fd,
 	timer_init(&w->accept_timer);
 	INIT_LIST_HEAD(&w->conns);
 	INIT_LIST_HEAD(&w->turns);
+	h2_stream_pool_init(&w->h2_streams);
 	date_cache_update(&w->date);
 
 	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -88,6 +89,7 @@ int worker_init(struct worker *w, struct server *s, int listen_fd,
 
 void worker_destroy(struct worker *w)
 {
+	h2_stream_pool_drain(&w->h2_streams);
 	content_cache_free(w->cache);
 	compressor_free(w->compressor);
 	if (w->pool)

@@ -11,6 +11,8 @@
 
 #include "sehttpd/h2_stream.h"
 
+static struct h2_stream_pool pool = { .free = { &pool.free, &pool.free } };
+
 static int add(struct h2_stream *st, const char *name, const char *value)
 {
 	return h2_stream_add_field(st, (const uint8_t *)name, strlen(name),
@@ -19,7 +21,7 @@ static int add(struct h2_stream *st, const char *name, const char *value)
 
 static struct h2_stream *get(const char *path)
 {
-	struct h2_stream *st = h2_stream_new(1);
+	struct h2_stream *st = h2_stream_get(&pool, 1);
 
 	CHECK(st != NULL);
 	CHECK(add(st, ":method", "GET") == 0);
@@ -36,7 +38,7 @@ static const char *header(const struct h2_stream *st, enum http_header_id id)
 
 	if (!http_has_header(&st->req, id) || s.len >= sizeof(v))
 		return NULL;
-	memcpy(v, st->head + s.off, s.len);
+	memcpy(v, st->head.p + s.off, s.len);
 	v[s.len] = '\0';
 	return v;
 }
@@ -49,12 +51,13 @@ TEST(request_becomes_a_head_the_parser_reads)
 	CHECK(add(st, "range", "bytes=0-9") == 0);
 	CHECK_EQ_INT(h2_stream_parse(st), 0);
 	CHECK_EQ_INT(st->req.method, HTTP_GET);
-	CHECK_EQ_MEM(st->head + st->req.path.off, st->req.path.len, "/a/b.css");
+	CHECK_EQ_MEM(st->head.p + st->req.path.off, st->req.path.len,
+		     "/a/b.css");
 	CHECK(st->req.has_query);
 	CHECK_EQ_STR(header(st, HTTP_H_HOST), "example.test");
 	CHECK_EQ_STR(header(st, HTTP_H_ACCEPT_ENCODING), "gzip, br");
 	CHECK_EQ_STR(header(st, HTTP_H_RANGE), "bytes=0-9");
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 }
 
 /* :authority is the Host; a host field beside it does not make two. */
@@ -66,16 +69,16 @@ TEST(authority_stands_for_host)
 	CHECK_EQ_INT(h2_stream_parse(st), 0);
 	CHECK_EQ_STR(header(st, HTTP_H_HOST), "example.test");
 	CHECK(!(st->req.repeated & (1u << HTTP_H_HOST)));
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 }
 
 TEST(missing_pseudo_headers_are_400)
 {
-	struct h2_stream *st = h2_stream_new(3);
+	struct h2_stream *st = h2_stream_get(&pool, 3);
 
 	CHECK(add(st, ":path", "/") == 0);
 	CHECK_EQ_INT(h2_stream_parse(st), 400);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 }
 
 /* The parser's answers carry over: a target it refuses is its status. */
@@ -84,11 +87,11 @@ TEST(parser_refusals_carry_over)
 	struct h2_stream *st = get("/a b");
 
 	CHECK_EQ_INT(h2_stream_parse(st), 400);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 	st = get("/");
 	CHECK(add(st, "content-length", "1, 2") == 0);
 	CHECK_EQ_INT(h2_stream_parse(st), 400);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 }
 
 /* The same limits as HTTP/1.1: 100 fields, 16 KiB of them, 8 KiB target. */
@@ -101,27 +104,27 @@ TEST(limits_are_http1s)
 	for (int i = 0; i < HTTP_MAX_HEADER_FIELDS - 1; i++)
 		CHECK(add(st, "x-a", "1") == 0);
 	CHECK_EQ_INT(h2_stream_parse(st), 0);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 
 	st = get("/");
 	for (int i = 0; i < HTTP_MAX_HEADER_FIELDS; i++)
 		CHECK(add(st, "x-a", "1") == 0);
 	CHECK_EQ_INT(h2_stream_parse(st), 431);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 
 	memset(big, 'v', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	st = get("/");
 	CHECK(add(st, "x-big", big) == 0);
 	CHECK_EQ_INT(h2_stream_parse(st), 431);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 
 	memset(big, 'p', HTTP_MAX_REQUEST_LINE + 1);
 	big[0] = '/';
 	big[HTTP_MAX_REQUEST_LINE + 1] = '\0';
 	st = get(big);
 	CHECK_EQ_INT(h2_stream_parse(st), 414);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 }
 
 static bool field(const struct h2_stream *st, const char *name,
@@ -157,7 +160,7 @@ TEST(response_head_becomes_fields)
 				   "Content-Range: bytes 0-9/100\r\n"
 				   "\r\n"
 				   "0123456789";
-	struct h2_stream *st = h2_stream_new(1);
+	struct h2_stream *st = h2_stream_get(&pool, 1);
 	struct exchange rc = { .out = &h2_stream_writer, .out_ctx = st };
 
 	CHECK_EQ_INT(exchange_write(&rc, head, sizeof(head) - 1, false), 0);
@@ -172,8 +175,8 @@ TEST(response_head_becomes_fields)
 	/* The body was copied: the caller's buffer may go. */
 	CHECK_EQ_INT(st->nseg, 1);
 	CHECK_EQ_INT(st->seg[0].kind, H2_SEG_COPY);
-	CHECK_EQ_MEM(st->copy + st->seg[0].off, st->seg[0].len, "0123456789");
-	h2_stream_free(st);
+	CHECK_EQ_MEM(st->copy.p + st->seg[0].off, st->seg[0].len, "0123456789");
+	h2_stream_put(&pool, st);
 }
 
 /* A file body is a segment of a descriptor of the stream's own. */
@@ -181,16 +184,16 @@ TEST(file_body_keeps_its_own_descriptor)
 {
 	static const char head[] =
 		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n";
-	struct h2_stream *st = h2_stream_new(1);
+	struct h2_stream *st = h2_stream_get(&pool, 1);
 	struct exchange rc = { .out = &h2_stream_writer, .out_ctx = st };
 	int fd = open("/dev/null", O_RDONLY);
 
 	CHECK(fd >= 0);
 	/* Nothing may precede the head. */
 	CHECK(exchange_sendfile(&rc, fd, 0, 5) != 0);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 
-	st = h2_stream_new(1);
+	st = h2_stream_get(&pool, 1);
 	rc.out_ctx = st;
 	CHECK_EQ_INT(exchange_write(&rc, head, sizeof(head) - 1, true), 0);
 	CHECK_EQ_INT(exchange_sendfile(&rc, fd, 7, 5), 0);
@@ -200,15 +203,40 @@ TEST(file_body_keeps_its_own_descriptor)
 	CHECK(st->seg[0].fd >= 0 && st->seg[0].fd != fd);
 	CHECK(st->seg[0].off == 7 && st->seg[0].len == 5);
 	CHECK(fcntl(st->seg[0].fd, F_GETFD) >= 0);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
 }
 
 TEST(not_a_head_fails)
 {
-	struct h2_stream *st = h2_stream_new(1);
+	struct h2_stream *st = h2_stream_get(&pool, 1);
 	struct exchange rc = { .out = &h2_stream_writer, .out_ctx = st };
 
 	CHECK(exchange_write(&rc, "garbage\r\n\r\n", 11, false) != 0);
 	CHECK(st->failed);
-	h2_stream_free(st);
+	h2_stream_put(&pool, st);
+}
+
+/* A stream from the pool starts afresh: nothing of the last request shows. */
+TEST(reused_stream_starts_afresh)
+{
+	struct h2_stream *st = get("/old");
+	struct h2_stream *again;
+
+	CHECK(add(st, "range", "bytes=0-1") == 0);
+	CHECK_EQ_INT(h2_stream_parse(st), 0);
+	h2_stream_put(&pool, st);
+	again = h2_stream_get(&pool, 5);
+	CHECK(again == st);
+	CHECK(!again->method.set && !again->path.set && again->nfields == 0);
+	CHECK(add(again, ":method", "HEAD") == 0);
+	CHECK(add(again, ":path", "/new") == 0);
+	CHECK(add(again, ":authority", "b.test") == 0);
+	CHECK_EQ_INT(h2_stream_parse(again), 0);
+	CHECK_EQ_INT(again->req.method, HTTP_HEAD);
+	CHECK_EQ_MEM(again->head.p + again->req.path.off, again->req.path.len,
+		     "/new");
+	CHECK(!http_has_header(&again->req, HTTP_H_RANGE));
+	CHECK_EQ_STR(header(again, HTTP_H_HOST), "b.test");
+	h2_stream_put(&pool, again);
+	h2_stream_pool_drain(&pool);
 }
