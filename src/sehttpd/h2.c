@@ -272,8 +272,8 @@ static nghttp2_session *session_new(struct h2_conn *h)
 	nghttp2_session_callbacks_set_send_data_callback(cb, on_send_data);
 	nghttp2_option_set_stream_reset_rate_limit(opt, H2_NGHTTP2_RESET_BURST,
 						   H2_NGHTTP2_RESET_RATE);
-	/* Streams beyond the limit are refused even before our SETTINGS
-	 * reach the client. */
+	/* The HPACK table of our responses stays at 4 KiB, whatever size
+	 * the client's SETTINGS allow it. */
 	nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
 	if (nghttp2_session_server_new2(&session, cb, h, opt) == 0 &&
 	    nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings,
