@@ -470,6 +470,39 @@ int h2_out_append(struct h2_out *o, const void *p, size_t len)
 	return 0;
 }
 
+/*
+ * TLS without kTLS makes its records in user space anyway: the payload is
+ * read in beside its frame head (just appended), and frames leave
+ * together, several to a record write.
+ */
+static int read_beside(struct h2_out *o, int fd, uint64_t off, size_t len)
+{
+	ssize_t n;
+
+	if (o->cap - o->len < len) {
+		char head[9];
+
+		/* The head goes with its payload, not ahead of it. */
+		o->len -= sizeof(head);
+		memcpy(head, o->buf + o->len, sizeof(head));
+		if (h2_out_flush(o, NULL, 0, true))
+			return -1;
+		memcpy(o->buf, head, sizeof(head));
+		o->len = sizeof(head);
+	}
+	do {
+		n = pread(fd, o->buf + o->len, len, (off_t)off);
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len) {
+		/* Shrank under us: the frame head promised len bytes. */
+		errno = EIO;
+		return -1;
+	}
+	o->len += len;
+	o->since_turn += len;
+	return 0;
+}
+
 int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 			const uint8_t *framehd, size_t length)
 {
@@ -494,6 +527,9 @@ int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 			return -1;
 	} else if (p) {
 		if (h2_out_flush(o, p, length, true))
+			return -1;
+	} else if (o->c->ssl && !o->c->tls_ktls && 9 + length <= o->cap) {
+		if (read_beside(o, s->fd, s->off + st->cur_off, length))
 			return -1;
 	} else {
 		if (h2_out_flush(o, NULL, 0, true) ||
