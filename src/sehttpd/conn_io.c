@@ -4,6 +4,8 @@
 #include "conn_io.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
@@ -253,6 +255,18 @@ int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len)
 		len -= (uint64_t)n;
 		c->bytes_sent += (uint64_t)n;
 	}
+	return 0;
+}
+
+int conn_push(struct conn *c)
+{
+	static const int one = 1;
+
+	if (c->ssl)
+		return conn_tls_writev(c, NULL, 0, false); /* the stage */
+	/* Setting TCP_NODELAY pushes what MSG_MORE corked, as a write
+	 * without it would (a Unix socket holds nothing back: no harm). */
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return 0;
 }
 

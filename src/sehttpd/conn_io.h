@@ -30,6 +30,9 @@ int conn_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more);
 int conn_write(struct conn *c, const void *buf, size_t len, bool more);
 /* Sends len bytes of file_fd from offset with sendfile(2). Returns 0 or -1. */
 int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len);
+/* Sends what writes with more set have held back, with nothing after
+ * them.  Returns 0 or -1. */
+int conn_push(struct conn *c);
 /* Tries once, without waiting: a last word before closing. */
 void conn_send_now(struct conn *c, const void *buf, size_t len);
 /* Lets the thread's other connections run before continuing. */

@@ -448,12 +448,18 @@ int h2_out_flush(struct h2_out *o, const void *body, size_t len, bool more)
 	struct iovec iov[2] = { { o->buf, o->len }, { (void *)body, len } };
 	int n = len ? 2 : 1;
 
-	if (o->len == 0 && len == 0)
-		return 0;
+	if (o->len == 0 && len == 0) {
+		/* A body written apart with more said: push it now. */
+		if (more || !o->held)
+			return 0;
+		o->held = false;
+		return conn_push(o->c);
+	}
 	if (conn_writev(o->c, o->len ? iov : iov + 1, o->len ? n : 1, more))
 		return -1;
 	o->since_turn += o->len + len;
 	o->len = 0;
+	o->held = more;
 	return 0;
 }
 
@@ -536,6 +542,7 @@ int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 		    conn_sendfile(o->c, s->fd, (off_t)(s->off + st->cur_off),
 				  length))
 			return -1;
+		o->held = false; /* sendfile pushes what it follows */
 		o->since_turn += length;
 	}
 	st->cur_off += length;

@@ -137,6 +137,7 @@ struct h2_out {
 	char *buf;
 	size_t len, cap;
 	uint64_t since_turn; /* bytes sent since the thread's others ran */
+	bool held; /* the last write said more: the socket may hold it */
 };
 
 /* Appends (flushing first when full).  Returns 0 or -1. */
