@@ -394,7 +394,8 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		key_buf = kmalloc(len + HTTP_LISTING_KEY_EXTRA, GFP_KERNEL);
 		if (!key_buf)
 			return khttpd_respond_status(x, 503);
-		key_len = http_listing_cache_key(key_buf, path, len, order);
+		key_len = http_listing_cache_key(key_buf, path, len, order,
+						 HTTP_LISTING_HTML);
 		key = key_buf;
 	}
 	http_dirents_init(&dc.d, sizeof(struct dir_item),

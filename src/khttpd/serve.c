@@ -218,7 +218,8 @@ static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
 	if (path[len - 1] != '/')
 		return khttpd_cache_get_recent(path, len);
 	klen = http_listing_cache_key(path, path, len,
-				      http_listing_order_of(x->buf, x->req));
+				      http_listing_order_of(x->buf, x->req),
+				      HTTP_LISTING_HTML);
 	e = khttpd_cache_get_recent(path, klen);
 	for (i = 0; !e && i < site->nindex; i++) {
 		klen = len + strlen(site->index[i]);

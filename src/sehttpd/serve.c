@@ -146,7 +146,8 @@ static size_t cache_key(struct exchange *rc)
 	if (rc->path[len - 1] != '/')
 		return len;
 	return http_listing_cache_key(rc->path, rc->path, len,
-				      http_listing_order_of(rc->buf, rc->req));
+				      http_listing_order_of(rc->buf, rc->req),
+				      HTTP_LISTING_HTML);
 }
 
 /* The fresh entry for key, or NULL. */
