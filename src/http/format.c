@@ -155,3 +155,22 @@ void http_format_listing_time(char *out, int64_t t)
 	out[13] = ':';
 	two_digits(out + 14, tm.min);
 }
+
+void http_format_rfc3339(char *out, int64_t t)
+{
+	struct http_tm tm;
+
+	http_time_to_tm(t, &tm);
+	four_digits(out, tm.year);
+	out[4] = '-';
+	two_digits(out + 5, tm.month);
+	out[7] = '-';
+	two_digits(out + 8, tm.day);
+	out[10] = 'T';
+	two_digits(out + 11, tm.hour);
+	out[13] = ':';
+	two_digits(out + 14, tm.min);
+	out[16] = ':';
+	two_digits(out + 17, tm.sec);
+	out[19] = 'Z';
+}

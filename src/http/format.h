@@ -8,6 +8,7 @@
 #define HTTP_U64_DIGITS 20
 #define HTTP_DATE_LEN 29 /* "Sun, 06 Nov 1994 08:49:37 GMT" */
 #define HTTP_LISTING_TIME_LEN 16 /* "1994-11-06 08:49" */
+#define HTTP_RFC3339_LEN 20 /* "1994-11-06T08:49:37Z" */
 
 /* Writes v in decimal (no NUL); returns the number of digits. */
 size_t http_format_u64(char *out, uint64_t v);
@@ -36,5 +37,8 @@ void http_time_to_tm(int64_t t, struct http_tm *tm);
 void http_format_date(char *out, int64_t t);
 /* "YYYY-MM-DD HH:MM" in UTC, for listings; HTTP_LISTING_TIME_LEN bytes. */
 void http_format_listing_time(char *out, int64_t t);
+/* RFC 3339 in UTC, for JSON listings; HTTP_RFC3339_LEN bytes (a year
+ * outside 0000-9999 clamped to them, so the syntax always holds). */
+void http_format_rfc3339(char *out, int64_t t);
 
 #endif /* HTTP_FORMAT_H */

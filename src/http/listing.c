@@ -7,7 +7,9 @@
  * orders, and long names wrap instead of widening the table.
  */
 #include "listing.h"
+#include "accept.h"
 #include "format.h"
+#include "listing_json.h"
 
 static int by_name(const struct http_listing_entry *x,
 		   const struct http_listing_entry *y)
@@ -115,19 +117,48 @@ struct http_listing_order http_listing_order_parse(const char *query,
 	return o;
 }
 
+enum http_listing_format http_listing_format_of(const char *buf,
+						const struct http_request *req)
+{
+	char tmp[HTTP_LIST_JOIN_MAX];
+	const char *accept;
+	size_t len;
+
+	if (!http_has_header(req, HTTP_H_ACCEPT))
+		return HTTP_LISTING_HTML;
+	/* On several lines, one list (RFC 9110 5.3); too long: the page. */
+	len = http_header_list(buf, req, HTTP_H_ACCEPT, tmp, sizeof(tmp),
+			       &accept);
+	return http_accept_prefers(accept, len, "application/json",
+				   "text/html") ?
+		       HTTP_LISTING_JSON :
+		       HTTP_LISTING_HTML;
+}
+
+const char *http_listing_content_type(enum http_listing_format f)
+{
+	/* JSON has no charset parameter: it is UTF-8 (RFC 8259 11). */
+	return f == HTTP_LISTING_JSON ? "application/json" :
+					"text/html; charset=utf-8";
+}
+
 size_t http_listing_cache_key(char *key, const char *dir, size_t len,
-			      struct http_listing_order o)
+			      struct http_listing_order o,
+			      enum http_listing_format f)
 {
 	static const char letters[] = "nsd";
 
 	if (key != dir)
 		memmove(key, dir, len);
-	if (http_listing_order_is_default(o))
+	if (http_listing_order_is_default(o) && f == HTTP_LISTING_HTML)
 		return len;
 	key[len] = '\0';
 	key[len + 1] = o.desc ? (char)(letters[o.key % 3] - 32) :
 				letters[o.key % 3];
-	return len + HTTP_LISTING_KEY_EXTRA;
+	if (f == HTTP_LISTING_HTML)
+		return len + 2;
+	key[len + 2] = 'j';
+	return len + 3;
 }
 
 /* Wraps long names anywhere rather than widen the page past the screen. */
@@ -245,4 +276,31 @@ void http_listing_entry(struct http_out *out,
 void http_listing_end(struct http_out *out)
 {
 	http_out_puts(out, "</table>\n</body></html>\n");
+}
+
+void http_listing_write_begin(struct http_out *out, enum http_listing_format f,
+			      const char *dir, size_t len,
+			      struct http_listing_order order)
+{
+	if (f == HTTP_LISTING_JSON)
+		http_listing_json_begin(out);
+	else
+		http_listing_begin(out, dir, len, order);
+}
+
+void http_listing_write_entry(struct http_out *out, enum http_listing_format f,
+			      const struct http_listing_entry *e, size_t index)
+{
+	if (f == HTTP_LISTING_JSON)
+		http_listing_json_entry(out, e, index);
+	else
+		http_listing_entry(out, e);
+}
+
+void http_listing_write_end(struct http_out *out, enum http_listing_format f)
+{
+	if (f == HTTP_LISTING_JSON)
+		http_listing_json_end(out);
+	else
+		http_listing_end(out);
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The HTML directory listing, written through a struct http_out. */
+/*
+ * The directory listing, written through a struct http_out: an HTML page,
+ * or a JSON array when the request prefers it (listing_json.c).
+ */
 #ifndef HTTP_LISTING_H
 #define HTTP_LISTING_H
 
@@ -10,7 +13,8 @@
 struct http_listing_entry {
 	const char *name;
 	size_t name_len;
-	bool is_dir;
+	bool is_dir; /* a directory, or a link to one */
+	bool is_link; /* a symbolic link, described by what it leads to */
 	bool has_stat; /* size and mtime known */
 	uint64_t size;
 	int64_t mtime;
@@ -66,16 +70,34 @@ static inline bool http_listing_order_is_default(struct http_listing_order o)
 typedef int (*http_listing_cmp_fn)(const void *a, const void *b);
 http_listing_cmp_fn http_listing_comparator(struct http_listing_order o);
 
+/* The forms a listing is written in. */
+enum http_listing_format {
+	HTTP_LISTING_HTML,
+	HTTP_LISTING_JSON,
+};
+
 /*
- * The key that caches the listing of dir (len bytes) in order o, written to
- * key, which has room for len + HTTP_LISTING_KEY_EXTRA bytes (key may be
- * dir): dir itself for the default order, else dir, a NUL and a letter
- * naming the order (no request path holds a NUL, so no file's key is ever
- * the same).  Returns its length.
+ * The form req (whose bytes are in buf) asks for: JSON when its Accept
+ * prefers application/json to text/html (accept.h), else HTML: browsers,
+ * and curl with its range for any type, get the page.
  */
-#define HTTP_LISTING_KEY_EXTRA 2
+enum http_listing_format http_listing_format_of(const char *buf,
+						const struct http_request *req);
+
+/* Its Content-Type. */
+const char *http_listing_content_type(enum http_listing_format f);
+
+/*
+ * The key that caches the listing of dir (len bytes) in order o and form f,
+ * written to key, which has room for len + HTTP_LISTING_KEY_EXTRA bytes
+ * (key may be dir): dir itself for the default order in HTML, else dir, a
+ * NUL, a letter naming the order and, for JSON, a 'j' (no request path
+ * holds a NUL, so no file's key is ever the same).  Returns its length.
+ */
+#define HTTP_LISTING_KEY_EXTRA 3
 size_t http_listing_cache_key(char *key, const char *dir, size_t len,
-			      struct http_listing_order o);
+			      struct http_listing_order o,
+			      enum http_listing_format f);
 
 /*
  * dir is the decoded, normalised directory path, ending in '/'; order is
@@ -87,5 +109,17 @@ void http_listing_begin(struct http_out *out, const char *dir, size_t len,
 void http_listing_entry(struct http_out *out,
 			const struct http_listing_entry *e);
 void http_listing_end(struct http_out *out);
+
+/*
+ * A listing in form f: begin, each entry (index counting from 0, in the
+ * order they are listed), end.  The HTML page's, above, or the JSON
+ * array's (listing_json.h).
+ */
+void http_listing_write_begin(struct http_out *out, enum http_listing_format f,
+			      const char *dir, size_t len,
+			      struct http_listing_order order);
+void http_listing_write_entry(struct http_out *out, enum http_listing_format f,
+			      const struct http_listing_entry *e, size_t index);
+void http_listing_write_end(struct http_out *out, enum http_listing_format f);
 
 #endif /* HTTP_LISTING_H */

@@ -23,6 +23,9 @@ void http_out_put(struct http_out *out, const char *s, size_t n);
 void http_out_puts(struct http_out *out, const char *s);
 void http_out_u64(struct http_out *out, uint64_t v);
 void http_out_html(struct http_out *out, const char *s, size_t n);
+/* The inside of a JSON string: escaped, and bytes that are not UTF-8 as
+ * \ufffd, so the document is valid whatever a file name holds. */
+void http_out_json(struct http_out *out, const char *s, size_t n);
 void http_out_url(struct http_out *out, const char *s, size_t n,
 		  bool keep_slash);
 /* Flushes what is buffered; returns the sticky error state. */

@@ -124,6 +124,7 @@ static int header_id_from_name(const char *s, size_t n)
 		{ "host", 4, HTTP_H_HOST },
 		{ "range", 5, HTTP_H_RANGE },
 		{ "origin", 6, HTTP_H_ORIGIN },
+		{ "accept", 6, HTTP_H_ACCEPT },
 		{ "referer", 7, HTTP_H_REFERER },
 		{ "if-range", 8, HTTP_H_IF_RANGE },
 		{ "if-match", 8, HTTP_H_IF_MATCH },

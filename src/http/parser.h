@@ -42,6 +42,7 @@ enum http_header_id {
 	HTTP_H_CONNECTION,
 	HTTP_H_CONTENT_LENGTH,
 	HTTP_H_TRANSFER_ENCODING,
+	HTTP_H_ACCEPT,
 	HTTP_H_ACCEPT_ENCODING,
 	HTTP_H_RANGE,
 	HTTP_H_IF_NONE_MATCH,
@@ -126,7 +127,7 @@ static inline const char *http_span_ptr(const char *buf, struct http_span s)
 }
 
 /*
- * The value of a list-valued header (Accept-Encoding, If-None-Match...).
+ * The value of a list-valued header (Accept, If-None-Match...).
  * Field lines with the same name form one comma-separated list (RFC 9110
  * 5.3): when the header came on several lines they are joined into tmp.
  * Sets *value and returns the length; 0 with *value NULL when absent or when

@@ -135,8 +135,14 @@ size_t http_select_headers(char *out, size_t cap,
 	}
 	if (rep->ranges)
 		http_out_puts(&o, "Accept-Ranges: bytes\r\n");
-	if (rep->varies)
-		http_out_puts(&o, "Vary: Accept-Encoding\r\n");
+	if (rep->varies_by_type || rep->varies) {
+		http_out_puts(&o, "Vary: ");
+		if (rep->varies_by_type)
+			http_out_puts(&o, rep->varies ? "Accept, " : "Accept");
+		if (rep->varies)
+			http_out_puts(&o, "Accept-Encoding");
+		http_out_puts(&o, "\r\n");
+	}
 	if (rep->coding && !http_selection_bodyless(sel)) {
 		http_out_puts(&o, "Content-Encoding: ");
 		http_out_puts(&o, rep->coding);

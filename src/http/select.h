@@ -19,6 +19,7 @@ struct http_representation {
 	uint64_t size;
 	bool ranges; /* byte ranges are served (Accept-Ranges: bytes) */
 	bool varies; /* other codings exist (Vary: Accept-Encoding) */
+	bool varies_by_type; /* other media types exist (Vary: Accept) */
 	const char *coding; /* the Content-Encoding; NULL: identity */
 };
 

@@ -10,7 +10,7 @@
  * send; only a larger one streams, a chunk per buffer-full.
  *
  * All listings being built share one memory budget (names, entries and
- * HTML), so that many requests for large directories at once cannot take
+ * pages), so that many requests for large directories at once cannot take
  * more than that together: a build that would exceed it is answered 503.
  * A listing too large for the cache stays charged to it until its entry is
  * freed, once its response is sent or its connection closed: clients that
@@ -169,6 +169,7 @@ static void khttpd_listing_describe_link(const struct khttpd_server *srv,
 	struct file *f;
 	char *path;
 
+	e->is_link = true; /* whatever it leads to, or if nothing */
 	path = kmalloc(dir_len + e->name_len + 1, GFP_KERNEL);
 	if (!path)
 		return;
@@ -216,9 +217,10 @@ static void khttpd_listing_describe(const struct khttpd_server *srv,
 	dput(d);
 }
 
-/* Where rendered HTML goes once it no longer fits one buffer. */
+/* Where a rendered listing goes once it no longer fits one buffer. */
 struct listing_sink {
 	struct khttpd_exchange *x;
+	enum http_listing_format form;
 	bool streaming; /* the head is out; the body follows in pieces */
 	bool chunked;
 	int error;
@@ -235,10 +237,11 @@ static int khttpd_listing_start_streaming(struct listing_sink *sink)
 	if (!sink->chunked)
 		x->keep_alive = false; /* the close ends the body */
 	khttpd_respond_head_init(x, &h, 200);
-	h.content_type = KHTTPD_HTML_TYPE;
+	h.content_type = http_listing_content_type(sink->form);
 	h.chunked = sink->chunked;
-	/* As every listing: a smaller one of this directory has a gzip form. */
-	h.extra = "Vary: Accept-Encoding\r\n";
+	/* As every listing: it has another form, and a smaller one of this
+	 * directory has a gzip form. */
+	h.extra = "Vary: Accept, Accept-Encoding\r\n";
 	h.extra_len = strlen(h.extra);
 	hlen = http_response_head_build(x->head, x->head_cap, &h);
 	sink->streaming = true;
@@ -289,10 +292,12 @@ static int khttpd_listing_render(struct khttpd_exchange *x,
 				 const struct khttpd_validator *v,
 				 const char *path, size_t len,
 				 struct http_listing_order order,
-				 const char *key, size_t key_len)
+				 enum http_listing_format form, const char *key,
+				 size_t key_len)
 {
 	struct listing_sink sink = {
 		.x = x,
+		.form = form,
 		.max = max_t(size_t, khttpd_cache_entry_limit(),
 			     KHTTPD_CACHE_ENTRY_MAX),
 	};
@@ -308,10 +313,11 @@ static int khttpd_listing_render(struct khttpd_exchange *x,
 	out.buf = khttpd_listing_resize(NULL, 0, out.cap);
 	if (!out.buf)
 		return khttpd_respond_status(x, 503);
-	http_listing_begin(&out, path, len, order);
+	http_listing_write_begin(&out, form, path, len, order);
 	for (i = 0; i < dc->d.count; i++)
-		http_listing_entry(&out, http_dirents_entry(&dc->d, i));
-	http_listing_end(&out);
+		http_listing_write_entry(&out, form,
+					 http_dirents_entry(&dc->d, i), i);
+	http_listing_write_end(&out, form);
 
 	if (sink.streaming) {
 		if (out.error)
@@ -338,7 +344,7 @@ static int khttpd_listing_render(struct khttpd_exchange *x,
 	e->valid = *v;
 	e->listing = true;
 	e->expires = jiffies + KHTTPD_CACHE_LISTING_TTL;
-	e->content_type = KHTTPD_HTML_TYPE;
+	e->content_type = http_listing_content_type(form);
 	e->last_modified = HTTP_NO_TIME;
 	/* Deflating megabytes each second would cost more than it saves. */
 	if (out.len <= KHTTPD_CACHE_ENTRY_MAX)
@@ -362,6 +368,7 @@ static int khttpd_listing_answer_preconditions(struct khttpd_exchange *x)
 		.last_modified = HTTP_NO_TIME,
 		/* As every listing (see khttpd_listing_start_streaming). */
 		.varies = true,
+		.varies_by_type = true,
 	};
 	char extra[HTTP_SELECT_HEADERS_MAX];
 	struct http_response_head h;
@@ -381,6 +388,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 			 const struct kstat *st, const char *path, size_t len)
 {
 	struct http_listing_order order = http_listing_order_of(x->buf, x->req);
+	enum http_listing_format form = http_listing_format_of(x->buf, x->req);
 	struct dir_collector dc = {};
 	struct khttpd_cache_entry *e;
 	struct khttpd_validator v;
@@ -389,12 +397,14 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	size_t i, kept, key_len = len;
 	int ret;
 
-	/* Each order is cached apart, under a key of its own. */
-	if (!http_listing_order_is_default(order)) {
+	/* Each order and form is cached apart, under a key of its own. */
+	if (!http_listing_order_is_default(order) ||
+	    form != HTTP_LISTING_HTML) {
 		key_buf = kmalloc(len + HTTP_LISTING_KEY_EXTRA, GFP_KERNEL);
 		if (!key_buf)
 			return khttpd_respond_status(x, 503);
-		key_len = http_listing_cache_key(key_buf, path, len, order);
+		key_len =
+			http_listing_cache_key(key_buf, path, len, order, form);
 		key = key_buf;
 	}
 	http_dirents_init(&dc.d, sizeof(struct dir_item),
@@ -434,7 +444,8 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	dc.d.count = kept;
 	sort(dc.d.items, dc.d.count, dc.d.item_size,
 	     http_listing_comparator(order), NULL);
-	ret = khttpd_listing_render(x, &dc, &v, path, len, order, key, key_len);
+	ret = khttpd_listing_render(x, &dc, &v, path, len, order, form, key,
+				    key_len);
 out:
 	khttpd_listing_release(dc.d.items, dc.d.cap * dc.d.item_size);
 	khttpd_listing_release(dc.d.names, dc.d.names_cap);

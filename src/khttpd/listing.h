@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* HTML listings of directories without an index.html. */
+/* Listings, HTML or JSON, of directories without an index.html. */
 #ifndef KHTTPD_LISTING_H
 #define KHTTPD_LISTING_H
 

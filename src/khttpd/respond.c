@@ -196,6 +196,7 @@ static void khttpd_respond_select_for(const struct khttpd_exchange *x,
 		/* A listing's size decides whether it has a gzip form: any
 		 * listing may be compressed for another request. */
 		.varies = e->compressible || e->listing,
+		.varies_by_type = e->listing, /* HTML or JSON, by Accept */
 		.coding = gzip ? "gzip" : NULL,
 	};
 	if (!e->listing) {

@@ -203,7 +203,7 @@ static int khttpd_serve_file(struct khttpd_exchange *x,
 
 /*
  * The cached answer for path found valid within the second: for a
- * directory, its listing in the order the query asks for, else its first
+ * directory, its listing in the order and form asked for, else its first
  * cached index name.  The keys are built in place in the path buffer
  * (HTTP_SERVE_PATH_BUF bytes).
  */
@@ -218,7 +218,8 @@ static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
 	if (path[len - 1] != '/')
 		return khttpd_cache_get_recent(path, len);
 	klen = http_listing_cache_key(path, path, len,
-				      http_listing_order_of(x->buf, x->req));
+				      http_listing_order_of(x->buf, x->req),
+				      http_listing_format_of(x->buf, x->req));
 	e = khttpd_cache_get_recent(path, klen);
 	for (i = 0; !e && i < site->nindex; i++) {
 		klen = len + strlen(site->index[i]);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * A directory's entries are read, sorted (directories first, then by name,
- * size or date, as the query asks)
- * and rendered by the shared core into one buffer, which the content cache
+ * size or date, as the query asks) and rendered by the shared core, as
+ * HTML or JSON, into one buffer, which the content cache
  * keeps (with its compressed variants) for a second.  A large directory
  * takes many milliseconds: the build gives the thread's other connections
  * a turn every few of them.
@@ -102,7 +102,8 @@ static void free_entries(struct http_dirents *d)
 }
 
 /* Fills size, mtime and type; a symlink is described by its target only
- * when that stays beneath ROOT.  Returns -1 for a link to a hidden name. */
+ * when that stays beneath ROOT, and is still said to be one.  Returns -1
+ * for a link to a hidden name. */
 static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		      struct http_listing_entry *e)
 {
@@ -115,6 +116,7 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		char path[HTTP_PATH_MAX + 256];
 		int fd;
 
+		e->is_link = true;
 		if (dlen + nlen + 1 > sizeof(path))
 			return 0;
 		memcpy(path, rc->path + 1, dlen);
@@ -172,6 +174,7 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 			return -1;
 		}
 		e->is_dir = found.is_dir;
+		e->is_link = found.is_link;
 		e->has_stat = found.has_stat;
 		e->size = found.size;
 		e->mtime = found.mtime;
@@ -232,7 +235,8 @@ static void log_over_budget(const struct exchange *rc)
 }
 
 static char *build(struct exchange *rc, int dir_fd,
-		   struct http_listing_order order, size_t *len)
+		   struct http_listing_order order,
+		   enum http_listing_format form, size_t *len)
 {
 	struct listing_buffer b = { 0 };
 	struct http_dirents d;
@@ -255,16 +259,18 @@ static char *build(struct exchange *rc, int dir_fd,
 	if (d.count)
 		qsort(d.items, d.count, d.item_size,
 		      http_listing_comparator(order));
-	http_listing_begin(&out, rc->path, (size_t)rc->path_len, order);
+	http_listing_write_begin(&out, form, rc->path, (size_t)rc->path_len,
+				 order);
 	for (size_t i = 0; i < d.count; i++) {
-		http_listing_entry(&out, http_dirents_entry(&d, i));
+		http_listing_write_entry(&out, form, http_dirents_entry(&d, i),
+					 i);
 		if (take_turns(rc, &slice)) {
 			free_entries(&d);
 			release(b.data, b.cap);
 			return NULL; /* errno set: timed out */
 		}
 	}
-	http_listing_end(&out);
+	http_listing_write_end(&out, form);
 	free_entries(&d);
 	if (http_out_flush(&out)) {
 		int err = errno == ENOBUFS ? ENOBUFS : ENOMEM;
@@ -280,13 +286,14 @@ static char *build(struct exchange *rc, int dir_fd,
 }
 
 char *build_dir_listing(struct exchange *rc, int dir_fd,
-			struct http_listing_order order, size_t *len)
+			struct http_listing_order order,
+			enum http_listing_format form, size_t *len)
 {
-	char *html = build(rc, dir_fd, order, len);
+	char *body = build(rc, dir_fd, order, form, len);
 
-	if (!html && errno == ENOBUFS) {
+	if (!body && errno == ENOBUFS) {
 		log_over_budget(rc);
 		errno = ENOMEM;
 	}
-	return html;
+	return body;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading a directory and sending its HTML listing. */
+/* Reading a directory and building its listing, HTML or JSON. */
 #ifndef SEHTTPD_LISTING_H
 #define SEHTTPD_LISTING_H
 
@@ -9,11 +9,12 @@
 #include <stddef.h>
 
 /*
- * The HTML listing of dir_fd, the open directory rc->path names (ending in
- * '/'), sorted in order, in a malloc'd buffer of *len bytes; NULL with
- * errno on failure.
+ * The listing of dir_fd, the open directory rc->path names (ending in
+ * '/'), sorted in order, in form, in a malloc'd buffer of *len bytes; NULL
+ * with errno on failure.
  */
 char *build_dir_listing(struct exchange *rc, int dir_fd,
-			struct http_listing_order order, size_t *len);
+			struct http_listing_order order,
+			enum http_listing_format form, size_t *len);
 
 #endif /* SEHTTPD_LISTING_H */

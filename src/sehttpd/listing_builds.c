@@ -16,7 +16,7 @@ static bool shareable(const struct listing_build *b, const char *key,
 		      size_t len, uint64_t now_ms)
 {
 	return b->key_len == len && !memcmp(b->key, key, len) &&
-	       (!b->done || (b->html && now_ms < b->built_ms + CACHE_CHECK_MS));
+	       (!b->done || (b->body && now_ms < b->built_ms + CACHE_CHECK_MS));
 }
 
 struct listing_build *listing_build_get(const char *key, size_t len,
@@ -65,11 +65,11 @@ int listing_build_wait(struct exchange *rc, struct listing_build *b)
 	return 0;
 }
 
-void listing_build_finish(struct listing_build *b, char *html, size_t len,
+void listing_build_finish(struct listing_build *b, char *body, size_t len,
 			  int err, uint64_t now_ms)
 {
 	pthread_mutex_lock(&lock);
-	b->html = html;
+	b->body = body;
 	b->len = len;
 	b->errno_of_build = err;
 	b->built_ms = now_ms;
@@ -91,7 +91,7 @@ void listing_build_put(void *arg)
 	}
 	pthread_mutex_unlock(&lock);
 	if (last) {
-		free(b->html);
+		free(b->body);
 		free(b);
 	}
 }

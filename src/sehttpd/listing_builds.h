@@ -18,7 +18,7 @@
 
 struct listing_build {
 	/* Set once by the builder, before done; read-only after. */
-	char *html; /* NULL: the build failed, with errno_of_build */
+	char *body; /* HTML or JSON; NULL: the build failed, with errno_of_build */
 	size_t len;
 	int errno_of_build;
 	/* The rest is the registry's (listing_builds.c). */
@@ -42,8 +42,8 @@ struct listing_build *listing_build_get(const char *key, size_t len,
  * done; -1 if this connection timed out meanwhile. */
 int listing_build_wait(struct exchange *rc, struct listing_build *b);
 
-/* The builder's: b's body (html, owned by b from now on) or its failure. */
-void listing_build_finish(struct listing_build *b, char *html, size_t len,
+/* The builder's: b's body (owned by b from now on) or its failure. */
+void listing_build_finish(struct listing_build *b, char *body, size_t len,
 			  int err, uint64_t now_ms);
 
 /* Drops a reference: the last one frees b and its body. */

@@ -90,6 +90,8 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 		.size = rep->len,
 		.ranges = e->kind == CACHE_FILE,
 		.varies = e->compressible,
+		/* A listing is HTML or JSON as Accept asks. */
+		.varies_by_type = e->kind == CACHE_LISTING,
 		.coding = http_coding_name((enum http_coding)(rep - e->rep)),
 	};
 	http_select(rc->buf, rc->req, &r, &sel);

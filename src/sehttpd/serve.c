@@ -135,9 +135,9 @@ static char *read_all(int fd, size_t size)
 
 /*
  * The cache key of rc->path: the path, and for a directory (a path ending
- * in '/') listed in another order, that order after a NUL, so that one
- * order's listing never answers for another.  Written in place: rc->path
- * has room, and stays NUL-terminated at rc->path_len.
+ * in '/') listed in another order or as JSON, those after a NUL, so that
+ * one listing never answers for another.  Written in place: rc->path has
+ * room, and stays NUL-terminated at rc->path_len.
  */
 static size_t cache_key(struct exchange *rc)
 {
@@ -146,7 +146,8 @@ static size_t cache_key(struct exchange *rc)
 	if (rc->path[len - 1] != '/')
 		return len;
 	return http_listing_cache_key(rc->path, rc->path, len,
-				      http_listing_order_of(rc->buf, rc->req));
+				      http_listing_order_of(rc->buf, rc->req),
+				      http_listing_format_of(rc->buf, rc->req));
 }
 
 /* The fresh entry for key, or NULL. */
@@ -164,7 +165,7 @@ static struct cache_entry *cache_find(struct exchange *rc, size_t key_len)
 /*
  * A cached entry for rc->path that is still fresh, or NULL.  A directory's
  * index page is cached under the bare path and answers any order a query
- * asks for; only a listing is cached per order.
+ * or form Accept asks for; only a listing is cached per order and form.
  */
 static struct cache_entry *cache_lookup(struct exchange *rc)
 {
@@ -380,35 +381,37 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 {
 	struct worker *w = rc->worker;
+	enum http_listing_format form =
+		http_listing_format_of(rc->buf, rc->req);
 	size_t key_len = cache_key(rc), len = 0;
 	struct cache_entry *e;
 	bool builder;
 	struct listing_build *b =
 		listing_build_get(rc->path, key_len, w->now_ms, &builder);
-	char *html;
+	char *body;
 
 	if (!b)
 		return respond_error(rc, 503);
 	if (builder) {
-		html = build_dir_listing(
+		body = build_dir_listing(
 			rc, dir_fd, http_listing_order_of(rc->buf, rc->req),
-			&len);
-		listing_build_finish(b, html, len, html ? 0 : errno,
+			form, &len);
+		listing_build_finish(b, body, len, body ? 0 : errno,
 				     clock_ms());
 		stats_add(&w->stats.listing_builds, 1);
 	} else if (listing_build_wait(rc, b)) {
 		listing_build_put(b);
 		return -1; /* timed out while another built it */
 	}
-	if (!b->html) {
+	if (!b->body) {
 		int status = http_status_for_errno(b->errno_of_build);
 
 		listing_build_put(b);
 		return respond_error(rc, status);
 	}
 	/* The entry holds the reference from here on. */
-	e = cache_entry_new_shared(rc->path, key_len, b->html, b->len, st,
-				   "text/html; charset=utf-8",
+	e = cache_entry_new_shared(rc->path, key_len, b->body, b->len, st,
+				   http_listing_content_type(form),
 				   w->server->compress, w->now_ms,
 				   listing_build_put, b);
 	if (!e)

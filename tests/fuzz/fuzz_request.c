@@ -4,7 +4,8 @@
  * in one call and again split in two at a point derived from the input (and
  * byte by byte when short): every way must reach the same verdict.  Then the
  * parts of the input go through routing, path normalisation, the chunked
- * decoder, the escapers and the listing, each checked against invariants;
+ * decoder, the escapers, Accept and the listing (HTML and JSON), each
+ * checked against invariants;
  * so do the values of the fields the servers act on (Host, Transfer-Encoding,
  * Range, the dates and the preconditions), both from a parsed request and
  * as the raw input.
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/accept.h"
 #include "http/body.h"
 #include "http/chunked.h"
 #include "http/conditional.h"
@@ -489,7 +491,8 @@ static int sink_flush(struct http_out *out)
 }
 
 static size_t render_listing(struct sink *s, size_t bufcap,
-			     const struct http_listing_entry *e)
+			     const struct http_listing_entry *e,
+			     enum http_listing_format form)
 {
 	char *buf = malloc(bufcap);
 	struct http_out out = {
@@ -497,9 +500,11 @@ static size_t render_listing(struct sink *s, size_t bufcap,
 	};
 
 	s->len = 0;
-	http_listing_begin(&out, "/d/", 3, HTTP_LISTING_ORDER_DEFAULT);
-	http_listing_entry(&out, e);
-	http_listing_end(&out);
+	http_listing_write_begin(&out, form, "/d/", 3,
+				 HTTP_LISTING_ORDER_DEFAULT);
+	http_listing_write_entry(&out, form, e, 0);
+	http_listing_write_entry(&out, form, e, 1);
+	http_listing_write_end(&out, form);
 	FUZZ_ASSERT(http_out_flush(&out) == 0);
 	free(buf);
 	return s->len;
@@ -514,29 +519,70 @@ static size_t count(const char *s, size_t n, char c)
 	return k;
 }
 
-/* The input as a file name: markup-neutral, same bytes at any buffer size. */
-static void check_listing(const char *name, size_t n, uint64_t v)
+/* Quotes that open or close JSON strings: those no backslash escapes. */
+static size_t json_quotes(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\')
+			i++;
+		else
+			k += s[i] == '"';
+	}
+	return k;
+}
+
+/* A JSON listing is UTF-8 without raw control characters but its newlines,
+ * and a name never opens or closes a string of its own. */
+static void check_json_listing(const struct sink *a, const struct sink *plain)
+{
+	for (size_t i = 0; i < a->len;) {
+		bool valid;
+		size_t k = http_utf8_sequence(a->data + i, a->len - i, &valid);
+
+		FUZZ_ASSERT(valid);
+		FUZZ_ASSERT(a->data[i] == '\n' || (uint8_t)a->data[i] >= 0x20);
+		FUZZ_ASSERT(a->data[i] != 0x7f);
+		i += k;
+	}
+	FUZZ_ASSERT(json_quotes(a->data, a->len) ==
+		    json_quotes(plain->data, plain->len));
+}
+
+/* The input as a file name: markup-neutral, same bytes at any buffer size,
+ * in either form. */
+static void check_listing(const char *name, size_t n, uint64_t v,
+			  enum http_listing_format form)
 {
 	struct http_listing_entry e = { .name = name,
 					.name_len = n,
 					.is_dir = v & 1,
+					.is_link = v & 4,
 					.has_stat = v & 2,
 					.size = v,
 					.mtime = (int64_t)v };
 	struct http_listing_entry plain = e;
-	size_t cap = 4096 + n * 10;
+	size_t cap = 4096 + n * 20;
 	struct sink a = { malloc(cap), 0, cap }, b = { malloc(cap), 0, cap };
 	struct sink c = { malloc(cap), 0, cap };
 
 	plain.name = "x";
 	plain.name_len = 1;
-	render_listing(&a, 64, &e);
-	render_listing(&b, cap, &e);
+	render_listing(&a, 64, &e, form);
+	render_listing(&b, cap, &e, form);
 	FUZZ_ASSERT(a.len == b.len && !memcmp(a.data, b.data, a.len));
-	render_listing(&c, cap, &plain);
-	FUZZ_ASSERT(count(a.data, a.len, '<') == count(c.data, c.len, '<'));
-	FUZZ_ASSERT(count(a.data, a.len, '>') == count(c.data, c.len, '>'));
-	FUZZ_ASSERT(count(a.data, a.len, '"') == count(c.data, c.len, '"'));
+	render_listing(&c, cap, &plain, form);
+	if (form == HTTP_LISTING_JSON) {
+		check_json_listing(&a, &c);
+	} else {
+		FUZZ_ASSERT(count(a.data, a.len, '<') ==
+			    count(c.data, c.len, '<'));
+		FUZZ_ASSERT(count(a.data, a.len, '>') ==
+			    count(c.data, c.len, '>'));
+		FUZZ_ASSERT(count(a.data, a.len, '"') ==
+			    count(c.data, c.len, '"'));
+	}
 	free(a.data);
 	free(b.data);
 	free(c.data);
@@ -586,6 +632,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(!http_body_none(&one) &&
 				    one.version_minor == 1);
 		check_select(buf, &one, h % 5000);
+		FUZZ_ASSERT(http_listing_format_of(buf, &one) ==
+				    HTTP_LISTING_HTML ||
+			    http_has_header(&one, HTTP_H_ACCEPT));
 		if (one.chunked_body)
 			check_chunked(buf + r1, size - (size_t)r1,
 				      (size - (size_t)r1) / 2);
@@ -597,7 +646,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char date[HTTP_DATE_LEN + 1];
 
 		check_escapers(buf, size);
-		check_listing(buf, size, v);
+		check_listing(buf, size, v, HTTP_LISTING_HTML);
+		check_listing(buf, size, v, HTTP_LISTING_JSON);
+		/* The input as an Accept value: a weight, whatever it holds. */
+		FUZZ_ASSERT(http_accept_weight(buf, size, "application/json") <=
+			    1000);
+		FUZZ_ASSERT(http_accept_weight(buf, size, "text/html") >= 0);
 		check_host(buf, size);
 		check_range(buf, size, v >> (h & 63));
 		check_date(buf, size);

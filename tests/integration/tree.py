@@ -32,6 +32,12 @@ ROOT_INDEX_MARKER = 'ROOT-INDEX-MARKER-4be1'
 
 ESCAPE_NAMES = ['<b>&"x\'.txt', 'space name.txt', 'percent%41.txt',
         '\u00fcn\u00efc\u00f6d\u00e9.txt', '#hash?.txt']
+# Names under www/json/ that JSON must escape: a quote and a backslash, a
+# tab, and bytes that are not UTF-8 (0xff 0xfe, held here as the surrogates
+# os.fsdecode gives them: names are encoded with 'surrogateescape').
+JSON_QUOTE_NAME = 'quote"back\\slash.txt'
+JSON_TAB_NAME = 'tab\tname.txt'
+JSON_BAD_UTF8_NAME = 'bad\udcff\udcfe.txt'
 
 
 def pattern(size, salt):
@@ -441,6 +447,22 @@ def _spec():
     # a weak tag ("W/...") by its first letter.
     f('www/dotlinks/wednesday.bin', bytes(range(256)) * 4,
       mtime=FIXED_MTIME + 86400)
+    # JSON listings: every type, sizes to sort by, names to escape, and
+    # what is hidden as in the page.
+    d('www/json')
+    d('www/json/sub')
+    f('www/json/sub/in.txt', 'inside json/sub\n')
+    f('www/json/small.txt', b's' * 10, LISTING_MTIME)
+    f('www/json/mid.txt', b'm' * 500)
+    f('www/json/large.txt', b'l' * 3000, FIXED_MTIME + 60)
+    f('www/json/' + JSON_QUOTE_NAME, 'a quote and a backslash\n')
+    f('www/json/' + JSON_TAB_NAME, 'a tab\n')
+    f('www/json/' + JSON_BAD_UTF8_NAME, 'bytes that are not UTF-8\n')
+    f('www/json/.hidden.txt', 'DOTFILE-HIDDEN-MARKER in json\n')
+    ln('www/json/link.txt', 'large.txt')
+    ln('www/json/linkdir', 'sub')
+    ln('www/json/dotlink', '../.env')
+    ln('www/json/outlink', '../../outside')
     d('www/dots')
     f('www/dots/visible.txt', 'visible beside dotfiles\n')
     f('www/dots/.hidden.txt', 'DOTFILE-HIDDEN-MARKER\n')
@@ -454,8 +476,13 @@ def _spec():
     return e
 
 
+def name_bytes(name):
+    """A name of the tree as the file system holds it."""
+    return name.encode('utf-8', 'surrogateescape')
+
+
 def _fs(base, rel):
-    return os.path.join(os.fsencode(base), rel.encode('utf-8'))
+    return os.path.join(os.fsencode(base), name_bytes(rel))
 
 
 class Tree:

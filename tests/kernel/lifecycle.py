@@ -943,9 +943,10 @@ class Lifecycle:
                              found == [n.encode() for n in names],
                              '%s, %d bytes, %d names' % (
                                  resp.status, len(body), len(found)))
-                self.c.check('%s: it says Vary: Accept-Encoding, as every '
-                             'listing' % name,
-                             resp.getheader('Vary') == 'Accept-Encoding',
+                self.c.check('%s: it says Vary: Accept, Accept-Encoding, '
+                             'as every listing' % name,
+                             resp.getheader('Vary') ==
+                             'Accept, Accept-Encoding',
                              repr(resp.getheader('Vary')))
                 conn.request('GET', '/a.txt')
                 resp = conn.getresponse()

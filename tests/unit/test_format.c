@@ -99,6 +99,31 @@ TEST(known_dates)
 	CHECK_EQ_STR(d, "Tue, 19 Jan 2038 03:14:08 GMT");
 }
 
+TEST(rfc3339_times)
+{
+	char d[HTTP_RFC3339_LEN + 1];
+
+	d[HTTP_RFC3339_LEN] = '\0';
+	http_format_rfc3339(d, 1795598060);
+	CHECK_EQ_STR(d, "2026-11-25T09:14:20Z");
+	http_format_rfc3339(d, 0);
+	CHECK_EQ_STR(d, "1970-01-01T00:00:00Z");
+	http_format_rfc3339(d, -1);
+	CHECK_EQ_STR(d, "1969-12-31T23:59:59Z");
+	http_format_rfc3339(d, 951782400);
+	CHECK_EQ_STR(d, "2000-02-29T00:00:00Z");
+	http_format_rfc3339(d, 253402300799);
+	CHECK_EQ_STR(d, "9999-12-31T23:59:59Z");
+	/* Clamped, but still the syntax RFC 3339 asks for. */
+	http_format_rfc3339(d, INT64_MAX);
+	CHECK_EQ_INT(d[4], '-');
+	CHECK_EQ_INT(d[10], 'T');
+	CHECK_EQ_INT(d[19], 'Z');
+	CHECK(!memcmp(d, "9999-", 5));
+	http_format_rfc3339(d, INT64_MIN);
+	CHECK(!memcmp(d, "0000-", 5));
+}
+
 /* Compares the calendar, the date and the listing time for one t. */
 static bool check_time(int64_t t)
 {
@@ -107,6 +132,7 @@ static bool check_time(int64_t t)
 	struct http_tm h;
 	char got[HTTP_DATE_LEN + 1], want[64];
 	char lgot[HTTP_LISTING_TIME_LEN + 1], lwant[64];
+	char rgot[HTTP_RFC3339_LEN + 1], rwant[64];
 	bool ok = true;
 
 	if (!gmtime_r(&tt, &g))
@@ -141,6 +167,17 @@ static bool check_time(int64_t t)
 	if (strcmp(lgot, lwant)) {
 		fprintf(stderr, "  t=%" PRId64 ": \"%s\", want \"%s\"\n", t,
 			lgot, lwant);
+		ok = false;
+	}
+	memset(rgot, '#', sizeof(rgot));
+	http_format_rfc3339(rgot, t);
+	if (rgot[HTTP_RFC3339_LEN] != '#')
+		ok = false;
+	rgot[HTTP_RFC3339_LEN] = '\0';
+	strftime(rwant, sizeof(rwant), "%Y-%m-%dT%H:%M:%SZ", &g);
+	if (strcmp(rgot, rwant)) {
+		fprintf(stderr, "  t=%" PRId64 ": \"%s\", want \"%s\"\n", t,
+			rgot, rwant);
 		ok = false;
 	}
 	return ok;
@@ -206,6 +243,11 @@ TEST(extreme_times_stay_in_bounds)
 		memset(l, '#', sizeof(l));
 		http_format_listing_time(l, extreme[i]);
 		CHECK_EQ_INT(l[HTTP_LISTING_TIME_LEN], '#');
+		for (int k = 0; k < 4; k++)
+			CHECK(l[k] >= '0' && l[k] <= '9');
+		memset(l, '#', sizeof(l));
+		http_format_rfc3339(l, extreme[i]);
+		CHECK_EQ_INT(l[HTTP_RFC3339_LEN], '#');
 		for (int k = 0; k < 4; k++)
 			CHECK(l[k] >= '0' && l[k] <= '9');
 	}

@@ -421,34 +421,119 @@ TEST(headers_link_to_the_other_orders)
 	CHECK(!contains(&s, "href=\"?"));
 }
 
-TEST(cache_keys_tell_orders_apart)
+TEST(cache_keys_tell_orders_and_forms_apart)
 {
-	char key[16];
+	char key[16], seen[12][HTTP_LISTING_KEY_EXTRA];
 	struct http_listing_order o = HTTP_LISTING_ORDER_DEFAULT;
-	size_t seen[6], n = 0;
+	size_t n = 0, len;
 
-	CHECK_EQ_INT(http_listing_cache_key(key, "/d/", 3, o), 3);
+	CHECK_EQ_INT(
+		http_listing_cache_key(key, "/d/", 3, o, HTTP_LISTING_HTML), 3);
 	CHECK(!memcmp(key, "/d/", 3));
-	for (int k = HTTP_LISTING_BY_NAME; k <= HTTP_LISTING_BY_DATE; k++) {
-		for (int desc = 0; desc < 2; desc++) {
-			o = (struct http_listing_order){ .key = (uint8_t)k,
-							 .desc = desc };
-			if (http_listing_order_is_default(o))
-				continue;
-			CHECK_EQ_INT(http_listing_cache_key(key, "/d/", 3, o),
-				     3 + HTTP_LISTING_KEY_EXTRA);
-			CHECK(!memcmp(key, "/d/\0", 4));
-			for (size_t i = 0; i < n; i++)
-				CHECK(seen[i] != (size_t)key[4]);
-			seen[n++] = (size_t)key[4];
+	for (int f = HTTP_LISTING_HTML; f <= HTTP_LISTING_JSON; f++) {
+		for (int k = HTTP_LISTING_BY_NAME; k <= HTTP_LISTING_BY_DATE;
+		     k++) {
+			for (int desc = 0; desc < 2; desc++) {
+				o = (struct http_listing_order){
+					.key = (uint8_t)k, .desc = desc
+				};
+				if (http_listing_order_is_default(o) &&
+				    f == HTTP_LISTING_HTML)
+					continue;
+				len = http_listing_cache_key(
+					key, "/d/", 3, o,
+					(enum http_listing_format)f);
+				CHECK_EQ_INT(len,
+					     f == HTTP_LISTING_JSON ? 6 : 5);
+				CHECK(len <= 3 + HTTP_LISTING_KEY_EXTRA);
+				CHECK(!memcmp(key, "/d/\0", 4));
+				memset(seen[n], 0, sizeof(seen[n]));
+				memcpy(seen[n], key + 3, len - 3);
+				for (size_t i = 0; i < n; i++)
+					CHECK(memcmp(seen[i], seen[n],
+						     sizeof(seen[n])));
+				n++;
+			}
 		}
 	}
-	CHECK_EQ_INT(n, 5);
+	CHECK_EQ_INT(n, 11);
 	/* In place, as sehttpd does with its path buffer. */
 	memcpy(key, "/x/", 4);
 	o = (struct http_listing_order){ .key = HTTP_LISTING_BY_DATE };
-	CHECK_EQ_INT(http_listing_cache_key(key, key, 3, o), 5);
+	CHECK_EQ_INT(http_listing_cache_key(key, key, 3, o, HTTP_LISTING_HTML),
+		     5);
 	CHECK(!memcmp(key, "/x/\0d", 5));
+	memcpy(key, "/x/", 4);
+	CHECK_EQ_INT(http_listing_cache_key(key, key, 3,
+					    HTTP_LISTING_ORDER_DEFAULT,
+					    HTTP_LISTING_JSON),
+		     6);
+	CHECK(!memcmp(key, "/x/\0nj", 6));
+}
+
+/* Parses a GET with the given header lines into req (buf holds it). */
+static void parse_get(const char *lines, char *buf, size_t cap,
+		      struct http_request *req)
+{
+	struct http_parser p;
+	int n = snprintf(buf, cap, "GET /d/ HTTP/1.1\r\nHost: h\r\n%s\r\n",
+			 lines);
+
+	http_parser_init(&p);
+	CHECK(n > 0 && http_parse_request(&p, req, buf, (size_t)n) == n);
+}
+
+TEST(form_from_accept)
+{
+	static const struct {
+		const char *lines;
+		enum http_listing_format want;
+	} cases[] = {
+		{ "", HTTP_LISTING_HTML },
+		{ "Accept: */*\r\n", HTTP_LISTING_HTML },
+		{ "Accept: text/html,application/xhtml+xml,application/xml;"
+		  "q=0.9,*/*;q=0.8\r\n",
+		  HTTP_LISTING_HTML },
+		{ "Accept: application/json\r\n", HTTP_LISTING_JSON },
+		{ "accept:   APPLICATION/JSON  \r\n", HTTP_LISTING_JSON },
+		{ "Accept: application/json;q=0\r\n", HTTP_LISTING_HTML },
+		{ "Accept: application/json;q=x\r\n", HTTP_LISTING_HTML },
+		/* Lines of one list, joined. */
+		{ "Accept: text/html;q=0.5\r\nAccept: application/json\r\n",
+		  HTTP_LISTING_JSON },
+		{ "Accept: application/json;q=0.5\r\nAccept: text/html\r\n",
+		  HTTP_LISTING_HTML },
+		{ "Accept-Encoding: application/json\r\n", HTTP_LISTING_HTML },
+	};
+	char buf[1024];
+	struct http_request req;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		parse_get(cases[i].lines, buf, sizeof(buf), &req);
+		if (http_listing_format_of(buf, &req) != cases[i].want)
+			fprintf(stderr, "  case %zu\n", i);
+		CHECK_EQ_INT(http_listing_format_of(buf, &req), cases[i].want);
+	}
+	CHECK_EQ_STR(http_listing_content_type(HTTP_LISTING_HTML),
+		     "text/html; charset=utf-8");
+	CHECK_EQ_STR(http_listing_content_type(HTTP_LISTING_JSON),
+		     "application/json");
+}
+
+/* Joined lines beyond what can be joined give the page. */
+TEST(form_from_an_accept_too_long_to_join)
+{
+	static char buf[8192];
+	char lines[4096];
+	struct http_request req;
+	size_t n = 0;
+
+	for (int i = 0; i < 40; i++)
+		n += (size_t)snprintf(lines + n, sizeof(lines) - n,
+				      "Accept: text/plain;q=0.%d\r\n", i % 10);
+	snprintf(lines + n, sizeof(lines) - n, "Accept: application/json\r\n");
+	parse_get(lines, buf, sizeof(buf), &req);
+	CHECK_EQ_INT(http_listing_format_of(buf, &req), HTTP_LISTING_HTML);
 }
 
 TEST(long_names_wrap)

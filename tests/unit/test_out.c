@@ -139,6 +139,31 @@ TEST(html_text_is_always_utf8)
 		     "\xef\xbf\xbd");
 }
 
+/* JSON strings: escaped, and always valid UTF-8 whatever the bytes. */
+TEST(json_strings)
+{
+	static struct sink s;
+	struct http_out out;
+	char buf[16];
+
+	out_init(&out, buf, sizeof(buf), &s);
+	http_out_json(&out, "a\"b\\c/d\te\x01\x1f\x7f", 12);
+	http_out_put(&out, "|", 1);
+	/* As for HTML: Latin-1 é, a valid é and ✓, a truncated ✓, an
+	 * overlong '/', a surrogate, a lone continuation byte, a cut 4-byte
+	 * one at the end; each bad run one U+FFFD, as an escape. */
+	http_out_json(&out,
+		      "caf\xe9|\xc3\xa9\xe2\x9c\x93|\xe2\x9c\"|"
+		      "\xc0\xaf|\xed\xa0\x80|\x80|\xf0\x9f\x98",
+		      27);
+	CHECK_EQ_INT(http_out_flush(&out), 0);
+	CHECK_EQ_MEM(s.data, s.len,
+		     "a\\\"b\\\\c/d\\u0009e\\u0001\\u001f\\u007f|"
+		     "caf\\ufffd|\xc3\xa9\xe2\x9c\x93|\\ufffd\\\"|"
+		     "\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd|"
+		     "\\ufffd");
+}
+
 TEST(failed_flush_is_sticky)
 {
 	static struct sink s;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "harness.h"
 
+#include "http/conditional.h"
 #include "http/format.h"
 #include "http/select.h"
 
@@ -233,4 +234,51 @@ TEST(last_modified_clamped_to_date)
 	n = headers(&file, "", MTIME, out, sizeof(out));
 	out[n] = '\0';
 	CHECK(strstr(out, "Last-Modified: " MTIME_DATE "\r\n"));
+}
+
+TEST(vary_names_what_the_representation_varies_by)
+{
+	char out[HTTP_SELECT_HEADERS_MAX + 1];
+	struct http_representation r = listing;
+	size_t n;
+
+	/* A listing: Accept chooses HTML or JSON, Accept-Encoding a coding. */
+	r.varies_by_type = true;
+	n = headers(&r, "", MTIME, out, sizeof(out));
+	out[n] = '\0';
+	CHECK_EQ_STR(out, "Vary: Accept\r\n");
+	r.varies = true;
+	n = headers(&r, "", MTIME, out, sizeof(out));
+	out[n] = '\0';
+	CHECK_EQ_STR(out, "Vary: Accept, Accept-Encoding\r\n");
+	/* And on a 304, which stands for either. */
+	n = headers(&r, "If-None-Match: *\r\n", MTIME, out, sizeof(out));
+	out[n] = '\0';
+	CHECK_EQ_STR(out, "Vary: Accept, Accept-Encoding\r\n");
+	r.varies_by_type = false;
+	n = headers(&r, "", MTIME, out, sizeof(out));
+	out[n] = '\0';
+	CHECK_EQ_STR(out, "Vary: Accept-Encoding\r\n");
+}
+
+/* Every header at its longest still fits HTTP_SELECT_HEADERS_MAX. */
+TEST(longest_headers_fit)
+{
+	char out[HTTP_SELECT_HEADERS_MAX + 1];
+	char tag[HTTP_ETAG_MAX + 1];
+	struct http_representation r = file;
+	size_t n;
+
+	memset(tag, 'x', HTTP_ETAG_MAX);
+	tag[0] = tag[HTTP_ETAG_MAX - 1] = '"';
+	r.etag = tag;
+	r.etag_len = HTTP_ETAG_MAX;
+	r.size = UINT64_MAX - 1;
+	r.varies = r.varies_by_type = true;
+	r.coding = "deflate";
+	n = headers(&r, "Range: bytes=18446744073709551000-\r\n", MTIME, out,
+		    HTTP_SELECT_HEADERS_MAX);
+	out[n] = '\0';
+	CHECK(n > 0);
+	CHECK(strstr(out, "Content-Range: bytes 18446744073709551000-"));
 }
