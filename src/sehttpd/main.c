@@ -33,6 +33,7 @@
 #include "socket_activation.h"
 #include "tls.h"
 #include "beneath.h"
+#include "vhosts.h"
 
 #define EXIT_USAGE 2
 #define MAX_FDS_CAP (1u << 22)
@@ -48,6 +49,10 @@ struct sehttpd {
 	struct server server;
 	struct mime_map *mime; /* server.mime, ours to free */
 	struct site site; /* server.site once built */
+	struct vhosts vhosts; /* --vhost's names and directories */
+	/* ROOT, then each --vhost's DIR: server.roots */
+	struct beneath_root *roots;
+	unsigned nroots;
 	int passed; /* listening sockets systemd passed */
 	struct listen_addr addr;
 	int *listen_fds; /* one per worker; -1 once handed to it */
@@ -67,14 +72,33 @@ static int report(const char *err, int status)
 	return status;
 }
 
-static int open_root(struct server *s, const char *root)
+/*
+ * Why dir cannot be served (errno err), on one line: ROOT named by its
+ * path, a --vhost's DIR by the whole argument; user: the serving user's
+ * rights were lacking.
+ */
+static void cannot_serve(const char *dir, const char *vhost, const char *user,
+			 int err)
+{
+	if (vhost)
+		fprintf(stderr, "sehttpd: cannot serve --vhost %s", vhost);
+	else
+		fprintf(stderr, "sehttpd: cannot serve '%s'", dir);
+	if (user)
+		fprintf(stderr, " as user %s: %s (see --user)\n", user,
+			strerror(err));
+	else
+		fprintf(stderr, ": %s\n", strerror(err));
+}
+
+/* ROOT, or the DIR of the --vhost argument vhost, as an O_PATH descriptor. */
+static int open_root(struct beneath_root *r, const char *dir, const char *vhost)
 {
 	struct stat st;
 
-	s->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (s->root_fd < 0 || fstat(s->root_fd, &st)) {
-		fprintf(stderr, "sehttpd: cannot serve '%s': %s\n", root,
-			strerror(errno));
+	r->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->fd < 0 || fstat(r->fd, &st)) {
+		cannot_serve(dir, vhost, NULL, errno);
 		return -1;
 	}
 	return 0;
@@ -98,22 +122,35 @@ static int open_page(void *ctx, const char *path, uint64_t *size)
 	return ret;
 }
 
-static int open_site(struct server *s, struct site *site,
-		     const struct options *opt)
+/* The site's rules; its pages must exist beneath every root. */
+static int open_site(struct sehttpd *d)
 {
+	const struct options *opt = d->opt;
 	char err[512];
 
-	if (beneath_init(s->root_fd, opt->follow_symlinks)) {
-		fprintf(stderr, "sehttpd: cannot find ROOT's path: %s\n",
-			strerror(errno));
-		return -1;
+	beneath_follow_symlinks(opt->follow_symlinks);
+	for (unsigned i = 0; i < d->nroots; i++) {
+		if (beneath_locate(&d->roots[i])) {
+			fprintf(stderr, "sehttpd: cannot find %s's path: %s\n",
+				i ? d->vhosts.dirs[i - 1] : "ROOT",
+				strerror(errno));
+			return -1;
+		}
 	}
-	if (site_build(site, &opt->site, open_page, &s->root_fd, err,
+	if (site_build(&d->site, &opt->site, open_page, &d->roots[0].fd, err,
 		       sizeof(err))) {
 		fprintf(stderr, "sehttpd: %s\n", err);
 		return -1;
 	}
-	s->site = site;
+	for (unsigned i = 1; i < d->nroots; i++) {
+		if (site_check_pages(&d->site, open_page, &d->roots[i].fd, err,
+				     sizeof(err))) {
+			fprintf(stderr, "sehttpd: --vhost %s: %s\n",
+				d->vhosts.args[i - 1], err);
+			return -1;
+		}
+	}
+	d->server.site = &d->site;
 	return 0;
 }
 
@@ -121,28 +158,22 @@ static int open_site(struct server *s, struct site *site,
  * Readable and searchable, checked the way requests will open it: after
  * the switch to the serving user, with that user's rights.
  */
-static int probe_root(struct server *s, const char *root, bool dropped,
-		      const char *user, char *real, size_t real_len)
+static int probe_root(const struct beneath_root *r, const char *dir,
+		      const char *vhost, bool dropped, const char *user)
 {
-	int probe = open_beneath(s->root_fd, "", O_RDONLY | O_DIRECTORY);
+	int probe = open_beneath(r->fd, "", O_RDONLY | O_DIRECTORY);
 
 	if (probe < 0) {
 		if (errno == ENOSYS)
 			fprintf(stderr, "sehttpd: this kernel lacks openat2 "
 					"(Linux 5.6 or later is needed)\n");
-		else if (errno == EACCES && dropped)
-			fprintf(stderr,
-				"sehttpd: cannot serve '%s' as user %s: %s "
-				"(see --user)\n",
-				root, user, strerror(errno));
 		else
-			fprintf(stderr, "sehttpd: cannot serve '%s': %s\n",
-				root, strerror(errno));
+			cannot_serve(dir, vhost,
+				     errno == EACCES && dropped ? user : NULL,
+				     errno);
 		return -1;
 	}
 	close(probe);
-	if (!realpath(root, real))
-		snprintf(real, real_len, "%s", root);
 	return 0;
 }
 
@@ -328,6 +359,34 @@ static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
 /* A step of sehttpd_open: 0, or the exit status once it said why. */
 typedef int open_step(struct sehttpd *d);
 
+/* ROOT, then each --vhost's DIR; -1 once it said why. */
+static int open_roots(struct sehttpd *d)
+{
+	const struct options *opt = d->opt;
+	char err[256];
+
+	if (vhosts_read(&d->vhosts, opt->vhosts, opt->nvhosts, err,
+			sizeof(err)))
+		return report(err, -1);
+	d->roots = calloc(1 + d->vhosts.n, sizeof(*d->roots));
+	if (!d->roots)
+		return report("out of memory", -1);
+	for (unsigned i = 0; i <= d->vhosts.n; i++)
+		d->roots[i].fd = -1;
+	d->nroots = 1 + d->vhosts.n;
+	d->server.roots = d->roots;
+	d->server.vhosts = d->vhosts.names;
+	d->server.nvhosts = d->vhosts.n;
+	if (open_root(&d->roots[0], opt->root, NULL))
+		return -1;
+	for (unsigned i = 0; i < d->vhosts.n; i++) {
+		if (open_root(&d->roots[i + 1], d->vhosts.dirs[i],
+			      d->vhosts.args[i]))
+			return -1;
+	}
+	return 0;
+}
+
 /* systemd's sockets, the MIME types, ROOT, the access log: bad is usage. */
 static int open_inputs(struct sehttpd *d)
 {
@@ -342,8 +401,7 @@ static int open_inputs(struct sehttpd *d)
 	if (!d->mime)
 		return report(err, EXIT_USAGE);
 	d->server.mime = d->mime;
-	if (open_root(&d->server, opt->root) ||
-	    open_access_log(&d->server, opt->access_log))
+	if (open_roots(d) || open_access_log(&d->server, opt->access_log))
 		return EXIT_USAGE;
 	return 0;
 }
@@ -500,14 +558,20 @@ static int serve_as_user(struct sehttpd *d)
 	bool was_root = geteuid() == 0;
 	char err[256];
 
+	bool dropped = was_root && strcmp(opt->user, "root");
+
 	if (privileges_drop(opt->user, opt->user_given, err, sizeof(err)))
 		return report(err, EXIT_USAGE);
-	if (probe_root(&d->server, opt->root,
-		       was_root && strcmp(opt->user, "root"), opt->user,
-		       d->real_root, sizeof(d->real_root)) ||
-	    open_site(&d->server, &d->site, opt))
-		return EXIT_USAGE;
-	return 0;
+	for (unsigned i = 0; i < d->nroots; i++) {
+		if (probe_root(&d->roots[i],
+			       i ? d->vhosts.dirs[i - 1] : opt->root,
+			       i ? d->vhosts.args[i - 1] : NULL, dropped,
+			       opt->user))
+			return EXIT_USAGE;
+	}
+	if (!realpath(opt->root, d->real_root))
+		snprintf(d->real_root, sizeof(d->real_root), "%s", opt->root);
+	return open_site(d) ? EXIT_USAGE : 0;
 }
 
 /* Lets the access log's thread write what it holds, within LOG_DRAIN_MS. */
@@ -542,8 +606,9 @@ static void sehttpd_close(struct sehttpd *d)
 	free(s->workers);
 	free(s->conns);
 	mime_map_free(d->mime);
-	if (s->root_fd >= 0)
-		close(s->root_fd);
+	for (unsigned i = 0; i < d->nroots; i++)
+		beneath_root_close(&d->roots[i]);
+	free(d->roots);
 	/* Not taken over: the log writer did not start. */
 	if (s->access_log_fd > STDOUT_FILENO)
 		close(s->access_log_fd);
@@ -566,7 +631,6 @@ static int sehttpd_open(struct sehttpd *d, const struct options *opt)
 
 	memset(d, 0, sizeof(*d));
 	d->opt = opt;
-	d->server.root_fd = -1;
 	d->server.access_log_fd = -1;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		int status = steps[i](d);

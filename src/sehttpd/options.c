@@ -680,6 +680,49 @@ static const struct option_spec option_table[] = {
 		       "publish any file the server's user may read.\n",
 	},
 	{
+		.name = "vhost",
+		.arg = "NAME=DIR",
+		.set = add_string,
+		.field = OPTION(vhosts),
+		.count = OPTION(nvhosts),
+		.max = VHOSTS_MAX,
+		.check = vhost_arg_check,
+		.help = "serve requests for host NAME ('*.NAME':\n"
+			"its subdomains) from DIR; repeatable",
+		.man_arg = "\" NAME\" = DIR",
+		.man = "Serve requests whose host is\n"
+		       ".I NAME\n"
+		       "from the directory\n"
+		       ".I DIR\n"
+		       "instead of ROOT (repeatable, up to 64).\n"
+		       "The host is the request's Host (over HTTP/2,\n"
+		       ":authority; an absolute URI's host first) without\n"
+		       "its port, compared case-insensitively and without a\n"
+		       "trailing dot;\n"
+		       ".BI *. NAME\n"
+		       "stands for one or more labels before\n"
+		       ".I NAME\n"
+		       "(not\n"
+		       ".I NAME\n"
+		       "itself).\n"
+		       "An exact name wins over a wildcard, and a longer\n"
+		       "wildcard over a shorter one.\n"
+		       "Other hosts, IP addresses among them, get ROOT.\n"
+		       "Each\n"
+		       ".I DIR\n"
+		       "is confined as ROOT is, has its own cache entries,\n"
+		       "and follows the same rules: listings, dotfiles,\n"
+		       "index names, symlinks, and the\n"
+		       ".B \\-\\-error\\-page\n"
+		       "and\n"
+		       ".B \\-\\-spa\n"
+		       "pages, which must exist beneath it too.\n"
+		       "A\n"
+		       ".I DIR\n"
+		       "that is not a readable directory, or a name given\n"
+		       "twice, is a usage error.\n",
+	},
+	{
 		.name = "mime",
 		.arg = "EXT=TYPE",
 		.set = add_string,

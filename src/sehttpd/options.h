@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "tls.h"
+#include "vhosts.h"
 /* --mime may be given this many times. */
 #define OPTIONS_MIME_MAX 64
 
@@ -31,6 +32,8 @@ struct options {
 	uint32_t health_grace_ms; /* 503 to checks before the stop */
 	struct site_options site; /* --header, --index ... (config.h) */
 	bool follow_symlinks; /* --follow-symlinks */
+	const char *vhosts[VHOSTS_MAX]; /* --vhost NAME=DIR, checked */
+	unsigned int nvhosts;
 	const char *mime[OPTIONS_MIME_MAX]; /* --mime EXT=TYPE, checked */
 	unsigned int mime_count;
 	const char *default_type; /* NULL: application/octet-stream */

@@ -31,12 +31,18 @@ struct site;
 struct ssl_st;
 struct tls;
 struct h2_conn;
+struct beneath_root;
+struct http_vhost;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
 
 struct server {
-	int root_fd; /* O_PATH descriptor of ROOT; lookups stay beneath it */
+	/* Where requests are served from: roots[0] is ROOT, roots[i + 1] the
+	 * DIR of vhosts[i] (--vhost); a root's index is in its cache keys. */
+	const struct beneath_root *roots;
+	const struct http_vhost *vhosts;
+	unsigned nvhosts;
 	uint32_t timeout_ms;
 	uint32_t min_rate; /* bytes/s a transfer must average; 0: any */
 	bool compress;

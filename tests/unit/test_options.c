@@ -185,7 +185,7 @@ TEST(help_layout)
 		    !strncmp(line, "  -p, --port PORT ", 18))
 			CHECK(!strncmp(line + 17, "        port to", 15));
 	}
-	CHECK_EQ_INT(options, 30);
+	CHECK_EQ_INT(options, 31);
 	CHECK(strstr(p.out, "  -V, --version          show the version and "
 			    "exit\n") != NULL);
 	CHECK(strstr(p.out,
@@ -212,7 +212,7 @@ TEST(man_entries)
 	CHECK(n < sizeof(man) - 1);
 	for (s = man; (s = strstr(s, ".TP\n")); s++)
 		entries++;
-	CHECK_EQ_INT(entries, 30);
+	CHECK_EQ_INT(entries, 31);
 	CHECK(!strncmp(man, port, strlen(port)));
 	CHECK(strstr(man, ".TP\n.BI \\-\\-timeout \" SECONDS\"\n") != NULL);
 	CHECK(strstr(man, ".TP\n.B \\-\\-no\\-listing\n") != NULL);
@@ -465,4 +465,55 @@ TEST(bad_mime_options_named)
 	check_usage_error(&p, "'py=text/plain\\x0d\\x0aX-Evil: 1'");
 	p = parse("--mime", NULL);
 	check_usage_error(&p, "option '--mime' needs a value");
+}
+
+TEST(vhost_options)
+{
+	static const char *const bad[][2] = {
+		{ "a.test", "expected NAME=DIR" },
+		{ "=/srv/a", "NAME is a host name" },
+		{ "*=/srv/a", "NAME is a host name" },
+		{ "*.=/srv/a", "NAME is a host name" },
+		{ "a.*.test=/srv/a", "NAME is a host name" },
+		{ "a..test=/srv/a", "NAME is a host name" },
+		{ "[::1]=/srv/a", "NAME is a host name" },
+		{ "a b=/srv/a", "NAME is a host name" },
+		{ "a.test:80=/srv/a", "NAME is a host name" },
+		{ "a.test=", "expected a directory after '='" },
+	};
+	struct parsed p = parse(NULL);
+	char many[65][24];
+	char *argv[2 * 65 + 2] = { "sehttpd" };
+	struct options opt;
+	FILE *err;
+	int saved;
+
+	CHECK_EQ_INT(p.opt.nvhosts, 0);
+	p = parse("--vhost", "a.test=/srv/a", "--vhost", "*.B.test.=/srv/b=c",
+		  NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.nvhosts, 2);
+	CHECK_EQ_STR(p.opt.vhosts[0], "a.test=/srv/a");
+	CHECK_EQ_STR(p.opt.vhosts[1], "*.B.test.=/srv/b=c");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char what[128];
+
+		p = parse("--vhost", bad[i][0], NULL);
+		snprintf(what, sizeof(what), "invalid --vhost '%s': %s",
+			 bad[i][0], bad[i][1]);
+		check_usage_error(&p, what);
+	}
+	/* At most VHOSTS_MAX; parse() takes fewer arguments than that. */
+	for (int i = 0; i < 65; i++) {
+		snprintf(many[i], sizeof(many[i]), "h%d.test=/", i);
+		argv[1 + 2 * i] = "--vhost";
+		argv[2 + 2 * i] = many[i];
+	}
+	fflush(stderr);
+	saved = capture(STDERR_FILENO, &err);
+	optind = 0;
+	CHECK_EQ_INT(options_parse(&opt, 1 + 2 * 65, argv), OPTIONS_EXIT_USAGE);
+	fflush(stderr);
+	release(STDERR_FILENO, saved, err, p.err, sizeof(p.err));
+	CHECK_EQ_STR(p.err, "sehttpd: at most 64 --vhost options\n");
 }
