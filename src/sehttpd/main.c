@@ -23,6 +23,7 @@
 
 #include "clock_ms.h"
 #include "health.h"
+#include "listen_set.h"
 #include "listener.h"
 #include "log_writer.h"
 #include "metrics.h"
@@ -54,10 +55,7 @@ struct sehttpd {
 	struct beneath_root *roots;
 	unsigned nroots;
 	int passed; /* listening sockets systemd passed */
-	struct listen_addr addr;
-	int *listen_fds; /* one per worker; -1 once handed to it */
-	int *redirect_fds; /* --http-redirect's, likewise; or all -1 */
-	bool listening; /* listen_fds are open and ours to close */
+	struct listen_set listen; /* each worker's listeners */
 	struct metrics_server *metrics;
 	char metrics_where[LISTEN_ADDR_STRLEN];
 	char real_root[PATH_MAX]; /* ROOT as the listening line shows it */
@@ -253,19 +251,20 @@ static unsigned connection_limit(const struct server *s)
 
 /*
  * Starts the workers in turn; returns how many are running.  Each worker
- * set up takes its listeners (worker_destroy closes them): its listen_fds
- * and redirect_fds entries become -1.
+ * set up takes its row of listeners (worker_destroy closes them), whose
+ * descriptors become -1 in the set.
  */
-static unsigned start_workers(struct server *s, int *listen_fds,
-			      int *redirect_fds)
+static unsigned start_workers(struct server *s, struct listen_set *set)
 {
 	unsigned i;
 
 	for (i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->workers[i];
-		int failed = worker_init(w, s, listen_fds[i], redirect_fds[i]);
+		struct listener *row = listen_set_row(set, i);
+		int failed = worker_init(w, s, row, set->per_worker);
 
-		listen_fds[i] = redirect_fds[i] = -1;
+		for (unsigned j = 0; j < set->per_worker; j++)
+			row[j].fd = -1;
 		if (failed) {
 			fprintf(stderr,
 				"sehttpd: cannot set up thread %u: %s\n", i,
@@ -479,55 +478,11 @@ static int size_server(struct sehttpd *d)
 	s->max_fds = fd_capacity();
 	s->conns = calloc(s->max_fds, sizeof(*s->conns));
 	s->workers = calloc(s->nworkers, sizeof(*s->workers));
-	d->listen_fds = calloc(s->nworkers, sizeof(*d->listen_fds));
-	d->redirect_fds = calloc(s->nworkers, sizeof(*d->redirect_fds));
-	if (!s->conns || !s->workers || !d->listen_fds || !d->redirect_fds) {
+	if (!s->conns || !s->workers) {
 		fprintf(stderr, "sehttpd: out of memory\n");
 		return 1;
 	}
-	for (unsigned i = 0; i < s->nworkers; i++)
-		d->redirect_fds[i] = -1;
 	return 0;
-}
-
-/* A listening socket per worker: systemd's, or bound to --bind, --port. */
-static int listen_sockets(struct sehttpd *d, char *err, size_t len)
-{
-	const struct options *opt = d->opt;
-	unsigned n = d->server.nworkers;
-
-	if (d->passed)
-		return listeners_adopt((unsigned)d->passed, n, d->listen_fds,
-				       &d->addr, err, len);
-	if (listen_addr_resolve(&d->addr, opt->bind_addr, opt->port, err, len))
-		return -1;
-	return listeners_open(&d->addr, n, d->listen_fds, err, len);
-}
-
-/*
- * --http-redirect: a listener per worker on the TLS listeners' address, for
- * cleartext requests sent on to https:// at the TLS port.
- */
-static int redirect_sockets(struct sehttpd *d, char *err, size_t len)
-{
-	struct listen_addr a = d->addr;
-	uint16_t port = d->opt->http_redirect;
-
-	d->server.https_port = listen_addr_port(&d->addr);
-	if (a.ss.ss_family == AF_INET) {
-		((struct sockaddr_in *)&a.ss)->sin_port = htons(port);
-	} else if (a.ss.ss_family == AF_INET6) {
-		((struct sockaddr_in6 *)&a.ss)->sin6_port = htons(port);
-	} else {
-		snprintf(err, len, "--http-redirect needs a TCP listener");
-		return -1;
-	}
-	if (listeners_open(&a, d->server.nworkers, d->redirect_fds, err, len) ==
-	    0)
-		return 0;
-	for (unsigned i = 0; i < d->server.nworkers; i++)
-		d->redirect_fds[i] = -1; /* closed already */
-	return -1;
 }
 
 /* The workers' listeners, then the metrics one (--metrics). */
@@ -536,11 +491,10 @@ static int open_listeners(struct sehttpd *d)
 	const char *metrics = d->opt->metrics;
 	char err[256];
 
-	if (listen_sockets(d, err, sizeof(err)))
+	if (listen_set_open(&d->listen, d->opt, (unsigned)d->passed,
+			    d->server.nworkers, err, sizeof(err)))
 		return report(err, EXIT_USAGE);
-	d->listening = true;
-	if (d->opt->http_redirect && redirect_sockets(d, err, sizeof(err)))
-		return report(err, EXIT_USAGE);
+	d->server.https_port = d->listen.https_port;
 	if (!metrics)
 		return 0;
 	d->metrics = metrics_open(&d->server, metrics, d->metrics_where,
@@ -595,14 +549,7 @@ static void sehttpd_close(struct sehttpd *d)
 	struct server *s = &d->server;
 
 	metrics_stop(d->metrics);
-	for (unsigned i = 0; d->listening && i < s->nworkers; i++) {
-		if (d->listen_fds[i] >= 0)
-			close(d->listen_fds[i]);
-		if (d->redirect_fds[i] >= 0)
-			close(d->redirect_fds[i]);
-	}
-	free(d->listen_fds);
-	free(d->redirect_fds);
+	listen_set_close(&d->listen);
 	free(s->workers);
 	free(s->conns);
 	mime_map_free(d->mime);
@@ -643,21 +590,32 @@ static int sehttpd_open(struct sehttpd *d, const struct options *opt)
 	return 0;
 }
 
-/* The line saying where it listens, then the metrics thread's. */
+/* "https://..." for "http://..." with TLS. */
+static void url_of(const struct sehttpd *d, const struct listen_addr *a,
+		   char *where, size_t len)
+{
+	listen_addr_url(a, where, len);
+	if (d->server.tls && !strncmp(where, "http://", 7))
+		memmove(where + 5, where + 4, strlen(where + 4) + 1),
+			where[4] = 's';
+}
+
+/* A line per address it listens on, then the metrics thread's. */
 static void announce(struct sehttpd *d)
 {
 	struct server *s = &d->server;
 	char where[LISTEN_URL_STRLEN];
 
-	listen_addr_url(&d->addr, where, sizeof(where));
-	if (s->tls && !strncmp(where, "http://", 7)) /* "https://..." */
-		memmove(where + 5, where + 4, strlen(where + 4) + 1),
-			where[4] = 's';
+	url_of(d, &d->listen.addrs[0], where, sizeof(where));
 	printf("sehttpd: listening on %s (root %s, %u thread%s%s)\n", where,
 	       d->real_root, s->nworkers, s->nworkers == 1 ? "" : "s",
 	       d->passed > 1 ? ", and on further passed sockets" :
 	       d->passed     ? ", a passed socket" :
 			       "");
+	for (unsigned i = 1; i < d->listen.naddrs; i++) {
+		url_of(d, &d->listen.addrs[i], where, sizeof(where));
+		printf("sehttpd: listening on %s\n", where);
+	}
 	if (d->metrics && metrics_start(d->metrics))
 		fprintf(stderr, "sehttpd: cannot start the metrics thread\n");
 	else if (d->metrics)
@@ -697,7 +655,7 @@ static int sehttpd_run(struct sehttpd *d)
 	int status = 1; /* not every thread started */
 
 	s->max_conns = connection_limit(s);
-	running = start_workers(s, d->listen_fds, d->redirect_fds);
+	running = start_workers(s, &d->listen);
 	if (running == s->nworkers) {
 		announce(d);
 		stop_now = serve_until_stop(d);

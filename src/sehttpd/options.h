@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "listener.h"
 #include "tls.h"
 #include "vhosts.h"
 /* --mime may be given this many times. */
@@ -15,8 +16,9 @@
 
 struct options {
 	const char *root;
-	const char *bind_addr;
-	uint16_t port;
+	const char *binds[LISTEN_ADDRS_MAX]; /* -b, checked; none: 0.0.0.0 */
+	unsigned int nbinds;
+	uint16_t port; /* for the -b addresses given without one */
 	unsigned threads;
 	uint32_t timeout_ms;
 	unsigned int min_rate; /* --min-rate, bytes per second; 0: any */

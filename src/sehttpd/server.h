@@ -19,6 +19,7 @@
 #include "access_log.h"
 #include "date_cache.h"
 #include "list.h"
+#include "listener.h"
 #include "stats.h"
 #include "timer_wheel.h"
 
@@ -36,6 +37,9 @@ struct http_vhost;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
+
+/* A worker's listeners at most: each -b address and its --http-redirect. */
+#define WORKER_LISTENERS_MAX (2 * LISTEN_ADDRS_MAX)
 
 struct server {
 	/* Where requests are served from: roots[0] is ROOT, roots[i + 1] the
@@ -75,8 +79,9 @@ struct worker {
 	struct server *server;
 	pthread_t thread;
 	int epoll_fd;
-	int listen_fd;
-	int redirect_fd; /* --http-redirect's listener, or -1 */
+	/* Where it accepts; a closed one (once stopping) has fd -1. */
+	struct listener listeners[WORKER_LISTENERS_MAX];
+	unsigned nlisteners;
 	int stop_fd; /* eventfd: the main thread asks for shutdown */
 	atomic_bool force_stop; /* ... and then to cut off what is left */
 	atomic_bool finished; /* worker_run has returned */
@@ -126,6 +131,7 @@ struct conn {
 	uint64_t xfer_bytes;
 	bool proxy_pending; /* its PROXY header has yet to be read */
 	bool redirect; /* on --http-redirect's port: 308 to https:// */
+	bool tcp; /* a TCP connection (not a Unix socket's): TCP options */
 	/* TLS (conn_tls.h): the session, the bytes in the stage, and how
 	 * it went: handshake done, a fatal error, kTLS for sending. */
 	struct ssl_st *ssl;
@@ -138,8 +144,12 @@ struct conn {
 	bool spoke_http1; /* answered an HTTP/1 request: no preface now */
 };
 
-int worker_init(struct worker *w, struct server *s, int listen_fd,
-		int redirect_fd);
+/*
+ * Sets w up, taking the listeners of ls[0..n) whose fd is not -1 (closed
+ * by worker_destroy() from then on, even when it fails).
+ */
+int worker_init(struct worker *w, struct server *s, const struct listener *ls,
+		unsigned n);
 void *worker_run(void *arg);
 /* Asks the worker to stop accepting and drain; safe from another thread. */
 void worker_request_stop(struct worker *w);
