@@ -60,26 +60,27 @@ static size_t host_without_port(const char *h, size_t n)
 	return i > 0 && h[i - 1] == ':' ? i - 1 : n;
 }
 
-/*
- * Where the client asked to go: the absolute-form target's authority, which
- * RFC 9112 3.2.2 puts over Host, else the Host field.  Its length, or 0.
- */
-static size_t request_authority(const char *buf, const struct http_request *req,
-				const char **host)
+size_t http_request_host(const char *buf, const struct http_request *req,
+			 const char **host)
 {
 	const char *t = buf + req->target.off;
+	size_t n;
 
+	*host = NULL;
+	if (!req->target_ok)
+		return 0;
 	if (t[0] != '/') {
 		const char *slashes = memchr(t, '/', req->target.len);
-		const char *start = slashes ? slashes + 2 : t;
 
-		*host = start;
-		return (size_t)(buf + req->path.off - start);
-	}
-	if (!http_has_header(req, HTTP_H_HOST))
+		*host = slashes ? slashes + 2 : t;
+		n = (size_t)(buf + req->path.off - *host);
+	} else if (http_has_header(req, HTTP_H_HOST)) {
+		*host = buf + req->header[HTTP_H_HOST].off;
+		n = req->header[HTTP_H_HOST].len;
+	} else {
 		return 0;
-	*host = buf + req->header[HTTP_H_HOST].off;
-	return req->header[HTTP_H_HOST].len;
+	}
+	return host_without_port(*host, n);
 }
 
 size_t http_https_location(char *out, size_t cap, const char *buf,
@@ -91,10 +92,7 @@ size_t http_https_location(char *out, size_t cap, const char *buf,
 	char digits[8];
 	size_t plen = 0, n;
 
-	if (!req->target_ok)
-		return 0;
-	hlen = request_authority(buf, req, &host);
-	hlen = host ? host_without_port(host, hlen) : 0;
+	hlen = http_request_host(buf, req, &host);
 	if (hlen == 0)
 		return 0;
 	if (port != 0 && port != 443) {

@@ -33,6 +33,15 @@ size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
 				  const char *path, size_t len);
 
 /*
+ * The host a request names, without its port: the absolute-form target's
+ * authority, which RFC 9112 3.2.2 puts over Host, else the Host field.
+ * Points *host into buf and returns its length; 0 when it names none
+ * ("OPTIONS *", HTTP/1.0 without Host, an unusable target).
+ */
+size_t http_request_host(const char *buf, const struct http_request *req,
+			 const char **host);
+
+/*
  * The Location of --http-redirect's 308: "https://", the host the request
  * names (an absolute-form target's authority, else Host) without its port,
  * ":port" unless port is 443 (or 0), and the target's path ("/" if empty)

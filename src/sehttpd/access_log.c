@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "http/format.h"
@@ -51,6 +52,8 @@ void client_addr_format(const struct client_addr *peer, char *out, size_t len)
 		inet_ntop(AF_INET, peer->addr + 12, out, (socklen_t)len);
 	else if (peer->family == AF_INET || peer->family == AF_INET6)
 		inet_ntop(peer->family, peer->addr, out, (socklen_t)len);
+	else if (peer->family == AF_UNIX) /* a client has no name there */
+		snprintf(out, len, "unix:");
 }
 
 struct line {

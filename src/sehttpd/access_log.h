@@ -32,7 +32,8 @@ struct access_log_buffer {
 void client_addr_set(struct client_addr *peer, const struct sockaddr *sa);
 /*
  * The address as logs show it (INET6_ADDRSTRLEN bytes suffice), an
- * IPv4-mapped IPv6 one as IPv4; out is left as it is for other families.
+ * IPv4-mapped IPv6 one as IPv4, a Unix socket's client as "unix:"; out is
+ * left as it is for other families.
  */
 void client_addr_format(const struct client_addr *peer, char *out, size_t len);
 

@@ -7,6 +7,7 @@
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,8 +16,6 @@
 
 /* Set once, before the threads start. */
 static uint64_t beneath = RESOLVE_BENEATH;
-static char root_path[PATH_MAX];
-static size_t root_len;
 
 /* Where fd really is, from /proc; its length, or -1. */
 static ssize_t fd_path(int fd, char *out, size_t cap)
@@ -32,16 +31,34 @@ static ssize_t fd_path(int fd, char *out, size_t cap)
 	return n;
 }
 
-int beneath_init(int root_fd, bool follow_symlinks)
+void beneath_follow_symlinks(bool follow)
 {
-	ssize_t n = fd_path(root_fd, root_path, sizeof(root_path));
+	beneath = follow ? 0 : RESOLVE_BENEATH;
+}
+
+int beneath_locate(struct beneath_root *r)
+{
+	char path[PATH_MAX];
+	ssize_t n = fd_path(r->fd, path, sizeof(path));
 
 	if (n < 0)
 		return -1;
-	/* "/" as ROOT: paths beneath it start right after it. */
-	root_len = n == 1 ? 0 : (size_t)n;
-	beneath = follow_symlinks ? 0 : RESOLVE_BENEATH;
+	free(r->real);
+	r->real = strdup(path);
+	if (!r->real)
+		return -1;
+	/* "/" as the root: paths beneath it start right after it. */
+	r->real_len = n == 1 ? 0 : (size_t)n;
 	return 0;
+}
+
+void beneath_root_close(struct beneath_root *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	free(r->real);
+	r->real = NULL;
 }
 
 int open_beneath(int root_fd, const char *path, int flags)
@@ -61,17 +78,19 @@ int open_beneath(int root_fd, const char *path, int flags)
 	return (int)fd;
 }
 
-bool beneath_hidden(int fd)
+bool beneath_hidden(const struct beneath_root *root, int fd)
 {
 	char real[PATH_MAX];
 	ssize_t n = fd_path(fd, real, sizeof(real));
+	size_t len = root->real_len;
 
 	/* Without /proc nothing more is known than the request path says. */
-	if (n < 0 || (size_t)n < root_len || memcmp(real, root_path, root_len))
+	if (n < 0 || !root->real || (size_t)n < len ||
+	    memcmp(real, root->real, len))
 		return false;
-	if ((size_t)n == root_len)
-		return false; /* ROOT itself */
-	if (real[root_len] != '/')
-		return false; /* a sibling of ROOT sharing its prefix */
-	return http_path_hidden(real + root_len, (size_t)n - root_len);
+	if ((size_t)n == len)
+		return false; /* the root itself */
+	if (real[len] != '/')
+		return false; /* a sibling of the root sharing its prefix */
+	return http_path_hidden(real + len, (size_t)n - len);
 }

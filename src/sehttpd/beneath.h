@@ -8,28 +8,43 @@
 #define SEHTTPD_BENEATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+/* A directory served, ROOT or a --vhost's DIR, as lookups need it. */
+struct beneath_root {
+	int fd; /* O_PATH: every lookup stays beneath it */
+	char *real; /* where it is, for beneath_hidden() (beneath_locate) */
+	size_t real_len; /* 0 for "/": paths beneath start right after it */
+};
 
 /*
  * Opens path (relative to root_fd; "" for root_fd itself) as openat(2)
- * would with flags, refusing symlinks that lead out of ROOT unless
- * beneath_init() was told to follow them.  Returns the descriptor, or -1
- * with errno.
+ * would with flags, refusing symlinks that lead out of the root unless
+ * beneath_follow_symlinks() said to follow them.  Returns the descriptor,
+ * or -1 with errno.
  */
 int open_beneath(int root_fd, const char *path, int flags);
 
-/*
- * Remembers where ROOT (root_fd) is, for beneath_hidden(), and whether
- * open_beneath() follows symlinks out of it (--follow-symlinks).  Returns 0,
- * or -1 with errno.
- */
-int beneath_init(int root_fd, bool follow_symlinks);
+/* Whether open_beneath() follows symlinks out of the root
+ * (--follow-symlinks); set before the threads start. */
+void beneath_follow_symlinks(bool follow);
 
 /*
- * True when fd, opened beneath ROOT, is a hidden name there (a segment
- * starting with '.', as http_path_hidden() says): reached through a link
- * such as "innocent -> .git/config".  Objects outside ROOT (reached with
- * --follow-symlinks) are judged by ROOT's rule only, so never hidden.
+ * Records where r->fd is, for beneath_hidden(); r->real is freed by
+ * beneath_root_close().  Returns 0, or -1 with errno.
  */
-bool beneath_hidden(int fd);
+int beneath_locate(struct beneath_root *r);
+
+/* Closes r->fd (when open) and frees what beneath_locate() kept. */
+void beneath_root_close(struct beneath_root *r);
+
+/*
+ * True when fd, opened beneath root, is a hidden name there (a segment
+ * starting with '.', as http_path_hidden() says): reached through a link
+ * such as "innocent -> .git/config".  Objects outside the root (reached
+ * with --follow-symlinks) are judged by the root's rule only, so never
+ * hidden.
+ */
+bool beneath_hidden(const struct beneath_root *root, int fd);
 
 #endif /* SEHTTPD_BENEATH_H */

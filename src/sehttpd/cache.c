@@ -24,10 +24,12 @@ struct content_cache {
 	struct list_head fd_lru; /* entries holding descriptors */
 };
 
-static uint64_t hash_key(const char *s, size_t n)
+static uint64_t hash_key(unsigned root, const char *s, size_t n)
 {
 	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
 
+	h ^= root;
+	h *= 1099511628211ULL;
 	for (size_t i = 0; i < n; i++) {
 		h ^= (uint8_t)s[i];
 		h *= 1099511628211ULL;
@@ -123,14 +125,14 @@ void content_cache_free(struct content_cache *c)
 	free(c);
 }
 
-static struct cache_entry *find(const struct content_cache *c, const char *key,
-				size_t key_len)
+static struct cache_entry *find(const struct content_cache *c, unsigned root,
+				const char *key, size_t key_len)
 {
-	uint64_t h = hash_key(key, key_len);
+	uint64_t h = hash_key(root, key, key_len);
 	struct cache_entry *e;
 
 	hlist_for_each_entry(e, &c->buckets[h & (c->nbuckets - 1)], hash_node) {
-		if (e->hash == h && e->key_len == key_len &&
+		if (e->hash == h && e->root == root && e->key_len == key_len &&
 		    !memcmp(e->key, key, key_len))
 			return e;
 	}
@@ -177,15 +179,16 @@ static bool still_fresh(struct cache_entry *e, cache_stat_fn *stat_file,
 	return true;
 }
 
-enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
-				       size_t key_len, uint64_t now_ms,
+enum cache_lookup content_cache_lookup(struct content_cache *c, unsigned root,
+				       const char *key, size_t key_len,
+				       uint64_t now_ms,
 				       cache_stat_fn *stat_file, void *ctx,
 				       struct cache_entry **found)
 {
 	struct cache_entry *e;
 
 	*found = NULL;
-	if (!content_cache_enabled(c) || !(e = find(c, key, key_len)))
+	if (!content_cache_enabled(c) || !(e = find(c, root, key, key_len)))
 		return CACHE_MISSING;
 	if (now_ms - e->checked_ms >= CACHE_CHECK_MS) {
 		if (!still_fresh(e, stat_file, ctx)) {
@@ -301,8 +304,8 @@ static void evict(struct content_cache *c)
 }
 
 static struct cache_entry *
-entry_new(const char *key, size_t key_len, enum cache_kind kind, char *body,
-	  size_t len, const struct stat *st, const char *file_path,
+entry_new(unsigned root, const char *key, size_t key_len, enum cache_kind kind,
+	  char *body, size_t len, const struct stat *st, const char *file_path,
 	  const char *content_type, bool compressible, uint64_t now_ms,
 	  void (*body_put)(void *owner), void *owner)
 {
@@ -331,7 +334,8 @@ entry_new(const char *key, size_t key_len, enum cache_kind kind, char *body,
 		e->sibling_path = e->file_path + flen + 1;
 		memcpy(e->sibling_path, file_path, flen + 1);
 	}
-	e->hash = hash_key(key, key_len);
+	e->root = root;
+	e->hash = hash_key(root, key, key_len);
 	e->kind = kind;
 	e->content_type = content_type;
 	e->compressible = compressible;
@@ -350,24 +354,26 @@ entry_new(const char *key, size_t key_len, enum cache_kind kind, char *body,
 	return e;
 }
 
-struct cache_entry *cache_entry_new(const char *key, size_t key_len,
-				    enum cache_kind kind, char *body,
-				    size_t len, const struct stat *st,
-				    const char *file_path,
-				    const char *content_type, bool compressible,
-				    uint64_t now_ms)
+struct cache_entry *
+cache_entry_new(unsigned root, const char *key, size_t key_len,
+		enum cache_kind kind, char *body, size_t len,
+		const struct stat *st, const char *file_path,
+		const char *content_type, bool compressible, uint64_t now_ms)
 {
-	return entry_new(key, key_len, kind, body, len, st, file_path,
+	return entry_new(root, key, key_len, kind, body, len, st, file_path,
 			 content_type, compressible, now_ms, NULL, NULL);
 }
 
-struct cache_entry *cache_entry_new_shared(
-	const char *key, size_t key_len, const char *body, size_t len,
-	const struct stat *st, const char *content_type, bool compressible,
-	uint64_t now_ms, void (*body_put)(void *owner), void *owner)
+struct cache_entry *cache_entry_new_shared(unsigned root, const char *key,
+					   size_t key_len, const char *body,
+					   size_t len, const struct stat *st,
+					   const char *content_type,
+					   bool compressible, uint64_t now_ms,
+					   void (*body_put)(void *owner),
+					   void *owner)
 {
-	return entry_new(key, key_len, CACHE_LISTING, (char *)body, len, st,
-			 NULL, content_type, compressible, now_ms, body_put,
+	return entry_new(root, key, key_len, CACHE_LISTING, (char *)body, len,
+			 st, NULL, content_type, compressible, now_ms, body_put,
 			 owner);
 }
 
@@ -377,7 +383,7 @@ void content_cache_link(struct content_cache *c, struct cache_entry *e)
 
 	if (!content_cache_enabled(c) || e->bytes > c->limit / 2)
 		return;
-	old = find(c, e->key, e->key_len);
+	old = find(c, e->root, e->key, e->key_len);
 	if (old)
 		content_cache_remove(c, old);
 	hlist_add_head(&e->hash_node, &c->buckets[e->hash & (c->nbuckets - 1)]);

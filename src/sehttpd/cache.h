@@ -51,7 +51,10 @@ struct cache_entry {
 	unsigned fds; /* in_file representations */
 	uint64_t used_ms; /* last looked up, for entries holding fds */
 	uint64_t hash;
-	char *key; /* the normalised request path */
+	/* The key: which directory (server.roots' index), so that a vhost
+	 * never answers from another's entries, and the normalised path. */
+	unsigned root;
+	char *key;
 	size_t key_len;
 	enum cache_kind kind;
 	const char *content_type;
@@ -104,14 +107,15 @@ enum cache_lookup {
 };
 
 /*
- * The entry for key, checked at most once every CACHE_CHECK_MS against the
+ * The entry for key beneath root (a directory's number), checked at most once every CACHE_CHECK_MS against the
  * file system through stat_file: a file entry is fresh while its file and
  * its precompressed siblings are as they were read; a listing is rebuilt (stale) once it
  * is due.  A fresh entry becomes the most recently used; the caller
  * releases it with content_cache_put().
  */
-enum cache_lookup content_cache_lookup(struct content_cache *c, const char *key,
-				       size_t key_len, uint64_t now_ms,
+enum cache_lookup content_cache_lookup(struct content_cache *c, unsigned root,
+				       const char *key, size_t key_len,
+				       uint64_t now_ms,
 				       cache_stat_fn *stat_file, void *ctx,
 				       struct cache_entry **found);
 void content_cache_put(struct cache_entry *e); /* releases a reference */
@@ -119,29 +123,31 @@ void content_cache_put(struct cache_entry *e); /* releases a reference */
 void content_cache_hold(struct cache_entry *e);
 
 /*
- * A new entry, not yet in any table, holding body (malloc'd; taken even on
+ * A new entry for key beneath root, not yet in any table, holding body (malloc'd; taken even on
  * failure) with one reference for the caller; NULL when out of memory.  st
  * describes the file read from file_path (relative to ROOT), or for a
  * listing (file_path NULL) the directory.
  */
-struct cache_entry *cache_entry_new(const char *key, size_t key_len,
-				    enum cache_kind kind, char *body,
-				    size_t len, const struct stat *st,
-				    const char *file_path,
-				    const char *content_type, bool compressible,
-				    uint64_t now_ms);
+struct cache_entry *
+cache_entry_new(unsigned root, const char *key, size_t key_len,
+		enum cache_kind kind, char *body, size_t len,
+		const struct stat *st, const char *file_path,
+		const char *content_type, bool compressible, uint64_t now_ms);
 
 /*
  * A listing's entry whose body another owns (one body for every thread):
  * body_put(owner) drops the caller's reference to it with the entry, or at
  * once on failure.
  */
-struct cache_entry *cache_entry_new_shared(
-	const char *key, size_t key_len, const char *body, size_t len,
-	const struct stat *st, const char *content_type, bool compressible,
-	uint64_t now_ms, void (*body_put)(void *owner), void *owner);
+struct cache_entry *cache_entry_new_shared(unsigned root, const char *key,
+					   size_t key_len, const char *body,
+					   size_t len, const struct stat *st,
+					   const char *content_type,
+					   bool compressible, uint64_t now_ms,
+					   void (*body_put)(void *owner),
+					   void *owner);
 /* Adds e to the cache when it is enabled and e fits (the table then holds
- * its own reference), replacing an entry with the same key. */
+ * its own reference), replacing an entry with the same root and key. */
 void content_cache_link(struct content_cache *c, struct cache_entry *e);
 
 /*

@@ -225,7 +225,6 @@ int site_build(struct site *s, const struct site_options *opt,
 	       void *ctx, char *err, size_t cap)
 {
 	size_t used = 0, need = 64;
-	uint64_t size;
 
 	*s = (struct site){ .http = { .dotfiles = opt->dotfiles,
 				      .listing = opt->listing,
@@ -281,18 +280,31 @@ int site_build(struct site *s, const struct site_options *opt,
 				 opt->error_pages[i]);
 			return -1;
 		}
+	}
+	return site_check_pages(s, open_page, ctx, err, cap);
+}
+
+int site_check_pages(const struct site *s,
+		     int (*open_page)(void *ctx, const char *path,
+				      uint64_t *size),
+		     void *ctx, char *err, size_t cap)
+{
+	uint64_t size;
+
+	for (unsigned int i = 0; i < s->http.nerror_pages; i++) {
+		const struct http_error_page *p = &s->http.error_pages[i];
+
 		if (open_page(ctx, p->path + 1, &size)) {
-			snprintf(err, cap, "--error-page %s: %s",
-				 opt->error_pages[i], strerror(errno));
+			snprintf(err, cap, "--error-page %d=%s: %s", p->status,
+				 p->path, strerror(errno));
 			return -1;
 		}
 		/* Else every answer would be the built-in page, silently. */
 		if (size > SITE_ERROR_PAGE_MAX) {
-			snprintf(
-				err, cap,
-				"--error-page %s: larger than %u MiB, the most "
-				"an error page may be",
-				opt->error_pages[i], SITE_ERROR_PAGE_MAX >> 20);
+			snprintf(err, cap,
+				 "--error-page %d=%s: larger than %u MiB, the "
+				 "most an error page may be",
+				 p->status, p->path, SITE_ERROR_PAGE_MAX >> 20);
 			return -1;
 		}
 	}

@@ -73,6 +73,14 @@ int site_check_page_path(const char *path, char *err, size_t cap);
 int site_build(struct site *s, const struct site_options *opt,
 	       int (*open_page)(void *ctx, const char *path, uint64_t *size),
 	       void *ctx, char *err, size_t cap);
+/*
+ * Checks, as site_build() does, that the site's pages exist beneath
+ * another directory (a --vhost's DIR, which serves them from there).
+ */
+int site_check_pages(const struct site *s,
+		     int (*open_page)(void *ctx, const char *path,
+				      uint64_t *size),
+		     void *ctx, char *err, size_t cap);
 void site_free(struct site *s);
 
 #endif /* SEHTTPD_CONFIG_H */

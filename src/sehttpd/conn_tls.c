@@ -173,7 +173,8 @@ static int send_file_copied(struct conn *c, int file_fd, off_t offset,
 	unsigned reads = 0;
 	int on = 1, ret = 0;
 
-	setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+	if (c->tcp)
+		setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
 	while (len > 0) {
 		size_t room = CONN_TLS_STAGE - c->tls_staged;
 		size_t want = len < room ? (size_t)len : room;
@@ -209,7 +210,8 @@ static int send_file_copied(struct conn *c, int file_fd, off_t offset,
 		}
 	}
 	on = 0; /* uncorking sends what is left */
-	setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+	if (c->tcp)
+		setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
 	return ret;
 }
 

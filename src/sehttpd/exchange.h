@@ -19,6 +19,7 @@
 /* Bytes of scratch an exchange has, for a response head and small bodies. */
 #define EXCHANGE_SCRATCH 32768
 
+struct beneath_root;
 struct cache_entry;
 struct conn;
 struct exchange;
@@ -46,6 +47,8 @@ struct exchange {
 	void *out_ctx; /* the writer's own: an HTTP/2 stream */
 	const char *buf; /* the request's bytes; req's offsets are from here */
 	const struct http_request *req;
+	/* The directory the request is served from (serve_request()). */
+	const struct beneath_root *root;
 	char *scratch; /* EXCHANGE_SCRATCH bytes */
 	bool head_only; /* HEAD: headers, no body */
 	bool keep_alive; /* what the response will say */

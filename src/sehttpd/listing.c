@@ -121,12 +121,12 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 			return 0;
 		memcpy(path, rc->path + 1, dlen);
 		memcpy(path + dlen, name, nlen + 1);
-		fd = open_beneath(rc->worker->server->root_fd, path, O_PATH);
+		fd = open_beneath(rc->root->fd, path, O_PATH);
 		if (fd < 0)
 			return 0;
 		/* "innocent -> .git/config" is not listed, as .git is not. */
 		if (!rc->worker->server->site->http.dotfiles &&
-		    beneath_hidden(fd)) {
+		    beneath_hidden(rc->root, fd)) {
 			close(fd);
 			return -1;
 		}

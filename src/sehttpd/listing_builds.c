@@ -12,20 +12,23 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct listing_build *builds;
 
-static bool shareable(const struct listing_build *b, const char *key,
-		      size_t len, uint64_t now_ms)
+static bool shareable(const struct listing_build *b, unsigned root,
+		      const char *key, size_t len, uint64_t now_ms)
 {
-	return b->key_len == len && !memcmp(b->key, key, len) &&
+	return b->root == root && b->key_len == len &&
+	       !memcmp(b->key, key, len) &&
 	       (!b->done || (b->body && now_ms < b->built_ms + CACHE_CHECK_MS));
 }
 
-struct listing_build *listing_build_get(const char *key, size_t len,
-					uint64_t now_ms, bool *builder)
+struct listing_build *listing_build_get(unsigned root, const char *key,
+					size_t len, uint64_t now_ms,
+					bool *builder)
 {
 	struct listing_build *b;
 
 	pthread_mutex_lock(&lock);
-	for (b = builds; b && !shareable(b, key, len, now_ms); b = b->next)
+	for (b = builds; b && !shareable(b, root, key, len, now_ms);
+	     b = b->next)
 		;
 	*builder = !b;
 	if (b) {
@@ -33,6 +36,7 @@ struct listing_build *listing_build_get(const char *key, size_t len,
 	} else {
 		b = calloc(1, sizeof(*b) + len);
 		if (b) {
+			b->root = root;
 			b->key = (char *)(b + 1);
 			memcpy(b->key, key, len);
 			b->key_len = len;

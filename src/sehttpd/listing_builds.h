@@ -23,6 +23,7 @@ struct listing_build {
 	int errno_of_build;
 	/* The rest is the registry's (listing_builds.c). */
 	struct listing_build *next;
+	unsigned root; /* the directory's number (server.roots) */
 	char *key;
 	size_t key_len;
 	uint64_t built_ms;
@@ -31,12 +32,13 @@ struct listing_build {
 };
 
 /*
- * The build of key[0..len) to share: one in progress or fresh (then
+ * The build of key[0..len) beneath root to share: one in progress or fresh (then
  * *builder is false), else a new one this request must build and finish
  * (*builder true).  Referenced for the caller; NULL when out of memory.
  */
-struct listing_build *listing_build_get(const char *key, size_t len,
-					uint64_t now_ms, bool *builder);
+struct listing_build *listing_build_get(unsigned root, const char *key,
+					size_t len, uint64_t now_ms,
+					bool *builder);
 
 /* Waits, giving the thread's other connections their turns, until b is
  * done; -1 if this connection timed out meanwhile. */

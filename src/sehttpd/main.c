@@ -23,6 +23,7 @@
 
 #include "clock_ms.h"
 #include "health.h"
+#include "listen_set.h"
 #include "listener.h"
 #include "log_writer.h"
 #include "metrics.h"
@@ -33,6 +34,7 @@
 #include "socket_activation.h"
 #include "tls.h"
 #include "beneath.h"
+#include "vhosts.h"
 
 #define EXIT_USAGE 2
 #define MAX_FDS_CAP (1u << 22)
@@ -48,11 +50,12 @@ struct sehttpd {
 	struct server server;
 	struct mime_map *mime; /* server.mime, ours to free */
 	struct site site; /* server.site once built */
+	struct vhosts vhosts; /* --vhost's names and directories */
+	/* ROOT, then each --vhost's DIR: server.roots */
+	struct beneath_root *roots;
+	unsigned nroots;
 	int passed; /* listening sockets systemd passed */
-	struct listen_addr addr;
-	int *listen_fds; /* one per worker; -1 once handed to it */
-	int *redirect_fds; /* --http-redirect's, likewise; or all -1 */
-	bool listening; /* listen_fds are open and ours to close */
+	struct listen_set listen; /* each worker's listeners */
 	struct metrics_server *metrics;
 	char metrics_where[LISTEN_ADDR_STRLEN];
 	char real_root[PATH_MAX]; /* ROOT as the listening line shows it */
@@ -67,14 +70,33 @@ static int report(const char *err, int status)
 	return status;
 }
 
-static int open_root(struct server *s, const char *root)
+/*
+ * Why dir cannot be served (errno err), on one line: ROOT named by its
+ * path, a --vhost's DIR by the whole argument; user: the serving user's
+ * rights were lacking.
+ */
+static void cannot_serve(const char *dir, const char *vhost, const char *user,
+			 int err)
+{
+	if (vhost)
+		fprintf(stderr, "sehttpd: cannot serve --vhost %s", vhost);
+	else
+		fprintf(stderr, "sehttpd: cannot serve '%s'", dir);
+	if (user)
+		fprintf(stderr, " as user %s: %s (see --user)\n", user,
+			strerror(err));
+	else
+		fprintf(stderr, ": %s\n", strerror(err));
+}
+
+/* ROOT, or the DIR of the --vhost argument vhost, as an O_PATH descriptor. */
+static int open_root(struct beneath_root *r, const char *dir, const char *vhost)
 {
 	struct stat st;
 
-	s->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (s->root_fd < 0 || fstat(s->root_fd, &st)) {
-		fprintf(stderr, "sehttpd: cannot serve '%s': %s\n", root,
-			strerror(errno));
+	r->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->fd < 0 || fstat(r->fd, &st)) {
+		cannot_serve(dir, vhost, NULL, errno);
 		return -1;
 	}
 	return 0;
@@ -98,22 +120,35 @@ static int open_page(void *ctx, const char *path, uint64_t *size)
 	return ret;
 }
 
-static int open_site(struct server *s, struct site *site,
-		     const struct options *opt)
+/* The site's rules; its pages must exist beneath every root. */
+static int open_site(struct sehttpd *d)
 {
+	const struct options *opt = d->opt;
 	char err[512];
 
-	if (beneath_init(s->root_fd, opt->follow_symlinks)) {
-		fprintf(stderr, "sehttpd: cannot find ROOT's path: %s\n",
-			strerror(errno));
-		return -1;
+	beneath_follow_symlinks(opt->follow_symlinks);
+	for (unsigned i = 0; i < d->nroots; i++) {
+		if (beneath_locate(&d->roots[i])) {
+			fprintf(stderr, "sehttpd: cannot find %s's path: %s\n",
+				i ? d->vhosts.dirs[i - 1] : "ROOT",
+				strerror(errno));
+			return -1;
+		}
 	}
-	if (site_build(site, &opt->site, open_page, &s->root_fd, err,
+	if (site_build(&d->site, &opt->site, open_page, &d->roots[0].fd, err,
 		       sizeof(err))) {
 		fprintf(stderr, "sehttpd: %s\n", err);
 		return -1;
 	}
-	s->site = site;
+	for (unsigned i = 1; i < d->nroots; i++) {
+		if (site_check_pages(&d->site, open_page, &d->roots[i].fd, err,
+				     sizeof(err))) {
+			fprintf(stderr, "sehttpd: --vhost %s: %s\n",
+				d->vhosts.args[i - 1], err);
+			return -1;
+		}
+	}
+	d->server.site = &d->site;
 	return 0;
 }
 
@@ -121,28 +156,22 @@ static int open_site(struct server *s, struct site *site,
  * Readable and searchable, checked the way requests will open it: after
  * the switch to the serving user, with that user's rights.
  */
-static int probe_root(struct server *s, const char *root, bool dropped,
-		      const char *user, char *real, size_t real_len)
+static int probe_root(const struct beneath_root *r, const char *dir,
+		      const char *vhost, bool dropped, const char *user)
 {
-	int probe = open_beneath(s->root_fd, "", O_RDONLY | O_DIRECTORY);
+	int probe = open_beneath(r->fd, "", O_RDONLY | O_DIRECTORY);
 
 	if (probe < 0) {
 		if (errno == ENOSYS)
 			fprintf(stderr, "sehttpd: this kernel lacks openat2 "
 					"(Linux 5.6 or later is needed)\n");
-		else if (errno == EACCES && dropped)
-			fprintf(stderr,
-				"sehttpd: cannot serve '%s' as user %s: %s "
-				"(see --user)\n",
-				root, user, strerror(errno));
 		else
-			fprintf(stderr, "sehttpd: cannot serve '%s': %s\n",
-				root, strerror(errno));
+			cannot_serve(dir, vhost,
+				     errno == EACCES && dropped ? user : NULL,
+				     errno);
 		return -1;
 	}
 	close(probe);
-	if (!realpath(root, real))
-		snprintf(real, real_len, "%s", root);
 	return 0;
 }
 
@@ -222,19 +251,20 @@ static unsigned connection_limit(const struct server *s)
 
 /*
  * Starts the workers in turn; returns how many are running.  Each worker
- * set up takes its listeners (worker_destroy closes them): its listen_fds
- * and redirect_fds entries become -1.
+ * set up takes its row of listeners (worker_destroy closes them), whose
+ * descriptors become -1 in the set.
  */
-static unsigned start_workers(struct server *s, int *listen_fds,
-			      int *redirect_fds)
+static unsigned start_workers(struct server *s, struct listen_set *set)
 {
 	unsigned i;
 
 	for (i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->workers[i];
-		int failed = worker_init(w, s, listen_fds[i], redirect_fds[i]);
+		struct listener *row = listen_set_row(set, i);
+		int failed = worker_init(w, s, row, set->per_worker);
 
-		listen_fds[i] = redirect_fds[i] = -1;
+		for (unsigned j = 0; j < set->per_worker; j++)
+			row[j].fd = -1;
 		if (failed) {
 			fprintf(stderr,
 				"sehttpd: cannot set up thread %u: %s\n", i,
@@ -328,6 +358,34 @@ static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
 /* A step of sehttpd_open: 0, or the exit status once it said why. */
 typedef int open_step(struct sehttpd *d);
 
+/* ROOT, then each --vhost's DIR; -1 once it said why. */
+static int open_roots(struct sehttpd *d)
+{
+	const struct options *opt = d->opt;
+	char err[256];
+
+	if (vhosts_read(&d->vhosts, opt->vhosts, opt->nvhosts, err,
+			sizeof(err)))
+		return report(err, -1);
+	d->roots = calloc(1 + d->vhosts.n, sizeof(*d->roots));
+	if (!d->roots)
+		return report("out of memory", -1);
+	for (unsigned i = 0; i <= d->vhosts.n; i++)
+		d->roots[i].fd = -1;
+	d->nroots = 1 + d->vhosts.n;
+	d->server.roots = d->roots;
+	d->server.vhosts = d->vhosts.names;
+	d->server.nvhosts = d->vhosts.n;
+	if (open_root(&d->roots[0], opt->root, NULL))
+		return -1;
+	for (unsigned i = 0; i < d->vhosts.n; i++) {
+		if (open_root(&d->roots[i + 1], d->vhosts.dirs[i],
+			      d->vhosts.args[i]))
+			return -1;
+	}
+	return 0;
+}
+
 /* systemd's sockets, the MIME types, ROOT, the access log: bad is usage. */
 static int open_inputs(struct sehttpd *d)
 {
@@ -342,8 +400,7 @@ static int open_inputs(struct sehttpd *d)
 	if (!d->mime)
 		return report(err, EXIT_USAGE);
 	d->server.mime = d->mime;
-	if (open_root(&d->server, opt->root) ||
-	    open_access_log(&d->server, opt->access_log))
+	if (open_roots(d) || open_access_log(&d->server, opt->access_log))
 		return EXIT_USAGE;
 	return 0;
 }
@@ -421,55 +478,11 @@ static int size_server(struct sehttpd *d)
 	s->max_fds = fd_capacity();
 	s->conns = calloc(s->max_fds, sizeof(*s->conns));
 	s->workers = calloc(s->nworkers, sizeof(*s->workers));
-	d->listen_fds = calloc(s->nworkers, sizeof(*d->listen_fds));
-	d->redirect_fds = calloc(s->nworkers, sizeof(*d->redirect_fds));
-	if (!s->conns || !s->workers || !d->listen_fds || !d->redirect_fds) {
+	if (!s->conns || !s->workers) {
 		fprintf(stderr, "sehttpd: out of memory\n");
 		return 1;
 	}
-	for (unsigned i = 0; i < s->nworkers; i++)
-		d->redirect_fds[i] = -1;
 	return 0;
-}
-
-/* A listening socket per worker: systemd's, or bound to --bind, --port. */
-static int listen_sockets(struct sehttpd *d, char *err, size_t len)
-{
-	const struct options *opt = d->opt;
-	unsigned n = d->server.nworkers;
-
-	if (d->passed)
-		return listeners_adopt((unsigned)d->passed, n, d->listen_fds,
-				       &d->addr, err, len);
-	if (listen_addr_resolve(&d->addr, opt->bind_addr, opt->port, err, len))
-		return -1;
-	return listeners_open(&d->addr, n, d->listen_fds, err, len);
-}
-
-/*
- * --http-redirect: a listener per worker on the TLS listeners' address, for
- * cleartext requests sent on to https:// at the TLS port.
- */
-static int redirect_sockets(struct sehttpd *d, char *err, size_t len)
-{
-	struct listen_addr a = d->addr;
-	uint16_t port = d->opt->http_redirect;
-
-	d->server.https_port = listen_addr_port(&d->addr);
-	if (a.ss.ss_family == AF_INET) {
-		((struct sockaddr_in *)&a.ss)->sin_port = htons(port);
-	} else if (a.ss.ss_family == AF_INET6) {
-		((struct sockaddr_in6 *)&a.ss)->sin6_port = htons(port);
-	} else {
-		snprintf(err, len, "--http-redirect needs a TCP listener");
-		return -1;
-	}
-	if (listeners_open(&a, d->server.nworkers, d->redirect_fds, err, len) ==
-	    0)
-		return 0;
-	for (unsigned i = 0; i < d->server.nworkers; i++)
-		d->redirect_fds[i] = -1; /* closed already */
-	return -1;
 }
 
 /* The workers' listeners, then the metrics one (--metrics). */
@@ -478,11 +491,10 @@ static int open_listeners(struct sehttpd *d)
 	const char *metrics = d->opt->metrics;
 	char err[256];
 
-	if (listen_sockets(d, err, sizeof(err)))
+	if (listen_set_open(&d->listen, d->opt, (unsigned)d->passed,
+			    d->server.nworkers, err, sizeof(err)))
 		return report(err, EXIT_USAGE);
-	d->listening = true;
-	if (d->opt->http_redirect && redirect_sockets(d, err, sizeof(err)))
-		return report(err, EXIT_USAGE);
+	d->server.https_port = d->listen.https_port;
 	if (!metrics)
 		return 0;
 	d->metrics = metrics_open(&d->server, metrics, d->metrics_where,
@@ -500,14 +512,20 @@ static int serve_as_user(struct sehttpd *d)
 	bool was_root = geteuid() == 0;
 	char err[256];
 
+	bool dropped = was_root && strcmp(opt->user, "root");
+
 	if (privileges_drop(opt->user, opt->user_given, err, sizeof(err)))
 		return report(err, EXIT_USAGE);
-	if (probe_root(&d->server, opt->root,
-		       was_root && strcmp(opt->user, "root"), opt->user,
-		       d->real_root, sizeof(d->real_root)) ||
-	    open_site(&d->server, &d->site, opt))
-		return EXIT_USAGE;
-	return 0;
+	for (unsigned i = 0; i < d->nroots; i++) {
+		if (probe_root(&d->roots[i],
+			       i ? d->vhosts.dirs[i - 1] : opt->root,
+			       i ? d->vhosts.args[i - 1] : NULL, dropped,
+			       opt->user))
+			return EXIT_USAGE;
+	}
+	if (!realpath(opt->root, d->real_root))
+		snprintf(d->real_root, sizeof(d->real_root), "%s", opt->root);
+	return open_site(d) ? EXIT_USAGE : 0;
 }
 
 /* Lets the access log's thread write what it holds, within LOG_DRAIN_MS. */
@@ -531,19 +549,13 @@ static void sehttpd_close(struct sehttpd *d)
 	struct server *s = &d->server;
 
 	metrics_stop(d->metrics);
-	for (unsigned i = 0; d->listening && i < s->nworkers; i++) {
-		if (d->listen_fds[i] >= 0)
-			close(d->listen_fds[i]);
-		if (d->redirect_fds[i] >= 0)
-			close(d->redirect_fds[i]);
-	}
-	free(d->listen_fds);
-	free(d->redirect_fds);
+	listen_set_close(&d->listen);
 	free(s->workers);
 	free(s->conns);
 	mime_map_free(d->mime);
-	if (s->root_fd >= 0)
-		close(s->root_fd);
+	for (unsigned i = 0; i < d->nroots; i++)
+		beneath_root_close(&d->roots[i]);
+	free(d->roots);
 	/* Not taken over: the log writer did not start. */
 	if (s->access_log_fd > STDOUT_FILENO)
 		close(s->access_log_fd);
@@ -566,7 +578,6 @@ static int sehttpd_open(struct sehttpd *d, const struct options *opt)
 
 	memset(d, 0, sizeof(*d));
 	d->opt = opt;
-	d->server.root_fd = -1;
 	d->server.access_log_fd = -1;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		int status = steps[i](d);
@@ -579,21 +590,32 @@ static int sehttpd_open(struct sehttpd *d, const struct options *opt)
 	return 0;
 }
 
-/* The line saying where it listens, then the metrics thread's. */
+/* "https://..." for "http://..." with TLS. */
+static void url_of(const struct sehttpd *d, const struct listen_addr *a,
+		   char *where, size_t len)
+{
+	listen_addr_url(a, where, len);
+	if (d->server.tls && !strncmp(where, "http://", 7))
+		memmove(where + 5, where + 4, strlen(where + 4) + 1),
+			where[4] = 's';
+}
+
+/* A line per address it listens on, then the metrics thread's. */
 static void announce(struct sehttpd *d)
 {
 	struct server *s = &d->server;
 	char where[LISTEN_URL_STRLEN];
 
-	listen_addr_url(&d->addr, where, sizeof(where));
-	if (s->tls && !strncmp(where, "http://", 7)) /* "https://..." */
-		memmove(where + 5, where + 4, strlen(where + 4) + 1),
-			where[4] = 's';
+	url_of(d, &d->listen.addrs[0], where, sizeof(where));
 	printf("sehttpd: listening on %s (root %s, %u thread%s%s)\n", where,
 	       d->real_root, s->nworkers, s->nworkers == 1 ? "" : "s",
 	       d->passed > 1 ? ", and on further passed sockets" :
 	       d->passed     ? ", a passed socket" :
 			       "");
+	for (unsigned i = 1; i < d->listen.naddrs; i++) {
+		url_of(d, &d->listen.addrs[i], where, sizeof(where));
+		printf("sehttpd: listening on %s\n", where);
+	}
 	if (d->metrics && metrics_start(d->metrics))
 		fprintf(stderr, "sehttpd: cannot start the metrics thread\n");
 	else if (d->metrics)
@@ -633,7 +655,7 @@ static int sehttpd_run(struct sehttpd *d)
 	int status = 1; /* not every thread started */
 
 	s->max_conns = connection_limit(s);
-	running = start_workers(s, d->listen_fds, d->redirect_fds);
+	running = start_workers(s, &d->listen);
 	if (running == s->nworkers) {
 		announce(d);
 		stop_now = serve_until_stop(d);

@@ -310,18 +310,57 @@ static const struct option_spec option_table[] = {
 		.field = OPTION(port),
 		.max = 65535,
 		.what = "port",
-		.help = "port to listen on (default 8080; 0: any)",
-		.man = "Port to listen on (default 8080;\n"
-		       "0 picks a free one).\n",
+		.help = "port to listen on where -b names none\n"
+			"(default 8080; 0: any)",
+		.man = "Port to listen on at every\n"
+		       ".B \\-\\-bind\n"
+		       "address given without one (default 8080;\n"
+		       "0 picks a free one, for each address its own).\n"
+		       "Given again, the last one counts.\n",
 	},
 	{
 		.name = "bind",
 		.letter = 'b',
-		.arg = "ADDR",
-		.set = set_string,
-		.field = OPTION(bind_addr),
-		.help = "address to bind, IPv4 or IPv6 (default 0.0.0.0)",
-		.man = "Address to bind, IPv4 or IPv6 (default 0.0.0.0).\n",
+		.arg = "ADDR[:PORT]",
+		.set = add_string,
+		.field = OPTION(binds),
+		.count = OPTION(nbinds),
+		.max = LISTEN_ADDRS_MAX,
+		.check = listen_arg_check,
+		.help = "listen on ADDR, IPv4 or [IPv6], or on\n"
+			"unix:PATH; repeatable (default 0.0.0.0)",
+		.man_arg = "\" \\fIADDR\\fR[:\\fIPORT\\fR]\"",
+		.man = "Listen on\n"
+		       ".I ADDR\n"
+		       "(an IPv4 address, an IPv6 one, or a host name), at\n"
+		       ".I PORT\n"
+		       "or else\n"
+		       ".BR \\-\\-port ;\n"
+		       "an IPv6 address with a port goes in brackets\n"
+		       ".RB ( [::1]:8080 ).\n"
+		       "Repeatable, up to 16: every address given is listened\n"
+		       "on (default: 0.0.0.0 alone).\n"
+		       "Beside an IPv4 address, an IPv6 one takes IPv6\n"
+		       "connections only\n"
+		       ".RB ( IPV6_V6ONLY ),\n"
+		       "so that\n"
+		       ".B \\-b 0.0.0.0 \\-b [::]\n"
+		       "share a port; alone,\n"
+		       ".B [::]\n"
+		       "takes IPv4 too.\n"
+		       ".BI unix: PATH\n"
+		       "listens on a Unix stream socket made at\n"
+		       ".I PATH\n"
+		       "with mode 0660 (owned by the user starting\n"
+		       ".BR sehttpd )\n"
+		       "and removed at exit when the serving user may;\n"
+		       "a socket file left by a server that is gone is\n"
+		       "replaced, while one a server still listens on, or any\n"
+		       "other file, is a usage error.\n"
+		       "The access log shows its clients as\n"
+		       ".BR unix: .\n"
+		       "Every thread accepts on it\n"
+		       ".RB ( EPOLLEXCLUSIVE ).\n",
 	},
 	{
 		.name = "threads",
@@ -335,8 +374,10 @@ static const struct option_spec option_table[] = {
 		.help = "event-loop threads (default: online CPUs)",
 		.man = "Event-loop threads (default: the number of online\n"
 		       "CPUs).\n"
-		       "Each has its own listening socket on the same port\n"
-		       ".RB ( SO_REUSEPORT ).\n",
+		       "Each has its own listening socket on every TCP\n"
+		       "address's port\n"
+		       ".RB ( SO_REUSEPORT ),\n"
+		       "and accepts on every Unix socket too.\n",
 	},
 	{
 		.name = "timeout",
@@ -680,6 +721,49 @@ static const struct option_spec option_table[] = {
 		       "publish any file the server's user may read.\n",
 	},
 	{
+		.name = "vhost",
+		.arg = "NAME=DIR",
+		.set = add_string,
+		.field = OPTION(vhosts),
+		.count = OPTION(nvhosts),
+		.max = VHOSTS_MAX,
+		.check = vhost_arg_check,
+		.help = "serve requests for host NAME ('*.NAME':\n"
+			"its subdomains) from DIR; repeatable",
+		.man_arg = "\" NAME\" = DIR",
+		.man = "Serve requests whose host is\n"
+		       ".I NAME\n"
+		       "from the directory\n"
+		       ".I DIR\n"
+		       "instead of ROOT (repeatable, up to 64).\n"
+		       "The host is the request's Host (over HTTP/2,\n"
+		       ":authority; an absolute URI's host first) without\n"
+		       "its port, compared case-insensitively and without a\n"
+		       "trailing dot;\n"
+		       ".BI *. NAME\n"
+		       "stands for one or more labels before\n"
+		       ".I NAME\n"
+		       "(not\n"
+		       ".I NAME\n"
+		       "itself).\n"
+		       "An exact name wins over a wildcard, and a longer\n"
+		       "wildcard over a shorter one.\n"
+		       "Other hosts, IP addresses among them, get ROOT.\n"
+		       "Each\n"
+		       ".I DIR\n"
+		       "is confined as ROOT is, has its own cache entries,\n"
+		       "and follows the same rules: listings, dotfiles,\n"
+		       "index names, symlinks, and the\n"
+		       ".B \\-\\-error\\-page\n"
+		       "and\n"
+		       ".B \\-\\-spa\n"
+		       "pages, which must exist beneath it too.\n"
+		       "A\n"
+		       ".I DIR\n"
+		       "that is not a readable directory, or a name given\n"
+		       "twice, is a usage error.\n",
+	},
+	{
 		.name = "mime",
 		.arg = "EXT=TYPE",
 		.set = add_string,
@@ -792,10 +876,14 @@ static const struct option_spec option_table[] = {
 			"PORT and answer 308 to https://",
 		.man = "Also listen for cleartext HTTP on\n"
 		       ".I PORT\n"
-		       "(same address) and answer requests with 308 to\n"
+		       "(at every TCP address of\n"
+		       ".BR \\-\\-bind ,\n"
+		       "or the first passed socket's) and answer requests\n"
+		       "with 308 to\n"
 		       ".BI https:// HOST\n"
-		       "(the request's Host, with the TLS port unless it is\n"
-		       "443) and the same path and query; one naming no\n"
+		       "(the request's Host, with the first TCP address's\n"
+		       "port unless it is 443) and the same path and query;\n"
+		       "one naming no\n"
 		       "host (HTTP/1.0 without Host, OPTIONS *) gets 400.\n"
 		       "Needs\n"
 		       ".BR \\-\\-tls\\-cert .\n",
@@ -892,7 +980,6 @@ static void set_defaults(struct options *opt)
 
 	*opt = (struct options){
 		.root = "./www",
-		.bind_addr = "0.0.0.0",
 		.port = 8080,
 		.threads = cpus > 0 ? (unsigned)cpus : 1,
 		.timeout_ms = 15000,

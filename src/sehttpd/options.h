@@ -8,14 +8,17 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "listener.h"
 #include "tls.h"
+#include "vhosts.h"
 /* --mime may be given this many times. */
 #define OPTIONS_MIME_MAX 64
 
 struct options {
 	const char *root;
-	const char *bind_addr;
-	uint16_t port;
+	const char *binds[LISTEN_ADDRS_MAX]; /* -b, checked; none: 0.0.0.0 */
+	unsigned int nbinds;
+	uint16_t port; /* for the -b addresses given without one */
 	unsigned threads;
 	uint32_t timeout_ms;
 	unsigned int min_rate; /* --min-rate, bytes per second; 0: any */
@@ -31,6 +34,8 @@ struct options {
 	uint32_t health_grace_ms; /* 503 to checks before the stop */
 	struct site_options site; /* --header, --index ... (config.h) */
 	bool follow_symlinks; /* --follow-symlinks */
+	const char *vhosts[VHOSTS_MAX]; /* --vhost NAME=DIR, checked */
+	unsigned int nvhosts;
 	const char *mime[OPTIONS_MIME_MAX]; /* --mime EXT=TYPE, checked */
 	unsigned int mime_count;
 	const char *default_type; /* NULL: application/octet-stream */

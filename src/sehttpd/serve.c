@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Mapping a request path to an answer: from the content cache when a fresh
- * entry is there, else from the file system beneath ROOT, filling the cache
- * on the way for small files and listings.
+ * entry is there, else from the file system beneath the request's root
+ * (ROOT, or the DIR of the --vhost its host names), filling the cache on
+ * the way for small files and listings.
  */
 #include "serve.h"
 
@@ -27,6 +28,7 @@
 #include "http/route.h"
 #include "http/serve.h"
 #include "http/site.h"
+#include "http/vhost.h"
 #include "precompressed.h"
 #include "beneath.h"
 #include "clock_ms.h"
@@ -39,12 +41,17 @@ static void close_fd(void *arg)
 	close((int)(intptr_t)arg);
 }
 
+/* The number of the directory rc is served from, in its cache keys. */
+static unsigned root_id(const struct exchange *rc)
+{
+	return (unsigned)(rc->root - rc->worker->server->roots);
+}
+
 /* Opens and registers the descriptor to be closed after the request. */
 static int open_for_request(struct exchange *rc, const char *path)
 {
 	/* O_NONBLOCK: opening a FIFO someone left under ROOT must not hang. */
-	int fd = open_beneath(rc->worker->server->root_fd, path,
-			      O_RDONLY | O_NONBLOCK);
+	int fd = open_beneath(rc->root->fd, path, O_RDONLY | O_NONBLOCK);
 
 	if (fd < 0)
 		return -1;
@@ -61,8 +68,7 @@ static int open_for_request(struct exchange *rc, const char *path)
 static int stat_readable(void *ctx, const char *path, struct stat *st)
 {
 	struct exchange *rc = ctx;
-	int fd = open_beneath(rc->worker->server->root_fd, path,
-			      O_RDONLY | O_NONBLOCK);
+	int fd = open_beneath(rc->root->fd, path, O_RDONLY | O_NONBLOCK);
 	int ret;
 
 	if (fd < 0)
@@ -156,8 +162,9 @@ static struct cache_entry *cache_find(struct exchange *rc, size_t key_len)
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
 
-	if (content_cache_lookup(w->cache, rc->path, key_len, w->now_ms,
-				 stat_readable, rc, &e) != CACHE_FRESH)
+	if (content_cache_lookup(w->cache, root_id(rc), rc->path, key_len,
+				 w->now_ms, stat_readable, rc,
+				 &e) != CACHE_FRESH)
 		return NULL;
 	return e;
 }
@@ -210,12 +217,12 @@ static int open_sibling(struct exchange *rc, const char *file, size_t len,
 	if (http_path_join(path, sizeof(path), file, len,
 			   precompressed[slot].suffix) < 0)
 		return -1;
-	fd = open_beneath(rc->worker->server->root_fd, path,
-			  O_RDONLY | O_NONBLOCK);
+	fd = open_beneath(rc->root->fd, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	/* "x.css.gz -> .env" stands for nothing. */
-	if ((!rc->worker->server->site->http.dotfiles && beneath_hidden(fd)) ||
+	if ((!rc->worker->server->site->http.dotfiles &&
+	     beneath_hidden(rc->root, fd)) ||
 	    fstat(fd, sib)) {
 		close(fd);
 		return -1;
@@ -357,9 +364,9 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 						 compressible);
 		}
 	}
-	e = cache_entry_new(rc->path, (size_t)rc->path_len, CACHE_FILE, body,
-			    body ? (size_t)st->st_size : 0, st, file, type,
-			    compressible, w->now_ms);
+	e = cache_entry_new(root_id(rc), rc->path, (size_t)rc->path_len,
+			    CACHE_FILE, body, body ? (size_t)st->st_size : 0,
+			    st, file, type, compressible, w->now_ms);
 	if (!e) {
 		if (keep >= 0)
 			close(keep);
@@ -386,8 +393,8 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 	size_t key_len = cache_key(rc), len = 0;
 	struct cache_entry *e;
 	bool builder;
-	struct listing_build *b =
-		listing_build_get(rc->path, key_len, w->now_ms, &builder);
+	struct listing_build *b = listing_build_get(
+		root_id(rc), rc->path, key_len, w->now_ms, &builder);
 	char *body;
 
 	if (!b)
@@ -410,8 +417,8 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 		return respond_error(rc, status);
 	}
 	/* The entry holds the reference from here on. */
-	e = cache_entry_new_shared(rc->path, key_len, b->body, b->len, st,
-				   http_listing_content_type(form),
+	e = cache_entry_new_shared(root_id(rc), rc->path, key_len, b->body,
+				   b->len, st, http_listing_content_type(form),
 				   w->server->compress, w->now_ms,
 				   listing_build_put, b);
 	if (!e)
@@ -424,8 +431,7 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 static int plan_open(void *ctx, const char *path, struct http_object *obj)
 {
 	struct exchange *rc = ctx;
-	int fd = open_beneath(rc->worker->server->root_fd, path + 1,
-			      O_RDONLY | O_NONBLOCK);
+	int fd = open_beneath(rc->root->fd, path + 1, O_RDONLY | O_NONBLOCK);
 	struct stat st;
 
 	if (fd < 0)
@@ -441,7 +447,7 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :
 					  HTTP_OBJECT_OTHER;
 	obj->hidden = !rc->worker->server->site->http.dotfiles &&
-		      beneath_hidden(fd);
+		      beneath_hidden(rc->root, fd);
 	return 0;
 }
 
@@ -498,11 +504,21 @@ static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 	}
 }
 
+/* ROOT, or the DIR of the --vhost whose name the request's host is. */
+static const struct beneath_root *request_root(const struct exchange *rc)
+{
+	const struct server *s = rc->worker->server;
+	int v = http_vhost_for_request(s->vhosts, s->nvhosts, rc->buf, rc->req);
+
+	return &s->roots[v + 1]; /* -1: ROOT */
+}
+
 int serve_request(struct exchange *rc)
 {
 	const struct site *site = rc->worker->server->site;
 	struct http_serve_plan p;
 
+	rc->root = request_root(rc);
 	http_serve(&site->http, rc->buf, rc->req, rc->path, &plan_ops, rc, &p);
 	rc->path_len = p.path_len;
 	switch (p.action) {

@@ -20,6 +20,7 @@
 #include "date_cache.h"
 #include "h2_stream.h"
 #include "list.h"
+#include "listener.h"
 #include "stats.h"
 #include "timer_wheel.h"
 
@@ -32,12 +33,21 @@ struct site;
 struct ssl_st;
 struct tls;
 struct h2_conn;
+struct beneath_root;
+struct http_vhost;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
 
+/* A worker's listeners at most: each -b address and its --http-redirect. */
+#define WORKER_LISTENERS_MAX (2 * LISTEN_ADDRS_MAX)
+
 struct server {
-	int root_fd; /* O_PATH descriptor of ROOT; lookups stay beneath it */
+	/* Where requests are served from: roots[0] is ROOT, roots[i + 1] the
+	 * DIR of vhosts[i] (--vhost); a root's index is in its cache keys. */
+	const struct beneath_root *roots;
+	const struct http_vhost *vhosts;
+	unsigned nvhosts;
 	uint32_t timeout_ms;
 	uint32_t min_rate; /* bytes/s a transfer must average; 0: any */
 	bool compress;
@@ -70,8 +80,9 @@ struct worker {
 	struct server *server;
 	pthread_t thread;
 	int epoll_fd;
-	int listen_fd;
-	int redirect_fd; /* --http-redirect's listener, or -1 */
+	/* Where it accepts; a closed one (once stopping) has fd -1. */
+	struct listener listeners[WORKER_LISTENERS_MAX];
+	unsigned nlisteners;
 	int stop_fd; /* eventfd: the main thread asks for shutdown */
 	atomic_bool force_stop; /* ... and then to cut off what is left */
 	atomic_bool finished; /* worker_run has returned */
@@ -122,6 +133,7 @@ struct conn {
 	uint64_t xfer_bytes;
 	bool proxy_pending; /* its PROXY header has yet to be read */
 	bool redirect; /* on --http-redirect's port: 308 to https:// */
+	bool tcp; /* a TCP connection (not a Unix socket's): TCP options */
 	/* TLS (conn_tls.h): the session, the bytes in the stage, and how
 	 * it went: handshake done, a fatal error, kTLS for sending. */
 	struct ssl_st *ssl;
@@ -134,8 +146,12 @@ struct conn {
 	bool spoke_http1; /* answered an HTTP/1 request: no preface now */
 };
 
-int worker_init(struct worker *w, struct server *s, int listen_fd,
-		int redirect_fd);
+/*
+ * Sets w up, taking the listeners of ls[0..n) whose fd is not -1 (closed
+ * by worker_destroy() from then on, even when it fails).
+ */
+int worker_init(struct worker *w, struct server *s, const struct listener *ls,
+		unsigned n);
 void *worker_run(void *arg);
 /* Asks the worker to stop accepting and drain; safe from another thread. */
 void worker_request_stop(struct worker *w);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * One event loop per thread: its own SO_REUSEPORT listener, epoll instance,
- * timing wheel and coroutine pool.  Sockets are registered once, edge-
+ * One event loop per thread: its own listeners (an SO_REUSEPORT socket per
+ * TCP address, a share of each Unix socket), epoll instance, timing wheel
+ * and coroutine pool.  Sockets are registered once, edge-
  * triggered for both directions; an event resumes a connection's coroutine
  * only when it is what the coroutine waits for, so no epoll_ctl is needed
  * per request.  A connection is registered only once it outlives its first
@@ -13,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -38,25 +37,52 @@
  * what connection_limit() leaves for files. */
 #define CACHE_FDS_PART 16
 
-/* Edge-triggered, as every socket here: accept until EAGAIN. */
+/*
+ * An event's data: a descriptor (a connection's, the stop eventfd), or
+ * this bit and the index of a listener in worker->listeners.
+ */
+#define LISTENER_EVENT (1ull << 32)
+
 static int watch(struct worker *w, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
 
-	ev.data.u32 = (uint32_t)fd;
+	ev.data.u64 = (uint64_t)fd;
 	return epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-int worker_init(struct worker *w, struct server *s, int listen_fd,
-		int redirect_fd)
+/*
+ * Edge-triggered, as every socket here: accept until EAGAIN.  A socket
+ * several workers share (a Unix socket, which SO_REUSEPORT does not
+ * spread) wakes one waiting worker per connection (EPOLLEXCLUSIVE), not
+ * all of them to race for it; a worker busy meanwhile still finds it
+ * ready.  Accepting on one thread and handing connections over would
+ * cost a queue and a wakeup per connection instead.
+ */
+static int watch_listener(struct worker *w, unsigned i)
+{
+	const struct listener *l = &w->listeners[i];
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLET | (l->shared ? EPOLLEXCLUSIVE : 0),
+	};
+
+	ev.data.u64 = LISTENER_EVENT | i;
+	return epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, l->fd, &ev);
+}
+
+int worker_init(struct worker *w, struct server *s, const struct listener *ls,
+		unsigned n)
 {
 	size_t extra = HTTP_CONN_EXTRA + (s->tls ? CONN_TLS_STAGE : 0);
-	int one = 1;
 
 	memset(w, 0, sizeof(*w));
 	w->server = s;
-	w->listen_fd = listen_fd;
-	w->redirect_fd = redirect_fd;
+	for (unsigned i = 0; i < n; i++) {
+		if (ls[i].fd >= 0 && w->nlisteners < WORKER_LISTENERS_MAX)
+			w->listeners[w->nlisteners++] = ls[i];
+		else if (ls[i].fd >= 0)
+			close(ls[i].fd);
+	}
 	w->now_ms = clock_ms();
 	timer_wheel_init(&w->wheel, w->now_ms);
 	timer_init(&w->accept_timer);
@@ -76,14 +102,10 @@ int worker_init(struct worker *w, struct server *s, int listen_fd,
 	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool || !w->cache ||
 	    (s->compress && !w->compressor))
 		return -1;
-	if (watch(w, listen_fd) || (redirect_fd >= 0 && watch(w, redirect_fd)))
-		return -1;
-	/* Accepted sockets inherit it: no setsockopt per connection.  Not a
-	 * TCP socket (one passed in, say): nothing to set. */
-	setsockopt(listen_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (redirect_fd >= 0)
-		setsockopt(redirect_fd, IPPROTO_TCP, TCP_NODELAY, &one,
-			   sizeof(one));
+	for (unsigned i = 0; i < w->nlisteners; i++) {
+		if (watch_listener(w, i))
+			return -1;
+	}
 	return watch(w, w->stop_fd);
 }
 
@@ -98,10 +120,10 @@ void worker_destroy(struct worker *w)
 		close(w->epoll_fd);
 	if (w->stop_fd >= 0)
 		close(w->stop_fd);
-	if (w->listen_fd >= 0)
-		close(w->listen_fd);
-	if (w->redirect_fd >= 0)
-		close(w->redirect_fd);
+	for (unsigned i = 0; i < w->nlisteners; i++) {
+		if (w->listeners[i].fd >= 0)
+			close(w->listeners[i].fd);
+	}
 }
 
 void worker_request_stop(struct worker *w)
@@ -167,7 +189,7 @@ static int conn_register(struct worker *w, struct conn *c)
 
 	if (c->registered)
 		return 0;
-	ev.data.u32 = (uint32_t)c->fd;
+	ev.data.u64 = (uint64_t)c->fd;
 	if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, c->fd, &ev))
 		return -1;
 	c->registered = true;
@@ -249,15 +271,23 @@ static void on_conn_timer(struct worker *w, struct conn *c)
 	}
 }
 
+/*
+ * Out of the epoll set while paused, not modified to wait for nothing:
+ * EPOLLEXCLUSIVE registrations cannot be modified.  Adding one back
+ * reports a backlog that waited meanwhile.
+ */
 static void set_accepting(struct worker *w, bool on)
 {
-	struct epoll_event ev = { .events = on ? EPOLLIN | EPOLLET : 0 };
-
-	ev.data.u32 = (uint32_t)w->listen_fd;
-	epoll_ctl(w->epoll_fd, EPOLL_CTL_MOD, w->listen_fd, &ev);
-	if (w->redirect_fd >= 0) {
-		ev.data.u32 = (uint32_t)w->redirect_fd;
-		epoll_ctl(w->epoll_fd, EPOLL_CTL_MOD, w->redirect_fd, &ev);
+	if (on == !w->accept_paused)
+		return;
+	for (unsigned i = 0; i < w->nlisteners; i++) {
+		if (w->listeners[i].fd < 0)
+			continue;
+		if (on)
+			watch_listener(w, i);
+		else
+			epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL,
+				  w->listeners[i].fd, NULL);
 	}
 	w->accept_paused = !on;
 }
@@ -270,21 +300,22 @@ static void pause_accepting(struct worker *w)
 }
 
 /* A new connection's socket: TLS on the TLS listener, none on the other. */
-static int conn_transport(struct worker *w, struct conn *c, bool redirect)
+static int conn_transport(struct worker *w, struct conn *c,
+			  const struct listener *l)
 {
 	struct server *s = w->server;
 
-	c->redirect = redirect;
-	if (!s->tls || redirect)
+	c->redirect = l->redirect;
+	c->tcp = l->tcp;
+	if (!s->tls || l->redirect)
 		return 0;
 	c->ssl = tls_session_new(s->tls, c->fd);
 	return c->ssl ? 0 : -1;
 }
 
-static void accept_all(struct worker *w, int listen_fd)
+static void accept_all(struct worker *w, const struct listener *l)
 {
 	struct server *s = w->server;
-	bool redirect = listen_fd == w->redirect_fd;
 
 	while (!w->stopping) {
 		struct sockaddr_storage ss;
@@ -298,7 +329,7 @@ static void accept_all(struct worker *w, int listen_fd)
 			pause_accepting(w);
 			return;
 		}
-		fd = accept4(listen_fd, (struct sockaddr *)&ss, &sl,
+		fd = accept4(l->fd, (struct sockaddr *)&ss, &sl,
 			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
@@ -320,7 +351,7 @@ static void accept_all(struct worker *w, int listen_fd)
 		}
 		c = &s->conns[fd];
 		*c = (struct conn){ .fd = fd, .open = true, .worker = w };
-		if (conn_transport(w, c, redirect)) {
+		if (conn_transport(w, c, l)) {
 			c->open = false;
 			close(fd); /* out of memory: shed this client only */
 			continue;
@@ -345,13 +376,15 @@ static void begin_stop(struct worker *w)
 	struct conn *c, *next;
 
 	w->stopping = true;
-	epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->listen_fd, NULL);
-	close(w->listen_fd);
-	w->listen_fd = -1;
-	if (w->redirect_fd >= 0) {
-		epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, w->redirect_fd, NULL);
-		close(w->redirect_fd);
-		w->redirect_fd = -1;
+	for (unsigned i = 0; i < w->nlisteners; i++) {
+		struct listener *l = &w->listeners[i];
+
+		if (l->fd < 0)
+			continue;
+		/* A duplicate's registration outlives its close: remove it. */
+		epoll_ctl(w->epoll_fd, EPOLL_CTL_DEL, l->fd, NULL);
+		close(l->fd);
+		l->fd = -1;
 	}
 	timer_wheel_del(&w->wheel, &w->accept_timer);
 	/* Idle connections go now; busy ones finish their reply first. */
@@ -394,11 +427,15 @@ static void cut_off_all(struct worker *w)
 static void handle_event(struct worker *w, const struct epoll_event *ev)
 {
 	struct server *s = w->server;
-	int fd = (int)ev->data.u32;
+	int fd = (int)ev->data.u64;
 	struct conn *c;
 
-	if (fd == w->listen_fd || fd == w->redirect_fd) {
-		accept_all(w, fd);
+	if (ev->data.u64 & LISTENER_EVENT) {
+		uint32_t i = (uint32_t)ev->data.u64;
+
+		/* Closed by begin_stop() earlier in this batch: nothing. */
+		if (i < w->nlisteners && w->listeners[i].fd >= 0)
+			accept_all(w, &w->listeners[i]);
 		return;
 	}
 	if (fd == w->stop_fd) {

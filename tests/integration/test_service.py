@@ -237,7 +237,11 @@ def activated(fd, env, args, **kw):
     its own pid and env's LISTEN_* variables (which may override it).  Set
     up in the child before exec: a shell's "3<&N" takes one digit only."""
     def as_systemd():
-        os.dup2(fd, 3)  # inheritable, unlike fd
+        # Inheritable, unlike fd; dup2 onto itself would change nothing.
+        if fd == 3:
+            os.set_inheritable(3, True)
+        else:
+            os.dup2(fd, 3)
         os.environ['LISTEN_PID'] = str(os.getpid())
         for k, v in env.items():
             os.environ[k] = str(v)
@@ -286,6 +290,40 @@ class PassedSocketTests(unittest.TestCase):
         self.assertTrue(reply.endswith(b'for everyone\n'), reply)
         proc.terminate()
         self.assertEqual(proc.wait(10), 0)
+
+    def test_a_passed_unix_socket_s_clients_logged(self):
+        """They were logged as "-": they are "unix:", as nginx has it."""
+        path = os.path.join(temp_dir(), 'http.sock')
+        log = os.path.join(temp_dir(), 'access.log')
+        u = socket.socket(socket.AF_UNIX)
+        self.addCleanup(u.close)
+        u.bind(path)
+        u.listen()
+        proc = activated(u.fileno(), {'LISTEN_FDS': 1},
+                         ['-t', '2', '--access-log', log, self.www])
+        self.addCleanup(proc.wait, 10)
+        self.addCleanup(proc.kill)
+        self.assertIn('listening on unix:%s ' % path,
+                      proc.stdout.readline().decode())
+        for _ in range(3):
+            c = socket.socket(socket.AF_UNIX)
+            c.settimeout(5)
+            c.connect(path)
+            c.sendall(b'GET /public.txt HTTP/1.1\r\nHost: x\r\n'
+                      b'Connection: close\r\n\r\n')
+            while c.recv(4096):
+                pass
+            c.close()
+        proc.terminate()
+        self.assertEqual(proc.wait(10), 0)
+        with open(log) as fh:
+            lines = fh.read().splitlines()
+        self.assertEqual(len(lines), 3, lines)
+        for line in lines:
+            self.assertTrue(line.startswith('unix: - - ['), line)
+            self.assertIn('"GET /public.txt HTTP/1.1" 200 13 ', line)
+        # systemd's socket: never removed by the server.
+        self.assertTrue(os.path.exists(path))
 
     def test_malformed_listen_fds_is_refused(self):
         """It was taken for "no sockets": the server bound 0.0.0.0 and the

@@ -360,6 +360,51 @@ class TlsTest(unittest.TestCase):
             self.assertEqual(c.read_response().status, 400)
         srv.stop()
 
+    def test_redirect_on_every_address(self):
+        """With several -b, each TCP address has the redirect's port too,
+        sending clients to the first one's TLS port; a Unix socket none."""
+        port = free_port()
+        sock = os.path.join(temp_dir(), 'tls.sock')
+        srv = self.start(['--http-redirect', str(port), '-b', '127.0.0.2',
+                          '-b', 'unix:' + sock])
+        srv.wait_line(lambda _: sum('listening on' in x
+                                    for x in srv.lines) >= 3, 5)
+        self.assertIn('listening on unix:%s' % sock, '\n'.join(srv.lines))
+        for host in ('127.0.0.1', '127.0.0.2'):
+            with self.subTest(host=host), Conn(host, port) as c:
+                c.send(build_request('GET', '/x', host='h.test'))
+                r = c.read_response()
+                self.assertEqual(r.status, 308, r.describe())
+                self.assertEqual(r.header('Location'),
+                                 'https://h.test:%d/x' % srv.port)
+        # HTTPS on the Unix socket too: records made in user space, as no
+        # kTLS there, and no TCP option in the way.
+        raw = socket.socket(socket.AF_UNIX)
+        raw.settimeout(10)
+        raw.connect(sock)
+        with self.context().wrap_socket(raw, server_hostname='localhost') \
+                as tls:
+            tls.sendall(build_request('GET', '/big.bin',
+                                      headers=['Connection: close']))
+            parts, got = [], 0
+            while got < BIG + 4096:
+                chunk = tls.recv(1 << 16)
+                if not chunk:
+                    break
+                parts.append(chunk)
+                got += len(chunk)
+        data = b''.join(parts)
+        self.assertTrue(data.startswith(b'HTTP/1.1 200 '), data[:200])
+        self.assertEqual(hashlib.sha256(data.split(b'\r\n\r\n', 1)[1])
+                         .digest(), hashlib.sha256(self.big).digest())
+        srv.stop()
+        rc, out, err = run_cli(['-b', 'unix:' + sock, '--http-redirect',
+                                str(port)] + self.pair('localhost') +
+                               [self.root])
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(err, 'sehttpd: --http-redirect needs a TCP '
+                         'listener\n')
+
     def test_start_up_errors(self):
         cert, key = self.path('localhost.pem'), self.path('localhost.key')
         cases = (

@@ -86,7 +86,11 @@ TEST(no_request_and_other_addresses)
 	client_addr_set(&peer, (struct sockaddr *)&sa6);
 	CHECK_EQ_STR(line_for(&peer, NULL, 408, 0),
 		     "2001:db8::1 - - " CLF_TIME " \"-\" 408 0 \"-\" \"-\"");
+	/* A Unix socket's client, as nginx's $remote_addr shows it. */
 	peer = (struct client_addr){ .family = AF_UNIX };
+	CHECK_EQ_STR(line_for(&peer, NULL, 400, 0),
+		     "unix: - - " CLF_TIME " \"-\" 400 0 \"-\" \"-\"");
+	peer = (struct client_addr){ .family = AF_UNSPEC };
 	CHECK_EQ_STR(line_for(&peer, NULL, 400, 0),
 		     "- - - " CLF_TIME " \"-\" 400 0 \"-\" \"-\"");
 }

@@ -90,7 +90,7 @@ static struct cache_entry *file_entry(const char *key, const char *path,
 				      const char *body, const struct stat *st,
 				      uint64_t now)
 {
-	return cache_entry_new(key, strlen(key), CACHE_FILE, copy(body),
+	return cache_entry_new(0, key, strlen(key), CACHE_FILE, copy(body),
 			       strlen(body), st, path, "text/plain", false,
 			       now);
 }
@@ -111,7 +111,8 @@ static enum cache_lookup lookup(struct content_cache *c, const char *key,
 				uint64_t now, struct fake_fs *fs,
 				struct cache_entry **e)
 {
-	return content_cache_lookup(c, key, strlen(key), now, fake_stat, fs, e);
+	return content_cache_lookup(c, 0, key, strlen(key), now, fake_stat, fs,
+				    e);
 }
 
 /* Looks key up and releases it at once: fresh or not. */
@@ -365,7 +366,7 @@ TEST(listing_rebuilt_once_due)
 	struct cache_entry *e;
 
 	dir.st_mode = S_IFDIR | 0755;
-	e = cache_entry_new("/d/", 3, CACHE_LISTING, copy("<html>"), 6, &dir,
+	e = cache_entry_new(0, "/d/", 3, CACHE_LISTING, copy("<html>"), 6, &dir,
 			    NULL, "text/html", true, NOW);
 	content_cache_link(c, e);
 	content_cache_put(e);
@@ -505,7 +506,7 @@ static struct cache_entry *add_in_file(struct content_cache *c, const char *key,
 				       int fd)
 {
 	struct stat st = file_stat(9, 1 << 20, 1700000000);
-	struct cache_entry *e = cache_entry_new(key, strlen(key), CACHE_FILE,
+	struct cache_entry *e = cache_entry_new(0, key, strlen(key), CACHE_FILE,
 						NULL, 0, &st, key + 1,
 						"text/plain", true, NOW);
 
@@ -573,7 +574,7 @@ TEST(descriptors_shed_where_the_body_is_in_memory)
 		fd[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	memset(body, 'a', 64 << 10);
 	content_cache_set_fd_limit(c, 1);
-	e = cache_entry_new("/mid.css", 8, CACHE_FILE, body, 64 << 10, &st,
+	e = cache_entry_new(0, "/mid.css", 8, CACHE_FILE, body, 64 << 10, &st,
 			    "mid.css", "text/css", true, NOW);
 	content_cache_rep_in_file(e, HTTP_CODING_IDENTITY, fd[0], 64 << 10,
 				  NULL);
@@ -615,5 +616,36 @@ TEST(unused_descriptors_expire)
 	CHECK(!content_cache_expire_fds(c, NOW + 500 + CACHE_FD_IDLE_MS));
 	CHECK(!fd_open(fd));
 	CHECK(!present(c, "/old"));
+	content_cache_free(c);
+}
+
+/* The same path beneath two directories (ROOT and a --vhost's DIR): two
+ * entries, neither answering for the other nor replacing it. */
+TEST(roots_apart)
+{
+	struct content_cache *c = content_cache_new(1 << 20);
+	struct fake_fs fs = { .file_ok = true };
+	struct stat st = file_stat(7, 4, 1700000000);
+	struct cache_entry *e, *found;
+
+	add(c, "/index.html", "root", NOW);
+	CHECK_EQ_INT(content_cache_lookup(c, 1, "/index.html", 11, NOW,
+					  fake_stat, &fs, &found),
+		     CACHE_MISSING);
+	e = cache_entry_new(1, "/index.html", 11, CACHE_FILE, copy("vhst"), 4,
+			    &st, "index.html", "text/html", false, NOW);
+	content_cache_link(c, e);
+	content_cache_put(e);
+	CHECK_EQ_INT(content_cache_lookup(c, 1, "/index.html", 11, NOW,
+					  fake_stat, &fs, &found),
+		     CACHE_FRESH);
+	CHECK_EQ_MEM(found->rep[HTTP_CODING_IDENTITY].data, 4, "vhst");
+	content_cache_put(found);
+	CHECK_EQ_INT(lookup(c, "/index.html", NOW, &fs, &found), CACHE_FRESH);
+	CHECK_EQ_MEM(found->rep[HTTP_CODING_IDENTITY].data, 4, "root");
+	content_cache_put(found);
+	CHECK_EQ_INT(content_cache_lookup(c, 2, "/index.html", 11, NOW,
+					  fake_stat, &fs, &found),
+		     CACHE_MISSING);
 	content_cache_free(c);
 }

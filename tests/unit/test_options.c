@@ -90,7 +90,7 @@ TEST(defaults)
 
 	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	CHECK_EQ_STR(p.opt.root, "./www");
-	CHECK_EQ_STR(p.opt.bind_addr, "0.0.0.0");
+	CHECK_EQ_INT(p.opt.nbinds, 0);
 	CHECK_EQ_INT(p.opt.port, 8080);
 	CHECK(p.opt.threads >= 1);
 	CHECK_EQ_INT(p.opt.timeout_ms, 15000);
@@ -110,7 +110,8 @@ TEST(every_option)
 
 	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	CHECK_EQ_INT(p.opt.port, 0);
-	CHECK_EQ_STR(p.opt.bind_addr, "::1");
+	CHECK_EQ_INT(p.opt.nbinds, 1);
+	CHECK_EQ_STR(p.opt.binds[0], "::1");
 	CHECK_EQ_INT(p.opt.threads, 3);
 	CHECK_EQ_INT(p.opt.timeout_ms, 250);
 	CHECK(!p.opt.site.listing);
@@ -152,7 +153,7 @@ TEST(table_options)
 	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	CHECK_EQ_INT(p.opt.port, 0);
 	CHECK_EQ_INT(p.opt.threads, 5);
-	CHECK_EQ_STR(p.opt.bind_addr, "fe80::1");
+	CHECK_EQ_STR(p.opt.binds[0], "fe80::1");
 	CHECK_EQ_STR(p.opt.user, "www");
 	CHECK(p.opt.user_given);
 	CHECK_EQ_STR(p.opt.metrics, ":9100");
@@ -185,7 +186,7 @@ TEST(help_layout)
 		    !strncmp(line, "  -p, --port PORT ", 18))
 			CHECK(!strncmp(line + 17, "        port to", 15));
 	}
-	CHECK_EQ_INT(options, 30);
+	CHECK_EQ_INT(options, 31);
 	CHECK(strstr(p.out, "  -V, --version          show the version and "
 			    "exit\n") != NULL);
 	CHECK(strstr(p.out,
@@ -212,7 +213,7 @@ TEST(man_entries)
 	CHECK(n < sizeof(man) - 1);
 	for (s = man; (s = strstr(s, ".TP\n")); s++)
 		entries++;
-	CHECK_EQ_INT(entries, 30);
+	CHECK_EQ_INT(entries, 31);
 	CHECK(!strncmp(man, port, strlen(port)));
 	CHECK(strstr(man, ".TP\n.BI \\-\\-timeout \" SECONDS\"\n") != NULL);
 	CHECK(strstr(man, ".TP\n.B \\-\\-no\\-listing\n") != NULL);
@@ -465,4 +466,106 @@ TEST(bad_mime_options_named)
 	check_usage_error(&p, "'py=text/plain\\x0d\\x0aX-Evil: 1'");
 	p = parse("--mime", NULL);
 	check_usage_error(&p, "option '--mime' needs a value");
+}
+
+TEST(vhost_options)
+{
+	static const char *const bad[][2] = {
+		{ "a.test", "expected NAME=DIR" },
+		{ "=/srv/a", "NAME is a host name" },
+		{ "*=/srv/a", "NAME is a host name" },
+		{ "*.=/srv/a", "NAME is a host name" },
+		{ "a.*.test=/srv/a", "NAME is a host name" },
+		{ "a..test=/srv/a", "NAME is a host name" },
+		{ "[::1]=/srv/a", "NAME is a host name" },
+		{ "a b=/srv/a", "NAME is a host name" },
+		{ "a.test:80=/srv/a", "NAME is a host name" },
+		{ "a.test=", "expected a directory after '='" },
+	};
+	struct parsed p = parse(NULL);
+	char many[65][24];
+	char *argv[2 * 65 + 2] = { "sehttpd" };
+	struct options opt;
+	FILE *err;
+	int saved;
+
+	CHECK_EQ_INT(p.opt.nvhosts, 0);
+	p = parse("--vhost", "a.test=/srv/a", "--vhost", "*.B.test.=/srv/b=c",
+		  NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.nvhosts, 2);
+	CHECK_EQ_STR(p.opt.vhosts[0], "a.test=/srv/a");
+	CHECK_EQ_STR(p.opt.vhosts[1], "*.B.test.=/srv/b=c");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char what[128];
+
+		p = parse("--vhost", bad[i][0], NULL);
+		snprintf(what, sizeof(what), "invalid --vhost '%s': %s",
+			 bad[i][0], bad[i][1]);
+		check_usage_error(&p, what);
+	}
+	/* At most VHOSTS_MAX; parse() takes fewer arguments than that. */
+	for (int i = 0; i < 65; i++) {
+		snprintf(many[i], sizeof(many[i]), "h%d.test=/", i);
+		argv[1 + 2 * i] = "--vhost";
+		argv[2 + 2 * i] = many[i];
+	}
+	fflush(stderr);
+	saved = capture(STDERR_FILENO, &err);
+	optind = 0;
+	CHECK_EQ_INT(options_parse(&opt, 1 + 2 * 65, argv), OPTIONS_EXIT_USAGE);
+	fflush(stderr);
+	release(STDERR_FILENO, saved, err, p.err, sizeof(p.err));
+	CHECK_EQ_STR(p.err, "sehttpd: at most 64 --vhost options\n");
+}
+
+TEST(bind_options)
+{
+	static const char *const bad[][2] = {
+		{ "127.0.0.1:", "the port is a number up to 65535" },
+		{ "127.0.0.1:65536", "the port is a number up to 65535" },
+		{ "127.0.0.1:80x", "the port is a number up to 65535" },
+		{ "127.0.0.1:-1", "the port is a number up to 65535" },
+		{ "h:+80", "the port is a number up to 65535" },
+		{ ":8080", "expected an address before the port" },
+		{ "", "expected an address before the port" },
+		{ "[]:80", "expected an address before the port" },
+		{ "[::1", "expected [IPV6] or [IPV6]:PORT" },
+		{ "[::1]x", "expected [IPV6] or [IPV6]:PORT" },
+		{ "[::1]:", "the port is a number up to 65535" },
+		{ "unix:", "a Unix socket's path is 1 to 107 bytes" },
+	};
+	static char long_path[200];
+	struct parsed p;
+
+	p = parse("-b", "127.0.0.1", "-b", "[::1]:8081", "--bind",
+		  "unix:/run/s.sock", "-b", "::", "-b", "localhost:0", "-p",
+		  "80", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.nbinds, 5);
+	CHECK_EQ_STR(p.opt.binds[0], "127.0.0.1");
+	CHECK_EQ_STR(p.opt.binds[1], "[::1]:8081");
+	CHECK_EQ_STR(p.opt.binds[2], "unix:/run/s.sock");
+	CHECK_EQ_STR(p.opt.binds[4], "localhost:0");
+	CHECK_EQ_INT(p.opt.port, 80);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char what[160];
+
+		p = parse("-b", bad[i][0], NULL);
+		snprintf(what, sizeof(what), "invalid --bind '%s': %s",
+			 bad[i][0], bad[i][1]);
+		check_usage_error(&p, what);
+	}
+	memcpy(long_path, "unix:/", 6);
+	memset(long_path + 6, 'x', 107 - 1);
+	p = parse("-b", long_path, NULL); /* 107 bytes of path */
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	long_path[6 + 106] = 'x';
+	p = parse("-b", long_path, NULL);
+	check_usage_error(&p, "a Unix socket's path is 1 to 107 bytes");
+	p = parse("-b", "1", "-b", "2", "-b", "3", "-b", "4", "-b", "5", "-b",
+		  "6", "-b", "7", "-b", "8", "-b", "9", "-b", "10", "-b", "11",
+		  "-b", "12", "-b", "13", "-b", "14", "-b", "15", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.nbinds, 15);
 }
