@@ -73,12 +73,13 @@ def check_tree(port, expected, tls=False):
 
 def _handshake(port, *args):
     """{'version', 'cipher', 'group', 'alpn'} of an openssl s_client
-    handshake with args, or raises ValueError."""
+    handshake with args, or raises ValueError.  A server that picks h2
+    sends its binary SETTINGS frame, which s_client prints."""
     try:
         out = subprocess.run(['openssl', 's_client', '-connect',
                               '127.0.0.1:%d' % port] + list(args),
                              input='', capture_output=True, text=True,
-                             timeout=TIMEOUT_S)
+                             errors='replace', timeout=TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise ValueError('openssl s_client: %s' % e)
     text = out.stdout
