@@ -7,7 +7,8 @@ rounds (A B C D A B C D ...) and reports, per scenario and server, the
 request rate and the server's own CPU time per request (user and system,
 from /proc), or memory per idle connection; medians of the rounds with
 min and max.  The HTTPS scenarios run HTTPS instances of the servers that
-speak it, with one certificate made for the run.  Writes
+speak it, with one certificate made for the run; the HTTP/2 scenarios run
+HTTP/2 instances (over TLS, or cleartext with prior knowledge).  Writes
 bench/results/latest.json and latest.png.
 """
 
@@ -79,20 +80,28 @@ CLASSES = {'sehttpd': servers.Sehttpd, 'nginx': servers.Nginx,
 
 def make_servers(opts, run_dir, www, tls):
     """The servers the scenarios need: the peers over HTTP (when a
-    scenario without TLS is run), the balanced setups, the floors and, with
-    tls, the peers that speak HTTPS over it."""
-    def make(name, tls=None):
+    scenario without TLS is run), the balanced setups, the floors, with
+    tls the peers that speak HTTPS over it, and the HTTP/2 instances of
+    the peers that speak it ({tls: [servers]}: over TLS, in the clear)."""
+    def make(name, tls=None, h2=False):
         binary = [os.path.join(opts.build, 'sehttpd')] \
             if name == 'sehttpd' else []
-        return CLASSES[name](run_dir, www, *binary, tls=tls)
+        return CLASSES[name](run_dir, www, *binary, tls=tls, h2=h2)
 
+    h1 = [sc for sc in opts.scenarios if sc.kind != 'h2']
     peers = []
-    if any(not sc.tls for sc in opts.scenarios):
+    if any(not sc.tls for sc in h1):
         peers = [make(name) for name in opts.servers]
     tls_peers = []
-    if tls:
+    if any(sc.tls for sc in h1):
         tls_peers = [make(name, tls) for name in opts.servers
                      if CLASSES[name].speaks_tls]
+    h2_peers = {}
+    for over_tls in sorted({sc.tls for sc in opts.scenarios
+                            if sc.kind == 'h2'}):
+        h2_peers[over_tls] = [
+            make(name, tls if over_tls else None, h2=True)
+            for name in opts.servers if CLASSES[name].speaks_h2]
     balanced = []
     if any(sc.balanced for sc in opts.scenarios):
         balanced = [servers.Balanced(run_dir, www,
@@ -105,7 +114,7 @@ def make_servers(opts, run_dir, www, tls):
                 floors[sc.floor] = servers.Floor(
                     run_dir, www, os.path.join(opts.build, 'bench-floor'),
                     sc.floor)
-    return peers, tls_peers, balanced, floors
+    return peers, tls_peers, h2_peers, balanced, floors
 
 
 def label(server):
@@ -123,9 +132,9 @@ class Bench:
             tls, tls_err = servers.make_tls(run_dir)
             # Without one, the HTTPS servers exist only to say so.
             tls = tls or servers.Tls('-', '-')
-        self.peers, self.tls_peers, self.balanced, self.floors = \
-            make_servers(opts, run_dir, www, tls)
-        for server in self.tls_peers:
+        self.peers, self.tls_peers, self.h2_peers, self.balanced, \
+            self.floors = make_servers(opts, run_dir, www, tls)
+        for server in self.tls_peers + self.h2_peers.get(True, []):
             if tls_err:
                 self.broken[server.name] = 'no certificate: ' + tls_err
         self.htstress = os.path.join(opts.build, 'htstress')
@@ -133,8 +142,9 @@ class Bench:
         self.tls_info = {}  # HTTPS server name -> verify.tls_probe's facts
 
     def all_servers(self):
-        return self.peers + self.tls_peers + self.balanced + \
-            list(self.floors.values())
+        return self.peers + self.tls_peers + \
+            [s for group in self.h2_peers.values() for s in group] + \
+            self.balanced + list(self.floors.values())
 
     def start(self, server):
         """(Re)starts and verifies server; None or an error string."""
@@ -143,6 +153,9 @@ class Bench:
             return err
         if isinstance(server, servers.Floor):
             err = verify.check_fixed(server.port, server.body_bytes)
+        elif server.h2:
+            err = verify.check_h2(server.port, self.expected,
+                                  tls=bool(server.tls))
         else:
             err = verify.check_tree(server.port, self.expected,
                                     tls=bool(server.tls))
@@ -187,6 +200,9 @@ class Bench:
     # --- one timed run ------------------------------------------------------
     def load(self, scenario, server, seconds):
         url = server.url(scenario.path)
+        if scenario.kind == 'h2':
+            return loadgen.h2load(url, seconds, scenario.conns,
+                                  scenario.streams)
         if scenario.kind == 'newconn' and scenario.tls:
             return loadgen.s_time(server.port, scenario.path, seconds,
                                   reuse=scenario.resume)
@@ -248,7 +264,10 @@ class Bench:
             r['gzip_how'] = server.how(scenario.coding)
 
     def run_timed(self, scenario):
-        members = list(self.tls_peers if scenario.tls else self.peers)
+        if scenario.kind == 'h2':
+            members = list(self.h2_peers[scenario.tls])
+        else:
+            members = list(self.tls_peers if scenario.tls else self.peers)
         if scenario.balanced:
             members = [s for s in self.peers if s.name == 'sehttpd'] + \
                 self.balanced
@@ -295,6 +314,8 @@ class Bench:
                 if load.bytes_read:
                     r['samples'][-1]['wire_bytes'] = round(
                         load.bytes_read / n)
+                if load.facts and 'facts' not in r:
+                    r['facts'] = load.facts
         return res
 
     # --- the idle scenario --------------------------------------------------

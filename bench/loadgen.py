@@ -1,7 +1,8 @@
 """The load generators, pinned to CPU 0: wrk for keep-alive runs (HTTP or
-HTTPS), htstress (without -k) for a new connection per request, and
+HTTPS), htstress (without -k) for a new connection per request,
 openssl s_time for a new HTTPS connection per request (one at a time,
-with a full handshake each or resuming one session).
+with a full handshake each or resuming one session), and h2load for
+HTTP/2 (over TLS by ALPN, or cleartext with prior knowledge).
 
 Each run returns a Load: completed requests and seconds (and for wrk the
 bytes it read, headers included, to within its rounding), the CPU time
@@ -29,6 +30,9 @@ class Load:
     error: Optional[str] = None
     bytes_read: Optional[float] = None
     client_cpu_s: float = 0.0  # user + system of the load generator
+    # h2load: what its connections came to ('protocol', and over TLS
+    # 'tls', 'cipher', 'group')
+    facts: Optional[dict] = None
 
 
 def _children_cpu_s():
@@ -164,4 +168,63 @@ def s_time(port, path, seconds, reuse=False):
             resumed, n)
     elif not reuse and resumed:
         load.error = '%d of %d connections resumed a session' % (resumed, n)
+    return load
+
+
+_H2LOAD_DONE = re.compile(r'^finished in ([\d.]+)(us|ms|s|m), ', re.MULTILINE)
+_H2LOAD_REQS = re.compile(
+    r'^requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, '
+    r'(\d+) failed, (\d+) errored, (\d+) timeout', re.MULTILINE)
+_H2LOAD_STATUS = re.compile(r'^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) '
+                            r'4xx, (\d+) 5xx', re.MULTILINE)
+_H2LOAD_TRAFFIC = re.compile(r'^traffic: \S+ \((\d+)\) total', re.MULTILINE)
+_H2LOAD_FACTS = {'protocol': re.compile(r'^Application protocol: (\S+)',
+                                        re.MULTILINE),
+                 'tls': re.compile(r'^TLS Protocol: (\S+)', re.MULTILINE),
+                 'cipher': re.compile(r'^Cipher: (\S+)', re.MULTILINE),
+                 'group': re.compile(r'^Server Temp Key: (\S+)',
+                                     re.MULTILINE)}
+
+
+def h2load(url, seconds, conns, streams):
+    """An HTTP/2 run: h2load -t1 -cCONNS -mSTREAMS -DSECONDS, offering only
+    h2 in ALPN over TLS (no fall-back to HTTP/1.1) and using prior
+    knowledge in the clear.  Requests still in flight when the time is up
+    are not counted (h2load's "started" minus "done"); any failed,
+    errored, timed-out or non-2xx request, or a protocol other than h2 or
+    h2c, is an error."""
+    out = _run(['h2load', '-t1', '-c%d' % conns, '-m%d' % streams,
+                '-D', '%d' % seconds, '--npn-list=h2', url], seconds)
+    if out is None:
+        return Load(error='h2load did not finish')
+    text = out.stdout
+    done, reqs = _H2LOAD_DONE.search(text), _H2LOAD_REQS.search(text)
+    if out.returncode != 0 or not done or not reqs:
+        tail = (out.stderr or text).strip().splitlines()[-1:]
+        return Load(error='h2load failed: %s' % (
+            tail or ['exit %d' % out.returncode])[0])
+    facts = {k: m.group(1) for k, rx in _H2LOAD_FACTS.items()
+             for m in [rx.search(text)] if m}
+    traffic = _H2LOAD_TRAFFIC.search(text)
+    n_done, succeeded, failed, errored, timeout = (
+        int(v) for v in reqs.groups()[2:])
+    load = Load(requests=n_done,
+                seconds=float(done.group(1)) * _UNIT_S[done.group(2)],
+                bytes_read=float(traffic.group(1)) if traffic else None,
+                client_cpu_s=out.client_cpu_s, facts=facts)
+    errs = []
+    if facts.get('protocol') not in ('h2', 'h2c'):
+        errs.append('protocol %s, not h2' % facts.get('protocol', 'unknown'))
+    if failed or errored or timeout or succeeded != n_done:
+        errs.append('%d failed, %d errored, %d timed out of %d' % (
+            failed, errored, timeout, n_done))
+    # Counted when the head arrives: in-flight requests may be among them.
+    status = _H2LOAD_STATUS.search(text)
+    if status and any(int(n) for n in status.groups()[1:]):
+        errs.append('responses not 2xx: %s 3xx, %s 4xx, %s 5xx' %
+                    status.groups()[1:])
+    if n_done == 0:
+        errs.append('no request completed')
+    if errs:
+        load.error = '; '.join(errs)
     return load

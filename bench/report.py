@@ -28,6 +28,10 @@ def load_text(opts, sc):
     if sc.kind == 'idle':
         return 'idle_clients.py, %d connections, fresh server each round' % (
             opts.idle_conns or sc.conns)
+    if sc.kind == 'h2':
+        return 'h2load -t1 -c%d -m%d -D%d, %s' % (
+            sc.conns, sc.streams, opts.seconds,
+            'https, ALPN h2 only' if sc.tls else 'http, prior knowledge')
     if sc.kind == 'newconn' and sc.tls:
         return 'openssl s_time %s -time %d, one connection at a time, ' \
             'GET HTTP/1.0' % ('-reuse' if sc.resume else '-new',
@@ -41,9 +45,14 @@ def load_text(opts, sc):
 def notes(opts, sc):
     """Lines printed under a scenario's table."""
     out = []
-    if sc.tls and 'lighttpd' in opts.servers:
+    if sc.kind == 'h2' and 'lighttpd' in opts.servers:
+        out.append('lighttpd is left out of the HTTP/2 rows')
+    elif sc.tls and 'lighttpd' in opts.servers:
         out.append('lighttpd is left out of the HTTPS rows (no TLS set up '
                    'for it here)')
+    if sc.kind == 'h2':
+        out.append('req/s: requests completed in the run (h2load leaves '
+                   'out those in flight at its end)')
     if sc.tls and sc.kind == 'newconn':
         out.append('req/s: connections per second of wall time, one at a '
                    'time; ' + ('every one resumed the session of the one '
@@ -119,6 +128,8 @@ def build(opts, results, info, wall, tls=None):
             if sc.gzip and not r['error']:
                 entry['gzip_bytes'] = r.get('gzip_bytes')
                 entry['gzip_how'] = r.get('gzip_how')
+            if r.get('facts'):
+                entry['h2load'] = r['facts']
             if not r['error'] and r['samples']:
                 entry['summary'] = summarize(r['samples'], metrics)
             elif not r['error']:
@@ -186,6 +197,11 @@ def print_scenario(key, sc):
     for name, r in sc['servers'].items():
         if r.get('summary') and r.get('gzip_how'):
             print('  %s %s' % (name, r['gzip_how']))
+    for name, r in sc['servers'].items():
+        if r.get('h2load'):
+            print('  %s: h2load got %s' % (name, ' '.join(
+                r['h2load'][k] for k in ('protocol', 'tls', 'cipher',
+                                         'group') if k in r['h2load'])))
     for line in sc.get('notes', []):
         print('  note: ' + line)
 

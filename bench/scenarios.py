@@ -15,6 +15,10 @@ servers.py; lighttpd is left out): keep-alive runs by wrk with an https
 URL, a new connection per request by openssl s_time (one connection at a
 time, conns=1), each with a full handshake or, with resume, resuming the
 session (a run in which any connection did not resume gets no figure).
+Kind 'h2' is HTTP/2 by h2load, conns connections with streams requests in
+flight on each, against HTTP/2 instances of the servers that speak it
+(sehttpd, nginx, h2o; lighttpd is left out): with tls, over HTTPS with h2
+chosen by ALPN; without, cleartext with prior knowledge (h2c).
 """
 
 from dataclasses import dataclass
@@ -35,6 +39,7 @@ class Scenario:
     coding: str = 'gzip'  # what a gzip scenario asks for
     tls: bool = False
     resume: bool = False  # a TLS newconn scenario's connections resume
+    streams: int = 1  # an h2 scenario's requests in flight per connection
 
     @property
     def headers(self):
@@ -78,6 +83,20 @@ SCENARIOS = [
              'HTTPS new connection per request, resumed session, 12 B '
              'file', 'newconn', '/12.txt', 'HTTPS resumed', conns=1,
              tls=True, resume=True),
+    # HTTP/2: h2load, 10 connections x 50 streams.
+    Scenario('h2_12b', 'HTTP/2 over TLS, 12 B file', 'h2', '/12.txt',
+             'h2 12 B', conns=10, streams=50, tls=True),
+    Scenario('h2_4k', 'HTTP/2 over TLS, 4 KiB file', 'h2', '/4k.bin',
+             'h2 4 KiB', conns=10, streams=50, tls=True),
+    Scenario('h2_100k', 'HTTP/2 over TLS, 100 KiB file', 'h2', '/100k.bin',
+             'h2 100 KiB', conns=10, streams=50, tls=True),
+    Scenario('h2c_12b', 'HTTP/2 cleartext (prior knowledge), 12 B file',
+             'h2', '/12.txt', 'h2c 12 B', conns=10, streams=50),
+    Scenario('h2c_4k', 'HTTP/2 cleartext (prior knowledge), 4 KiB file',
+             'h2', '/4k.bin', 'h2c 4 KiB', conns=10, streams=50),
+    Scenario('h2c_100k', 'HTTP/2 cleartext (prior knowledge), 100 KiB '
+             'file', 'h2', '/100k.bin', 'h2c 100 KiB', conns=10,
+             streams=50),
     Scenario('idle_10k', 'idle keep-alive connections', 'idle',
              '/12.txt', 'idle', conns=10000),
 ]
@@ -114,4 +133,11 @@ TARGETS = [
     Target('tls_keepalive_1m', 'total_us', 'nginx', 1.0),
     Target('tls_newconn_full', 'total_us', 'nginx', 1.1),
     Target('tls_newconn_resumed', 'total_us', 'nginx', 1.1),
+    # HTTP/2: server CPU per request at most h2o's.
+    Target('h2_12b', 'total_us', 'h2o', 1.0),
+    Target('h2_4k', 'total_us', 'h2o', 1.0),
+    Target('h2_100k', 'total_us', 'h2o', 1.0),
+    Target('h2c_12b', 'total_us', 'h2o', 1.0),
+    Target('h2c_4k', 'total_us', 'h2o', 1.0),
+    Target('h2c_100k', 'total_us', 'h2o', 1.0),
 ]

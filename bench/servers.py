@@ -22,11 +22,21 @@ out): the one ECDSA P-256 certificate and key made for the run, TLS 1.2 and
 OpenSSL's default everywhere), key exchange groups X25519 first, session
 tickets on and OpenSSL's own session cache of TLS_SESSION_CACHE sessions,
 sessions valid TLS_SESSION_S, and HTTP/1.1: nginx offers no h2 (no http2
-on its listen line); h2o 2.2 always offers h2 in ALPN, which no client
-here asks for (wrk and openssl s_time send no ALPN).  h2o's private key
-stays in its worker (neverbleed OFF): every server signs in its one
-worker.  Such a server is named NAME-tls (its logs and files) and keeps
-NAME as its label, the row in a scenario's table.
+on its listen line); sehttpd and h2o 2.2 always offer h2 in ALPN, which
+no client of these rows asks for (wrk and openssl s_time send no ALPN).
+h2o's private key stays in its worker (neverbleed OFF): every server signs
+in its one worker.  Such a server is named NAME-tls (its logs and files)
+and keeps NAME as its label, the row in a scenario's table.
+
+A server made with h2=True speaks HTTP/2 (sehttpd, nginx, h2o; lighttpd
+is left out): with tls=, HTTPS where ALPN offers h2 (nginx: `ssl http2` on
+its listen line; sehttpd and h2o always offer it), named NAME-h2; without,
+cleartext HTTP/2 with prior knowledge (nginx: `http2` on its listen line;
+sehttpd and h2o take a connection that starts with the HTTP/2 preface as
+HTTP/2), named NAME-h2c.  Everything else is as in the HTTP/1.1 instances;
+each server's limit of streams per connection (nginx 128, h2o 100,
+sehttpd 100) is above the 50 the scenarios use, and idle timeouts are
+KEEPALIVE_S.
 """
 
 import glob
@@ -130,16 +140,20 @@ class Server:
     # {coding: how the server makes it}, for the codings it is set up for
     codings = {}
     speaks_tls = False  # whether command() can set up tls
+    speaks_h2 = False  # whether command() can set up h2 (and h2c)
 
-    def __init__(self, run_dir, www, tls=None):
+    def __init__(self, run_dir, www, tls=None, h2=False):
         self.run_dir = run_dir
         self.www = www
         self.proc = None
         self.port = None
         self.log = None
         self.tls = tls
-        if tls:
-            self.name = self.name + '-tls'
+        self.h2 = h2
+        self.suffix = ('-h2' if tls else '-h2c') if h2 else \
+            ('-tls' if tls else '')
+        if self.suffix:
+            self.name = self.name + self.suffix
 
     # --- per server -----------------------------------------------------
     def available(self):
@@ -166,7 +180,7 @@ class Server:
     @property
     def label(self):
         """The server's row in a scenario's table."""
-        return self.name[:-len('-tls')] if self.tls else self.name
+        return self.name[:-len(self.suffix)] if self.suffix else self.name
 
     def url(self, path):
         return '%s://127.0.0.1:%d%s' % ('https' if self.tls else 'http',
@@ -261,9 +275,10 @@ class Sehttpd(Server):
     }
 
     speaks_tls = True
+    speaks_h2 = True
 
-    def __init__(self, run_dir, www, binary, tls=None):
-        super().__init__(run_dir, www, tls)
+    def __init__(self, run_dir, www, binary, tls=None, h2=False):
+        super().__init__(run_dir, www, tls, h2)
         self.binary = os.path.abspath(binary)
 
     def available(self):
@@ -275,7 +290,8 @@ class Sehttpd(Server):
         return _version([self.binary, '--version'])
 
     def command(self):
-        # Its TLS settings are built in (src/sehttpd/tls.c).
+        # Its TLS settings are built in (src/sehttpd/tls.c); it offers h2
+        # in ALPN, and takes the HTTP/2 preface in the clear, unasked.
         tls = ['--tls-cert', self.tls.cert, '--tls-key', self.tls.key] \
             if self.tls else []
         return [self.binary, '-b', '127.0.0.1', '-p', str(self.port),
@@ -288,6 +304,7 @@ class Nginx(Server):
     codings = {'gzip': 'compresses every request (zlib level %d, no cache)'
                % GZIP_LEVEL}
     speaks_tls = True
+    speaks_h2 = True
 
     def available(self):
         return None if shutil.which('nginx') else 'nginx not installed'
@@ -310,6 +327,7 @@ class Nginx(Server):
         ssl_session_cache builtin:{TLS_SESSION_CACHE};
         ssl_session_timeout {TLS_SESSION_S}s;
         ssl_session_tickets on;''' if self.tls else ''
+        listen = (' ssl' if self.tls else '') + (' http2' if self.h2 else '')
         with open(conf, 'w') as f:
             f.write(f'''\
 user root;
@@ -333,7 +351,7 @@ http {{
     gzip_comp_level {GZIP_LEVEL};
     gzip_types text/plain text/css text/javascript application/json;
     server {{
-        listen 127.0.0.1:{self.port}{' ssl' if self.tls else ''};
+        listen 127.0.0.1:{self.port}{listen};
         root {self.www};
         autoindex on;{tls}
     }}
@@ -411,6 +429,7 @@ class H2o(Server):
               % BROTLI_LEVEL,
     }
     speaks_tls = True
+    speaks_h2 = True
 
     def available(self):
         return None if shutil.which('h2o') else 'h2o not installed'
@@ -444,6 +463,7 @@ user: root
 num-threads: 1
 max-connections: {MAX_CONNS}
 http1-request-timeout: {KEEPALIVE_S}
+http2-idle-timeout: {KEEPALIVE_S}
 error-log: {self.run_dir}/{self.name}-error.log
 pid-file: {self.run_dir}/{self.name}.pid
 listen:

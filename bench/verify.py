@@ -3,7 +3,8 @@ every file byte for byte with a 200, and the listing as a 200 HTML page
 naming every entry; for the compression scenarios, that the reply is the
 file in the coding asked for (br and zstd decoded by Debian's brotli and
 zstd tools); for an HTTPS server, the same over HTTPS, and what its TLS
-comes to (tls_probe)."""
+comes to (tls_probe); for an HTTP/2 server, every file over HTTP/2 by
+curl (check_h2)."""
 
 import gzip
 import http.client
@@ -12,6 +13,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import tempfile
 import zlib
 
 import tree
@@ -68,6 +70,39 @@ def check_tree(port, expected, tls=False):
                 tree.LISTING_PATH, len(missing), missing[0])
     except (OSError, http.client.HTTPException) as e:
         return 'GET failed: %s' % e
+    return None
+
+
+def check_h2(port, expected, tls):
+    """None if curl gets every file of expected over HTTP/2 (h2 by ALPN
+    over TLS, else prior knowledge) with a 200 and the file's bytes;
+    otherwise what is wrong.  One curl per file: curl 7.88's second
+    request on a reused prior-knowledge connection fails."""
+    if not shutil.which('curl'):
+        return 'no curl to check HTTP/2 with'
+    scheme = 'https' if tls else 'http'
+    for path, body in expected.items():
+        with tempfile.NamedTemporaryFile() as tmp:
+            cmd = ['curl', '-sS', '--max-time', '%d' % TIMEOUT_S,
+                   '-w', '%{http_version} %{http_code}', '-o', tmp.name]
+            cmd += ['-k', '--http2'] if tls else ['--http2-prior-knowledge']
+            cmd.append('%s://127.0.0.1:%d%s' % (scheme, port, path))
+            try:
+                out = subprocess.run(cmd, capture_output=True, text=True,
+                                     timeout=2 * TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                return 'GET %s over HTTP/2: curl did not finish' % path
+            if out.returncode:
+                return 'GET %s over HTTP/2: curl exit %d: %s' % (
+                    path, out.returncode,
+                    (out.stderr.strip().splitlines() or ['?'])[-1])
+            if out.stdout != '2 200':
+                return 'GET %s: HTTP version and status %r, not 2 200' % (
+                    path, out.stdout)
+            got = tmp.read()
+        if got != body:
+            return 'GET %s over HTTP/2: %d bytes differ from the %d-byte ' \
+                'file' % (path, len(got), len(body))
     return None
 
 

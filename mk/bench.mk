@@ -2,9 +2,11 @@
 # that does no HTTP work), each pinned to CPU 1 with the load on CPU 0.
 # The HTTPS rows (tls_*) make their certificate with openssl(1) and time
 # new connections with openssl s_time; lighttpd is left out of them.
+# The HTTP/2 rows (h2_*, h2c_*) run h2load (nghttp2-client) against
+# sehttpd, nginx and h2o, after curl has fetched every file over HTTP/2.
 # BENCH_ARGS passes options to bench/bench.py, e.g. BENCH_ARGS='--rounds 5'.
 BENCH_DEPS := lighttpd lighttpd-mod-deflate h2o wrk gnuplot-nox haproxy python3 \
-	      brotli zstd openssl
+	      brotli zstd openssl nghttp2-client curl
 BENCH_ARGS ?=
 # Built by `make check` too, so a change that breaks it shows at once.
 CHECK_PROGRAMS += $(BUILD)/bench-floor
