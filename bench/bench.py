@@ -32,7 +32,7 @@ import report  # noqa: E402
 import servers  # noqa: E402
 import tree  # noqa: E402
 import verify  # noqa: E402
-from scenarios import SCENARIOS  # noqa: E402
+from scenarios import DEFAULT_SECONDS, SCENARIOS  # noqa: E402
 
 PEERS = ['sehttpd', 'nginx', 'lighttpd', 'h2o']
 BALANCED_INSTANCES = (1, 3)  # sehttpd instances behind HAProxy
@@ -46,8 +46,9 @@ def parse_args():
     ap.add_argument('--build', default='build',
                     help='build directory (sehttpd, htstress, bench-floor)')
     # wrk takes whole seconds only.
-    ap.add_argument('--seconds', type=int, default=3,
-                    help='length of one timed run, whole seconds')
+    ap.add_argument('--seconds', type=int,
+                    help='length of one timed run, whole seconds (default: '
+                    '%d, the HTTP/2 rows 2)' % DEFAULT_SECONDS)
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--warmup', type=int, default=1,
                     help='seconds of untimed load per server before its '
@@ -67,7 +68,8 @@ def parse_args():
     keys = [s for s in opts.scenarios.split(',') if s]
     unknown = [s for s in opts.servers if s not in PEERS] + \
         [k for k in keys if k not in {s.key for s in SCENARIOS}]
-    if unknown or opts.rounds < 1 or opts.seconds <= 0:
+    if unknown or opts.rounds < 1 or \
+            (opts.seconds is not None and opts.seconds <= 0):
         ap.error('bad --servers, --scenarios, --rounds or --seconds: %s' %
                  ', '.join(unknown))
     opts.scenarios = [s for s in SCENARIOS if s.key in keys]
@@ -293,8 +295,8 @@ class Bench:
                 r = res[label(server)]
                 if r['error']:
                     continue
-                load, busy = self.timed_run(scenario, server,
-                                            self.opts.seconds)
+                load, busy = self.timed_run(
+                    scenario, server, scenario.run_seconds(self.opts.seconds))
                 if load.error:
                     r['error'] = 'round %d: %s' % (rnd + 1, load.error)
                     continue
@@ -415,10 +417,11 @@ def main():
     bench = Bench(opts, run_dir, www, expected)
     with open('/proc/loadavg') as f:
         loadavg = ' '.join(f.read().split()[:3])
-    print('bench: %d round(s) of %d s per server, servers on CPU %s, load '
+    print('bench: %d round(s) of %s per server, servers on CPU %s, load '
           'on CPU %s, CPU time from /proc/PID/stat in 1/%d s, '
           'RLIMIT_NOFILE %d, load average %s; run dir %s' % (
-              opts.rounds, opts.seconds, servers.SERVER_CPU,
+              opts.rounds, '%d s' % opts.seconds if opts.seconds else
+              '%d s (HTTP/2: 2 s)' % DEFAULT_SECONDS, servers.SERVER_CPU,
               loadgen.CLIENT_CPU, procstat.CLK_TCK, servers.NOFILE,
               loadavg, run_dir))
     results = []

@@ -28,17 +28,18 @@ def load_text(opts, sc):
     if sc.kind == 'idle':
         return 'idle_clients.py, %d connections, fresh server each round' % (
             opts.idle_conns or sc.conns)
+    seconds = sc.run_seconds(opts.seconds)
     if sc.kind == 'h2':
         return 'h2load -t1 -c%d -m%d -D%d, %s' % (
-            sc.conns, sc.streams, opts.seconds,
+            sc.conns, sc.streams, seconds,
             'https, ALPN h2 only' if sc.tls else 'http, prior knowledge')
     if sc.kind == 'newconn' and sc.tls:
         return 'openssl s_time %s -time %d, one connection at a time, ' \
             'GET HTTP/1.0' % ('-reuse' if sc.resume else '-new',
-                              opts.seconds)
+                              seconds)
     if sc.kind == 'newconn':
-        return 'htstress -t1 -c%d -d%gs (no -k)' % (sc.conns, opts.seconds)
-    return 'wrk -t1 -c%d -d%gs%s' % (sc.conns, opts.seconds,
+        return 'htstress -t1 -c%d -d%gs (no -k)' % (sc.conns, seconds)
+    return 'wrk -t1 -c%d -d%gs%s' % (sc.conns, seconds,
                                      ', https' if sc.tls else '')
 
 
@@ -139,6 +140,7 @@ def build(opts, results, info, wall, tls=None):
             'title': sc.title, 'short': sc.short, 'kind': sc.kind,
             'path': sc.path, 'gzip': sc.gzip, 'coding': sc.coding,
             'load': load_text(opts, sc), 'notes': notes(opts, sc),
+            'seconds': sc.run_seconds(opts.seconds),
             'tls': sc.tls, 'servers': servers,
             'ratios': ratios(servers) if sc.kind != 'idle' else {}}
         if sc.gzip:
@@ -146,6 +148,7 @@ def build(opts, results, info, wall, tls=None):
     return {
         'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
         'wall_seconds': round(wall, 1),
+        # seconds: None when each scenario ran its own length
         'settings': {'rounds': opts.rounds, 'seconds': opts.seconds,
                      'warmup': opts.warmup, 'server_cpu': 1,
                      'client_cpu': 0},

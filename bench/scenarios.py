@@ -19,10 +19,15 @@ Kind 'h2' is HTTP/2 by h2load, conns connections with streams requests in
 flight on each, against HTTP/2 instances of the servers that speak it
 (sehttpd, nginx, h2o; lighttpd is left out): with tls, over HTTPS with h2
 chosen by ALPN; without, cleartext with prior knowledge (h2c).
+seconds, when set, is the length of a timed run unless --seconds gives
+one for all (DEFAULT_SECONDS otherwise): the HTTP/2 rows run 2 s, which
+keeps their 18 runs to about two minutes.
 """
 
 from dataclasses import dataclass
 from typing import Optional
+
+DEFAULT_SECONDS = 3
 
 
 @dataclass(frozen=True)
@@ -40,11 +45,17 @@ class Scenario:
     tls: bool = False
     resume: bool = False  # a TLS newconn scenario's connections resume
     streams: int = 1  # an h2 scenario's requests in flight per connection
+    seconds: Optional[int] = None  # a timed run's length, unless --seconds
 
     @property
     def headers(self):
         """Request header lines the load generator adds."""
         return ('Accept-Encoding: ' + self.coding,) if self.gzip else ()
+
+    def run_seconds(self, given=None):
+        """How long a timed run lasts: given (--seconds), else the
+        scenario's own length, else DEFAULT_SECONDS."""
+        return given or self.seconds or DEFAULT_SECONDS
 
 
 SCENARIOS = [
@@ -85,18 +96,18 @@ SCENARIOS = [
              tls=True, resume=True),
     # HTTP/2: h2load, 10 connections x 50 streams.
     Scenario('h2_12b', 'HTTP/2 over TLS, 12 B file', 'h2', '/12.txt',
-             'h2 12 B', conns=10, streams=50, tls=True),
+             'h2 12 B', conns=10, streams=50, tls=True, seconds=2),
     Scenario('h2_4k', 'HTTP/2 over TLS, 4 KiB file', 'h2', '/4k.bin',
-             'h2 4 KiB', conns=10, streams=50, tls=True),
+             'h2 4 KiB', conns=10, streams=50, tls=True, seconds=2),
     Scenario('h2_100k', 'HTTP/2 over TLS, 100 KiB file', 'h2', '/100k.bin',
-             'h2 100 KiB', conns=10, streams=50, tls=True),
+             'h2 100 KiB', conns=10, streams=50, tls=True, seconds=2),
     Scenario('h2c_12b', 'HTTP/2 cleartext (prior knowledge), 12 B file',
-             'h2', '/12.txt', 'h2c 12 B', conns=10, streams=50),
+             'h2', '/12.txt', 'h2c 12 B', conns=10, streams=50, seconds=2),
     Scenario('h2c_4k', 'HTTP/2 cleartext (prior knowledge), 4 KiB file',
-             'h2', '/4k.bin', 'h2c 4 KiB', conns=10, streams=50),
+             'h2', '/4k.bin', 'h2c 4 KiB', conns=10, streams=50, seconds=2),
     Scenario('h2c_100k', 'HTTP/2 cleartext (prior knowledge), 100 KiB '
              'file', 'h2', '/100k.bin', 'h2c 100 KiB', conns=10,
-             streams=50),
+             streams=50, seconds=2),
     Scenario('idle_10k', 'idle keep-alive connections', 'idle',
              '/12.txt', 'idle', conns=10000),
 ]
