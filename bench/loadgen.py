@@ -226,5 +226,9 @@ def h2load(url, seconds, conns, streams):
     if n_done == 0:
         errs.append('no request completed')
     if errs:
-        load.error = '; '.join(errs)
+        # What h2load says of its connections, for the reader.
+        conn = re.search(r'^time for connect: .*$', text, re.MULTILINE)
+        load.error = '; '.join(errs) + ' (h2load: %s%s)' % (
+            reqs.group(0), '; ' + ' '.join(conn.group(0).split())
+            if conn else '')
     return load
