@@ -437,14 +437,16 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 		stats_add(&w->stats.http2_conns, 1);
 	}
 	/*
-	 * Frames gather in the scratch of whichever coroutine runs the
-	 * session: answering a stream uses it first, and every send leaves
-	 * it empty, so an idle connection holds no output buffer.
+	 * Frames gather in the read buffer and scratch of whichever
+	 * coroutine runs the session (64 KiB, several DATA frames): nghttp2
+	 * has taken what was read and the answers are built before a send
+	 * begins, and every send leaves the buffer empty, so an idle
+	 * connection holds no output buffer.
 	 */
 	h->out = (struct h2_out){
 		.c = c,
-		.buf = buf + HTTP_CONN_READ_BUF,
-		.cap = EXCHANGE_SCRATCH,
+		.buf = buf,
+		.cap = HTTP_CONN_READ_BUF + EXCHANGE_SCRATCH,
 	};
 	if (len && feed(h, pending, len))
 		goto close;

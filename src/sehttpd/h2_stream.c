@@ -477,9 +477,14 @@ int h2_out_append(struct h2_out *o, const void *p, size_t len)
 }
 
 /*
- * TLS without kTLS makes its records in user space anyway: the payload is
- * read in beside its frame head (just appended), and frames leave
- * together, several to a record write.
+ * A file payload is read in beside its frame head (just appended), and
+ * frames leave together, four to a write.  A DATA payload is at most
+ * 16 KiB, HTTP/1.1's measured crossover below which sendfile does not
+ * repay its separate write (FILE_SENDFILE_MIN): sending each frame's head
+ * and then sendfile cost more on both ends (100 KiB files over h2c, 20,000
+ * GETs: server 165 -> 146 ticks, h2load 2.4 -> 1.3 s, medians of three).
+ * TLS without kTLS copies into records anyway.  Only kTLS, which
+ * encrypts from the page cache, still sends frames with sendfile.
  */
 static int read_beside(struct h2_out *o, int fd, uint64_t off, size_t len)
 {
@@ -534,7 +539,8 @@ int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 	} else if (p) {
 		if (h2_out_flush(o, p, length, true))
 			return -1;
-	} else if (o->c->ssl && !o->c->tls_ktls && 9 + length <= o->cap) {
+	} else if (!o->c->tls_ktls && 9 + length <= o->cap) {
+		/* Copied: see read_beside(). */
 		if (read_beside(o, s->fd, s->off + st->cur_off, length))
 			return -1;
 	} else {
