@@ -340,6 +340,7 @@ void http_conn_serve(struct coro *coro, void *data)
 		rc.out = &http1_writer;
 		rc.out_ctx = NULL;
 		rc.http2 = false;
+		rc.auth_private = false;
 		rc.body_entry = NULL;
 		rc.buf = rb.data + rb.start;
 		rc.req = &req;

@@ -50,6 +50,7 @@ struct exchange {
 	bool head_only; /* HEAD: headers, no body */
 	bool keep_alive; /* what the response will say */
 	bool http2; /* framed by HTTP/2: no chunked bodies, no Connection */
+	bool auth_private; /* behind --auth-file: Cache-Control: private */
 	/* The cache entry whose bytes the body pieces are, if any: a writer
 	 * that keeps them past the write takes a reference instead of a copy. */
 	struct cache_entry *body_entry;

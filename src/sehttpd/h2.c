@@ -321,6 +321,7 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	rc.out = &h2_stream_writer;
 	rc.out_ctx = st;
 	rc.http2 = true;
+	rc.auth_private = false;
 	rc.body_entry = NULL;
 	rc.buf = st->head;
 	rc.req = status ? NULL : &st->req;

@@ -607,6 +607,79 @@ static const struct option_spec option_table[] = {
 		       "for, and a max age.\n",
 	},
 	{
+		.name = "auth-file",
+		.arg = "[/PREFIX:]FILE",
+		.set = add_string,
+		.field = OPTION(auth_files),
+		.count = OPTION(auth_nfiles),
+		.max = AUTH_FILES_MAX,
+		.check = auth_check_file_arg,
+		.help = "ask for a user and password (HTTP Basic)\n"
+			"from FILE (htpasswd: bcrypt or SHA-crypt)\n"
+			"for paths under PREFIX (all without);\n"
+			"repeatable, the longest PREFIX wins",
+		.man_arg = "\" \\fR[\\fP/PREFIX:\\fR]\\fPFILE\"",
+		.man = "Answer requests for paths (decoded and normalised)\n"
+		       "that start with\n"
+		       ".I /PREFIX\n"
+		       "(all paths without one) with 401 unless they carry\n"
+		       "HTTP Basic credentials (RFC 7617) of a user of\n"
+		       ".IR FILE .\n"
+		       "Repeatable, one file per prefix: the longest prefix\n"
+		       "that matches wins.\n"
+		       "A prefix is a string prefix, as\n"
+		       ".BR \\-\\-header 's:\n"
+		       "end it with a slash to mean a directory (which then\n"
+		       "also covers the directory's path without it).\n"
+		       ".I FILE\n"
+		       "has lines\n"
+		       ".IR user : hash\n"
+		       "as\n"
+		       ".B htpasswd \\-B\n"
+		       "(bcrypt),\n"
+		       ".B openssl passwd \\-6\n"
+		       "or\n"
+		       ".B \\-5\n"
+		       "(SHA-crypt) or\n"
+		       ".B mkpasswd\n"
+		       "(yescrypt) write them; blank lines and lines starting\n"
+		       "with # are skipped.\n"
+		       "A file with a weaker hash (MD5-crypt, DES, {SHA},\n"
+		       "plain text), a malformed line or no users is a usage\n"
+		       "error naming the file and line.\n"
+		       "Files are read before the switch to\n"
+		       ".BR \\-\\-user ;\n"
+		       "a\n"
+		       ".B SIGHUP\n"
+		       "reads them again as that user, and one that fails\n"
+		       "then keeps what it had (see SIGNALS).\n"
+		       "Passwords are checked by a few threads of their own,\n"
+		       "off the event loops, and a user's success is\n"
+		       "remembered for a minute.\n"
+		       "Protected responses carry\n"
+		       ".BR \"Cache-Control: private\" ;\n"
+		       "OPTIONS requests (CORS preflights) are answered\n"
+		       "without credentials.\n",
+	},
+	{
+		.name = "auth-realm",
+		.arg = "TEXT",
+		.set = set_string,
+		.field = OPTION(auth_realm),
+		.check = auth_check_realm,
+		.help = "the realm a 401 names, which browsers\n"
+			"show (default: the host name)",
+		.man = "The realm of\n"
+		       ".BR \\-\\-auth\\-file 's\n"
+		       "401 answers\n"
+		       ".RB ( \"WWW-Authenticate: Basic realm=\"\n"
+		       ".IR TEXT ,\n"
+		       "with\n"
+		       ".BR charset=\"UTF-8\" ),\n"
+		       "which browsers show when they ask for a password\n"
+		       "(default: the host name).\n",
+	},
+	{
 		.name = "index",
 		.arg = "NAME",
 		.set = add_string,

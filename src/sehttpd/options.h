@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "auth.h"
 #include "config.h"
 #include "tls.h"
 /* --mime may be given this many times. */
@@ -41,6 +42,9 @@ struct options {
 	struct tls_pair tls_pairs[TLS_PAIRS_MAX]; /* the two, paired */
 	unsigned int tls_npairs;
 	uint16_t http_redirect; /* --http-redirect PORT; 0: off */
+	const char *auth_files[AUTH_FILES_MAX]; /* --auth-file, checked */
+	unsigned int auth_nfiles;
+	const char *auth_realm; /* --auth-realm; NULL: the host name */
 };
 
 enum options_result {

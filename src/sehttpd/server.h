@@ -17,11 +17,14 @@
 #include <sys/socket.h>
 
 #include "access_log.h"
+#include "auth_checkers.h"
 #include "date_cache.h"
 #include "list.h"
 #include "stats.h"
 #include "timer_wheel.h"
 
+struct auth;
+struct auth_cache;
 struct coro;
 struct coro_pool;
 struct content_cache;
@@ -34,6 +37,11 @@ struct h2_conn;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
+/*
+ * ... or this to wait for another thread's result (an auth check), which
+ * the worker's inbox reports: a bit epoll never reports for a socket.
+ */
+#define CONN_WAIT_WAKE (1 << 28)
 
 struct server {
 	int root_fd; /* O_PATH descriptor of ROOT; lookups stay beneath it */
@@ -63,6 +71,7 @@ struct server {
 	/* --http-redirect: cleartext requests get a 308 to https:// and
 	 * this port (0: the scheme's default, 443). */
 	uint16_t https_port;
+	struct auth *auth; /* --auth-file; NULL: every path is public */
 };
 
 struct worker {
@@ -89,6 +98,9 @@ struct worker {
 	struct date_cache date;
 	struct access_log_buffer log;
 	struct worker_stats stats; /* written by this thread only */
+	/* With --auth-file: checks coming back, and those that passed. */
+	struct auth_inbox auth_inbox;
+	struct auth_cache *auth_cache;
 };
 
 struct conn {

@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "auth_cache.h"
 #include "clock_ms.h"
 #include "compress.h"
 #include "cache.h"
@@ -54,6 +55,7 @@ int worker_init(struct worker *w, struct server *s, int listen_fd,
 	int one = 1;
 
 	memset(w, 0, sizeof(*w));
+	w->auth_inbox.fd = -1;
 	w->server = s;
 	w->listen_fd = listen_fd;
 	w->redirect_fd = redirect_fd;
@@ -77,6 +79,10 @@ int worker_init(struct worker *w, struct server *s, int listen_fd,
 		return -1;
 	if (watch(w, listen_fd) || (redirect_fd >= 0 && watch(w, redirect_fd)))
 		return -1;
+	if (s->auth &&
+	    (auth_inbox_init(&w->auth_inbox) || watch(w, w->auth_inbox.fd) ||
+	     !(w->auth_cache = auth_cache_new())))
+		return -1;
 	/* Accepted sockets inherit it: no setsockopt per connection.  Not a
 	 * TCP socket (one passed in, say): nothing to set. */
 	setsockopt(listen_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -88,6 +94,8 @@ int worker_init(struct worker *w, struct server *s, int listen_fd,
 
 void worker_destroy(struct worker *w)
 {
+	auth_inbox_destroy(&w->auth_inbox);
+	auth_cache_free(w->auth_cache);
 	content_cache_free(w->cache);
 	compressor_free(w->compressor);
 	if (w->pool)
@@ -389,6 +397,27 @@ static void cut_off_all(struct worker *w)
 	force_close_all(w); /* any that did not finish */
 }
 
+/*
+ * Checks back from the checkers: each waiting coroutine goes on; a check
+ * whose request gave up (its connection closed meanwhile) is freed.
+ */
+static void auth_checks_back(struct worker *w)
+{
+	struct auth_check *job = auth_inbox_take(&w->auth_inbox), *next;
+
+	for (; job; job = next) {
+		struct conn *c = job->waiter;
+
+		next = job->next;
+		job->done = true;
+		if (!c)
+			auth_check_free(job);
+		else if (c->coro && c->wait_events == CONN_WAIT_WAKE &&
+			 !c->turn)
+			conn_resume(w, c);
+	}
+}
+
 static void handle_event(struct worker *w, const struct epoll_event *ev)
 {
 	struct server *s = w->server;
@@ -397,6 +426,10 @@ static void handle_event(struct worker *w, const struct epoll_event *ev)
 
 	if (fd == w->listen_fd || fd == w->redirect_fd) {
 		accept_all(w, fd);
+		return;
+	}
+	if (fd == w->auth_inbox.fd) {
+		auth_checks_back(w);
 		return;
 	}
 	if (fd == w->stop_fd) {

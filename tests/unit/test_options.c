@@ -185,7 +185,7 @@ TEST(help_layout)
 		    !strncmp(line, "  -p, --port PORT ", 18))
 			CHECK(!strncmp(line + 17, "        port to", 15));
 	}
-	CHECK_EQ_INT(options, 30);
+	CHECK_EQ_INT(options, 32);
 	CHECK(strstr(p.out, "  -V, --version          show the version and "
 			    "exit\n") != NULL);
 	CHECK(strstr(p.out,
@@ -212,7 +212,7 @@ TEST(man_entries)
 	CHECK(n < sizeof(man) - 1);
 	for (s = man; (s = strstr(s, ".TP\n")); s++)
 		entries++;
-	CHECK_EQ_INT(entries, 30);
+	CHECK_EQ_INT(entries, 32);
 	CHECK(!strncmp(man, port, strlen(port)));
 	CHECK(strstr(man, ".TP\n.BI \\-\\-timeout \" SECONDS\"\n") != NULL);
 	CHECK(strstr(man, ".TP\n.B \\-\\-no\\-listing\n") != NULL);
@@ -465,4 +465,35 @@ TEST(bad_mime_options_named)
 	check_usage_error(&p, "'py=text/plain\\x0d\\x0aX-Evil: 1'");
 	p = parse("--mime", NULL);
 	check_usage_error(&p, "option '--mime' needs a value");
+}
+
+TEST(auth_options)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK_EQ_INT(p.opt.auth_nfiles, 0);
+	CHECK(p.opt.auth_realm == NULL);
+	p = parse("--auth-file", "/etc/sehttpd/all", "--auth-file",
+		  "/admin/:/etc/sehttpd/admin", "--auth-file", "rel:ative",
+		  "--auth-realm", "Staff \"only\"", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.auth_nfiles, 3);
+	CHECK_EQ_STR(p.opt.auth_files[1], "/admin/:/etc/sehttpd/admin");
+	CHECK_EQ_STR(p.opt.auth_realm, "Staff \"only\"");
+	/* A prefix no normalised path starts with would protect nothing. */
+	p = parse("--auth-file", "/a/../b:/f", NULL);
+	check_usage_error(&p, "invalid --auth-file '/a/../b:/f': the prefix");
+	p = parse("--auth-file", "/a//:/f", NULL);
+	check_usage_error(&p, "the prefix is a path");
+	p = parse("--auth-file", "/a/.:/f", NULL);
+	check_usage_error(&p, "the prefix is a path");
+	p = parse("--auth-file", "/a/:", NULL);
+	check_usage_error(&p, "no password file named");
+	p = parse("--auth-file", "", NULL);
+	check_usage_error(&p, "no password file named");
+	p = parse("--auth-realm", "a\r\nX-Evil: 1", NULL);
+	check_usage_error(&p, "'a\\x0d\\x0aX-Evil: 1': a control character");
+	p = parse("--help", NULL);
+	CHECK(strstr(p.out, "--auth-file [/PREFIX:]FILE") &&
+	      strstr(p.out, "--auth-realm TEXT"));
 }
