@@ -56,6 +56,7 @@ struct exchange {
 	struct cache_entry *body_entry;
 	int status; /* for the access log */
 	uint64_t body_bytes;
+	uint64_t start_us; /* clock_us() once the head was whole; 0: untimed */
 	int path_len;
 	/* Decoded and normalised, from '/' (http_route()); paths built from
 	 * it go to buffers of their own (http_path_join()). */

@@ -59,6 +59,7 @@ struct h2_stream {
 	/* The response, as the writer recorded it. */
 	int status; /* for the access log */
 	uint64_t body_sent;
+	uint64_t start_us; /* as an exchange's; logged at the stream's close */
 	char *resp_head; /* a copy of the HTTP/1.1 head, lowercased */
 	nghttp2_nv nv[H2_RESPONSE_FIELDS];
 	size_t nnv;

@@ -434,6 +434,8 @@ static int size_server(struct sehttpd *d)
 
 	s->timeout_ms = opt->timeout_ms;
 	s->min_rate = opt->min_rate;
+	s->log_json = opt->log_json;
+	s->timing = opt->log_json || opt->metrics;
 	s->compress = opt->compress;
 	s->proxy_protocol = opt->proxy_protocol;
 	s->health_path = opt->health;

@@ -263,6 +263,17 @@ static enum options_result set_false(struct options *opt,
 	return OPTIONS_RUN;
 }
 
+/* --log-format: combined or json. */
+static enum options_result set_log_format(struct options *opt,
+					  const struct option_spec *spec,
+					  const char *value)
+{
+	if (strcmp(value, "combined") && strcmp(value, "json"))
+		return bad(spec->what, value), OPTIONS_EXIT_USAGE;
+	*(bool *)member(opt, spec->field) = !strcmp(value, "json");
+	return OPTIONS_RUN;
+}
+
 /* --user: privileges.c tells the default from a root that asked for it. */
 static enum options_result
 set_user(struct options *opt, const struct option_spec *spec, const char *value)
@@ -403,11 +414,14 @@ static const struct option_spec option_table[] = {
 		.arg = "FILE",
 		.set = set_string,
 		.field = OPTION(access_log),
-		.help = "write a Combined Log Format line per request\n"
-			"to FILE ('-' for standard output)",
-		.man = "Write a Combined Log Format line per request to\n"
+		.help = "write a line per request to FILE ('-' for\n"
+			"standard output; format: --log-format)",
+		.man = "Write a line per request to\n"
 		       ".I FILE\n"
-		       ".RB ( \\- \" for standard output; default off).\"\n"
+		       ".RB ( \\- \" for standard output; default off),\"\n"
+		       "in the Combined Log Format unless\n"
+		       ".B \\-\\-log\\-format\n"
+		       "says otherwise.\n"
 		       "Responses cut short (client gone, write stall,\n"
 		       "request timeout) are logged too,\n"
 		       "with the body bytes written.\n"
@@ -419,6 +433,43 @@ static const struct option_spec option_table[] = {
 		       "(a full pipe) never stalls serving:\n"
 		       "beyond 256 KiB waiting, lines are dropped and\n"
 		       "counted on standard error.\n",
+	},
+	{
+		.name = "log-format",
+		.arg = "combined|json",
+		.set = set_log_format,
+		.field = OPTION(log_json),
+		.what = "log format (combined or json)",
+		.help = "--access-log's lines: Combined Log\n"
+			"Format (default) or JSON objects",
+		.man_arg = "\" combined\\fR|\\fPjson\"",
+		.man = "The format of\n"
+		       ".BR \\-\\-access\\-log 's\n"
+		       "lines:\n"
+		       ".B combined\n"
+		       "(the Combined Log Format, the default) or\n"
+		       ".BR json :\n"
+		       "one JSON object per line with\n"
+		       ".B time\n"
+		       "(RFC 3339, UTC),\n"
+		       ".BR remote_addr ,\n"
+		       ".BR method ,\n"
+		       ".BR target ,\n"
+		       ".BR protocol ,\n"
+		       ".BR status ,\n"
+		       ".BR body_bytes ,\n"
+		       ".B duration_us\n"
+		       "(from the complete request head to the last byte\n"
+		       "handed to the socket, in microseconds),\n"
+		       ".BR referer ,\n"
+		       ".B user_agent\n"
+		       "and\n"
+		       ".BR host ;\n"
+		       "what a request lacks is null.\n"
+		       "Strings are escaped as JSON requires: control\n"
+		       "characters escaped, bytes that are not UTF-8 as\n"
+		       ".BR \\eufffd ,\n"
+		       "so every line is valid JSON in UTF-8.\n",
 	},
 	{
 		.name = "no-compress",
@@ -1061,6 +1112,11 @@ static enum options_result finish(struct options *opt, int argc, char **argv)
 {
 	if (tls_check(opt))
 		return OPTIONS_EXIT_USAGE;
+	if (opt->log_json && !opt->access_log) {
+		fputs("sehttpd: --log-format json needs --access-log\n",
+		      stderr);
+		return OPTIONS_EXIT_USAGE;
+	}
 	/* Either order: --cors may follow the --header it conflicts with. */
 	for (unsigned int i = 0; opt->site.cors && i < opt->site.nheaders;
 	     i++) {

@@ -24,6 +24,7 @@ struct options {
 	bool compress;
 	uint32_t cache_mib;
 	const char *access_log; /* NULL: off; "-": stdout */
+	bool log_json; /* --log-format json; else combined */
 	const char *user; /* whom to serve as when started as root */
 	bool user_given; /* --user was on the command line */
 	const char *metrics; /* NULL: off; else HOST:PORT to serve them on */

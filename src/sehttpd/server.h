@@ -50,6 +50,9 @@ struct server {
 	bool compress;
 	size_t cache_bytes; /* per thread */
 	bool access_log;
+	bool log_json; /* --log-format json */
+	/* Requests are timed (JSON log, metrics): two clock readings each. */
+	bool timing;
 	int access_log_fd; /* until the log writer takes it over */
 	struct log_writer *log_writer;
 	unsigned nworkers;

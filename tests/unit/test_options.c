@@ -185,7 +185,7 @@ TEST(help_layout)
 		    !strncmp(line, "  -p, --port PORT ", 18))
 			CHECK(!strncmp(line + 17, "        port to", 15));
 	}
-	CHECK_EQ_INT(options, 32);
+	CHECK_EQ_INT(options, 33);
 	CHECK(strstr(p.out, "  -V, --version          show the version and "
 			    "exit\n") != NULL);
 	CHECK(strstr(p.out,
@@ -212,7 +212,7 @@ TEST(man_entries)
 	CHECK(n < sizeof(man) - 1);
 	for (s = man; (s = strstr(s, ".TP\n")); s++)
 		entries++;
-	CHECK_EQ_INT(entries, 32);
+	CHECK_EQ_INT(entries, 33);
 	CHECK(!strncmp(man, port, strlen(port)));
 	CHECK(strstr(man, ".TP\n.BI \\-\\-timeout \" SECONDS\"\n") != NULL);
 	CHECK(strstr(man, ".TP\n.B \\-\\-no\\-listing\n") != NULL);
@@ -496,4 +496,25 @@ TEST(auth_options)
 	p = parse("--help", NULL);
 	CHECK(strstr(p.out, "--auth-file [/PREFIX:]FILE") &&
 	      strstr(p.out, "--auth-realm TEXT"));
+}
+
+TEST(log_format)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK(!p.opt.log_json);
+	p = parse("--access-log", "-", "--log-format", "json", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK(p.opt.log_json);
+	p = parse("--log-format", "json", "--log-format", "combined",
+		  "--access-log", "x.log", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK(!p.opt.log_json);
+	p = parse("--log-format", "JSON", NULL);
+	check_usage_error(&p, "invalid log format (combined or json) 'JSON'");
+	p = parse("--log-format", "", NULL);
+	check_usage_error(&p, "invalid log format");
+	/* JSON lines need a log to go to. */
+	p = parse("--log-format", "json", NULL);
+	check_usage_error(&p, "--log-format json needs --access-log");
 }
