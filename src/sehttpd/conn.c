@@ -161,6 +161,9 @@ void conn_log_request(struct exchange *rc)
 	};
 
 	stats_count_response(&w->stats, rc->status, rc->body_bytes);
+	if (s->timing)
+		stats_count_request(&w->stats, rc->req, rc->status,
+				    r.duration_us);
 	if (!s->access_log)
 		return;
 	if (s->log_json)
