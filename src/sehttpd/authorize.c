@@ -31,6 +31,7 @@ static int check_off_loop(struct exchange *rc, struct htpasswd *file,
 			  const struct http_basic_credentials *cred)
 {
 	struct conn *c = rc->conn;
+	struct worker *w = rc->worker;
 	struct auth_check *job = auth_check_new(file, &rc->worker->auth_inbox,
 						cred->user, cred->user_len,
 						cred->password,
@@ -48,6 +49,10 @@ static int check_off_loop(struct exchange *rc, struct htpasswd *file,
 		job->done = true; /* never queued: the defer frees it */
 		return 503;
 	}
+	/* The timeout from now: the timer may hold what was left of the idle
+	 * time before this request, which need not cover a check. */
+	timer_wheel_add(&w->wheel, &c->timer,
+			w->now_ms + w->server->timeout_ms);
 	while (!job->done) {
 		if (conn_wait_wake(c))
 			return 503; /* timed out: the answer is cut off */

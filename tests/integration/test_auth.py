@@ -443,6 +443,26 @@ class AuthSetupTest(unittest.TestCase):
             ('Authorization', basic('slow', 'S'))]).status, 401)
         srv.stop()
 
+    def test_a_check_late_in_the_idle_time(self):
+        """A request that comes just before the idle timeout would fire:
+        its check gets the timeout from its start, not what was left of
+        the idle time (that once answered it 503)."""
+        pw = self.file('late.htpasswd', bcrypt('slow', 's', cost=11) + '\n')
+        srv = self.start(['-t', '1', '--timeout', '1',
+                          '--auth-file', '/private/:' + pw])
+        h = [('Authorization', basic('slow', 's'))]
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/index.html'))
+            self.assertEqual(c.read_response().status, 200)
+            time.sleep(0.85)
+            start = time.monotonic()
+            c.send(build_request('GET', '/private/s.txt', headers=h))
+            r = c.read_response()
+            took = time.monotonic() - start
+        self.assertEqual(r.status, 200, (took, r.describe()))
+        self.assertGreater(took, 0.15)  # the idle time was indeed used up
+        srv.stop()
+
     def test_stop_during_checks(self):
         """SIGTERM while checks run: the drain lets them end, exit 0."""
         pw = self.file('drain.htpasswd', bcrypt('slow', 's', cost=11) + '\n')
