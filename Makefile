@@ -13,7 +13,7 @@ SANFLAGS  := -O1 -g -fno-omit-frame-pointer \
 	     -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS    := -pthread
 # brotlicommon and libm for a static link (make bench-kernel)
-SEHTTPD_LIBS := -lnghttp2 -lssl -lcrypto -ldeflate -lbrotlienc -lbrotlicommon -lzstd -lm
+SEHTTPD_LIBS := -lnghttp2 -lssl -lcrypto -lcrypt -ldeflate -lbrotlienc -lbrotlicommon -lzstd -lm
 
 HTTP_SRCS    := $(wildcard src/http/*.c)
 SEHTTPD_SRCS  := $(filter-out src/sehttpd/main.c,$(wildcard src/sehttpd/*.c)) \
@@ -84,8 +84,8 @@ $(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o \
 
 # --- set-up, running and testing -----------------------------------------
 DEPS_BUILD := gcc make libc6-dev libdeflate-dev libbrotli-dev libzstd-dev \
-	      libssl-dev libnghttp2-dev
-DEPS_CHECK := curl wget python3 haproxy brotli zstd
+	      libssl-dev libnghttp2-dev libcrypt-dev
+DEPS_CHECK := curl wget python3 haproxy brotli zstd apache2-utils openssl
 CHECK_SUITES := unit unit-san integration integration-san
 
 # Fragments add their own programs, suites (CHECK_SUITES += name, with a

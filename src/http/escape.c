@@ -87,26 +87,6 @@ size_t http_url_encode_byte(char c, char out[HTTP_URL_ENCODE_MAX],
 	return 3;
 }
 
-size_t http_json_escape_byte(char c, char out[HTTP_JSON_ESCAPE_MAX])
-{
-	static const char hex[] = "0123456789abcdef";
-	uint8_t u = (uint8_t)c;
-
-	if (c == '"' || c == '\\') {
-		out[0] = '\\';
-		out[1] = c;
-		return 2;
-	}
-	if (u >= 0x20 && u != 0x7f) {
-		out[0] = c;
-		return 1;
-	}
-	memcpy(out, "\\u00", 4);
-	out[4] = hex[u >> 4];
-	out[5] = hex[u & 15];
-	return 6;
-}
-
 size_t http_html_escape(const char *s, size_t n, char *out, size_t cap)
 {
 	char tmp[HTTP_HTML_ESCAPE_MAX];

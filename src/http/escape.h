@@ -9,7 +9,6 @@
 /* Worst-case growth factors, for sizing buffers. */
 #define HTTP_HTML_ESCAPE_MAX 6 /* "&quot;" */
 #define HTTP_URL_ENCODE_MAX 3 /* "%XX" */
-#define HTTP_JSON_ESCAPE_MAX 6 /* "\u001f" */
 
 /* UTF-8 of U+FFFD, shown for bytes that are not UTF-8. */
 #define HTTP_UTF8_REPLACEMENT "\xef\xbf\xbd"
@@ -25,10 +24,6 @@ size_t http_utf8_sequence(const char *s, size_t n, bool *valid);
 size_t http_html_escape_byte(char c, char out[HTTP_HTML_ESCAPE_MAX]);
 size_t http_url_encode_byte(char c, char out[HTTP_URL_ENCODE_MAX],
 			    bool keep_slash);
-/* Inside a JSON string (RFC 8259 7): a quote or a backslash preceded by a
- * backslash, control characters (and DEL) as \u00XX, other bytes as they
- * are. */
-size_t http_json_escape_byte(char c, char out[HTTP_JSON_ESCAPE_MAX]);
 
 /*
  * Each writes the escaped form of s[0..n) into out (no NUL) and returns its

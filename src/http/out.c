@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "out.h"
 #include "escape.h"
+#include "json.h"
 #include "format.h"
 
 /* Makes room for n bytes (n <= cap); false once an error is recorded. */
@@ -68,25 +69,12 @@ void http_out_html(struct http_out *out, const char *s, size_t n)
 
 void http_out_json(struct http_out *out, const char *s, size_t n)
 {
-	size_t i = 0;
+	size_t used;
 
-	while (i < n) {
-		bool valid;
-		size_t k = http_utf8_sequence(s + i, n - i, &valid);
-
-		/* JSON text is UTF-8 (RFC 8259 8.1): other bytes become
-		 * U+FFFD, written as its escape. */
-		if (!valid)
-			http_out_puts(out, "\\ufffd");
-		else if (k > 1)
-			http_out_put(out, s + i, k);
-		else if (reserve(out, HTTP_JSON_ESCAPE_MAX))
-			out->len += http_json_escape_byte(s[i],
-							  out->buf + out->len);
-		if (out->error)
-			return;
-		i += k;
-	}
+	for (size_t i = 0; i < n && reserve(out, HTTP_JSON_ESCAPE_MAX);
+	     i += used)
+		out->len += http_json_escape_unit(s + i, n - i, &used,
+						  out->buf + out->len);
 }
 
 void http_out_url(struct http_out *out, const char *s, size_t n,

@@ -131,6 +131,7 @@ static int header_id_from_name(const char *s, size_t n)
 		{ "connection", 10, HTTP_H_CONNECTION },
 		{ "user-agent", 10, HTTP_H_USER_AGENT },
 		{ "if-none-match", 13, HTTP_H_IF_NONE_MATCH },
+		{ "authorization", 13, HTTP_H_AUTHORIZATION },
 		{ "content-length", 14, HTTP_H_CONTENT_LENGTH },
 		{ "accept-encoding", 15, HTTP_H_ACCEPT_ENCODING },
 		{ "transfer-encoding", 17, HTTP_H_TRANSFER_ENCODING },

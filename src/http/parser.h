@@ -55,6 +55,7 @@ enum http_header_id {
 	HTTP_H_ORIGIN,
 	HTTP_H_AC_REQUEST_METHOD, /* Access-Control-Request-Method */
 	HTTP_H_AC_REQUEST_HEADERS, /* Access-Control-Request-Headers */
+	HTTP_H_AUTHORIZATION,
 	HTTP_H_COUNT,
 };
 

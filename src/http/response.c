@@ -25,6 +25,7 @@ static const struct status_entry statuses[] = {
 	STATUS(304, "Not Modified"),
 	STATUS(308, "Permanent Redirect"),
 	STATUS(400, "Bad Request"),
+	STATUS(401, "Unauthorized"),
 	STATUS(403, "Forbidden"),
 	STATUS(404, "Not Found"),
 	STATUS(405, "Method Not Allowed"),
@@ -174,6 +175,8 @@ size_t http_response_head_build(char *buf, size_t cap,
 		put_lit(&w, "\r\nAllow: GET, HEAD");
 	if (h->allow_get_head && h->allow_options)
 		put_lit(&w, ", OPTIONS");
+	if (h->cache_private)
+		put_lit(&w, "\r\nCache-Control: private");
 	if (!h->keep_alive)
 		put_lit(&w, "\r\nConnection: close");
 	else if (h->version_minor == 0)

@@ -29,6 +29,9 @@ struct http_response_head {
 	bool chunked;
 	bool allow_get_head; /* "Allow: GET, HEAD", for 405 */
 	bool allow_options; /* with allow_get_head: ", OPTIONS" too */
+	/* Behind a password: "Cache-Control: private", so that no shared
+	 * cache keeps it for clients without one. */
+	bool cache_private;
 	const char *server; /* product token */
 	const char *date; /* HTTP_DATE_LEN bytes, formatted once a second */
 	const char *content_type; /* NULL: none */

@@ -254,6 +254,14 @@ void http_serve(const struct http_site *site, const char *buf,
 		plan->action = HTTP_SERVE_OPTIONS;
 		return;
 	}
+	/* Behind a password, before anything about the path is told. */
+	if (ops->authorize) {
+		ret = ops->authorize(ctx, path, len);
+		if (ret) {
+			plan_status(plan, ret);
+			return;
+		}
+	}
 	/* .git/, .env: not served unless dotfiles are on. */
 	if (!site->dotfiles && http_path_hidden(path, len)) {
 		plan_status(plan, 404);

@@ -87,6 +87,12 @@ struct http_serve_ops {
 	 * HTTP_SERVE_PATH_BUF, which it may use past len as scratch), or NULL.
 	 */
 	void *(*cache_probe)(void *ctx, char *path, size_t len);
+	/*
+	 * Whether the request may have the routed path (len bytes, from '/'):
+	 * 0, or the status to answer instead (401 without valid credentials).
+	 * NULL: every path is public.
+	 */
+	int (*authorize)(void *ctx, const char *path, size_t len);
 };
 
 enum http_serve_action {

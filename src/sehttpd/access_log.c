@@ -24,6 +24,7 @@
 _Static_assert(METHOD_MAX + TARGET_MAX + REFERER_MAX + USER_AGENT_MAX + 130 <
 		       LINE_MAX_BYTES,
 	       "every field fits a line");
+_Static_assert(LINE_MAX_BYTES <= ACCESS_LOG_LINE_MAX, "the longest line");
 
 void client_addr_set(struct client_addr *peer, const struct sockaddr *sa)
 {
@@ -121,10 +122,10 @@ static void put_header(struct line *l, const char *reqbuf,
 }
 
 void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
-		       const struct client_addr *peer, const char *clf_time,
-		       const char *reqbuf, const struct http_request *req,
-		       bool http2, int status, uint64_t body_bytes)
+		       const char *clf_time, const struct access_log_record *r)
 {
+	const char *reqbuf = r->reqbuf;
+	const struct http_request *req = r->req;
 	char addr[INET6_ADDRSTRLEN] = "-";
 	char num[HTTP_U64_DIGITS];
 	struct line l;
@@ -133,7 +134,7 @@ void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		access_log_flush(log, lw);
 	l = (struct line){ log->buf + log->len, 0, LINE_MAX_BYTES - 1 };
 
-	client_addr_format(peer, addr, sizeof(addr));
+	client_addr_format(r->peer, addr, sizeof(addr));
 	put(&l, addr, strlen(addr));
 	put(&l, " - - ", 5);
 	put(&l, clf_time, strlen(clf_time));
@@ -145,7 +146,7 @@ void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		put_escaped(&l, reqbuf + req->target.off, req->target.len,
 			    TARGET_MAX);
 		put(&l,
-		    http2	       ? " HTTP/2.0" :
+		    r->http2	       ? " HTTP/2.0" :
 		    req->version_minor ? " HTTP/1.1" :
 					 " HTTP/1.0",
 		    9);
@@ -153,13 +154,28 @@ void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 		put(&l, "-", 1);
 	}
 	put(&l, "\" ", 2);
-	put(&l, num, http_format_u64(num, (uint64_t)status));
+	put(&l, num, http_format_u64(num, (uint64_t)r->status));
 	put(&l, " ", 1);
-	put(&l, num, http_format_u64(num, body_bytes));
+	put(&l, num, http_format_u64(num, r->body_bytes));
 	put_header(&l, reqbuf, req, HTTP_H_REFERER, REFERER_MAX);
 	put_header(&l, reqbuf, req, HTTP_H_USER_AGENT, USER_AGENT_MAX);
 	l.p[l.len++] = '\n'; /* cap left room for it */
 	log->len += l.len;
+	log->lines++;
+}
+
+void access_log_append_json(struct access_log_buffer *log,
+			    struct log_writer *lw, const char *time,
+			    const struct access_log_record *r)
+{
+	size_t n;
+
+	if (ACCESS_LOG_BUFFER - log->len < ACCESS_LOG_LINE_MAX)
+		access_log_flush(log, lw);
+	n = access_log_json_line(log->buf + log->len, ACCESS_LOG_LINE_MAX - 1,
+				 time, r);
+	log->buf[log->len + n] = '\n';
+	log->len += n + 1;
 	log->lines++;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "clock_ms.h"
 #include "conn_io.h"
 #include "conn_tls.h"
 #include "coro.h"
@@ -149,13 +150,32 @@ void conn_log_request(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct server *s = w->server;
+	struct access_log_record r = {
+		.peer = &rc->conn->peer,
+		.reqbuf = rc->buf,
+		.req = rc->req,
+		.http2 = rc->http2,
+		.status = rc->status,
+		.body_bytes = rc->body_bytes,
+		.duration_us = rc->start_us ? clock_us() - rc->start_us : 0,
+	};
 
 	stats_count_response(&w->stats, rc->status, rc->body_bytes);
+	if (s->timing)
+		stats_count_request(&w->stats, rc->req, rc->status,
+				    r.duration_us);
 	if (!s->access_log)
 		return;
-	access_log_append(&w->log, s->log_writer, &rc->conn->peer, w->date.clf,
-			  rc->buf, rc->req, rc->http2, rc->status,
-			  rc->body_bytes);
+	if (s->log_json)
+		access_log_append_json(&w->log, s->log_writer, w->date.iso, &r);
+	else
+		access_log_append(&w->log, s->log_writer, w->date.clf, &r);
+}
+
+/* When a request's time starts: once its head is whole (or refused). */
+static uint64_t request_start(const struct worker *w)
+{
+	return w->server->timing ? clock_us() : 0;
 }
 
 /*
@@ -179,6 +199,7 @@ static void reject(struct conn *c, struct read_buffer *rb, int status)
 		.out = &http1_writer,
 		.buf = rb->data + rb->start,
 		.scratch = rb->data + HTTP_CONN_READ_BUF,
+		.start_us = request_start(c->worker),
 	};
 
 	if (respond_status(&rc, status, NULL, 0) == 0) {
@@ -200,6 +221,7 @@ static void send_timeout(struct conn *c, struct read_buffer *rb)
 		.out = &http1_writer,
 		.buf = rb->data + rb->start,
 		.status = 408,
+		.start_us = request_start(c->worker),
 	};
 
 	conn_send_now(c, resp, sizeof(resp) - 1);
@@ -340,6 +362,7 @@ void http_conn_serve(struct coro *coro, void *data)
 		rc.out = &http1_writer;
 		rc.out_ctx = NULL;
 		rc.http2 = false;
+		rc.auth_private = false;
 		rc.body_entry = NULL;
 		rc.buf = rb.data + rb.start;
 		rc.req = &req;
@@ -348,6 +371,7 @@ void http_conn_serve(struct coro *coro, void *data)
 		rc.keep_alive = req.keep_alive && !w->stopping;
 		rc.status = 0;
 		rc.body_bytes = 0;
+		rc.start_us = request_start(w);
 		rc.path_len = 0;
 		/*
 		 * The body is read (skipped) after the reply on a connection

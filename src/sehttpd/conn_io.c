@@ -99,6 +99,22 @@ int conn_wait_head(struct conn *c, uint32_t events)
 	return -1;
 }
 
+int conn_wait_wake(struct conn *c)
+{
+	struct worker *w = c->worker;
+
+	if (!c->timed_out) {
+		if (!timer_pending(&c->timer))
+			timer_wheel_add(&w->wheel, &c->timer,
+					w->now_ms + w->server->timeout_ms);
+		coro_yield(c->coro, CONN_WAIT_WAKE);
+	}
+	if (!c->timed_out)
+		return 0;
+	errno = ETIMEDOUT;
+	return -1;
+}
+
 int conn_wait(struct conn *c, uint32_t events)
 {
 	struct worker *w = c->worker;

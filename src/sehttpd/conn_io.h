@@ -59,6 +59,13 @@ ssize_t conn_read_body(struct conn *c, void *buf, size_t len);
  */
 int conn_wait(struct conn *c, uint32_t events);
 /*
+ * Suspends until the worker resumes the coroutine for another thread's
+ * result (CONN_WAIT_WAKE), within the deadline the timer holds (a new one
+ * of the timeout if none).  Returns 0 (the caller looks whether its
+ * result is in), or -1 with errno ETIMEDOUT.
+ */
+int conn_wait_wake(struct conn *c);
+/*
  * The same before a request: within the deadline the timer already holds
  * (the request head's, from the accept), never a transfer's.
  */

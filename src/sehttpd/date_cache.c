@@ -16,6 +16,15 @@ static void format_clf(char *out, time_t t)
 		 tm.sec);
 }
 
+static void format_iso(char *out, time_t t)
+{
+	struct http_tm tm;
+
+	http_time_to_tm(t, &tm);
+	snprintf(out, ISO_TIME_LEN + 1, "%04d-%02d-%02dT%02d:%02d:%02dZ",
+		 (int)tm.year, tm.month, tm.day, tm.hour, tm.min, tm.sec);
+}
+
 void date_cache_update(struct date_cache *d)
 {
 	struct timespec ts;
@@ -27,4 +36,5 @@ void date_cache_update(struct date_cache *d)
 	http_format_date(d->http, ts.tv_sec);
 	d->http[HTTP_DATE_LEN] = '\0';
 	format_clf(d->clf, ts.tv_sec);
+	format_iso(d->iso, ts.tv_sec);
 }

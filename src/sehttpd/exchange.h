@@ -53,11 +53,13 @@ struct exchange {
 	bool head_only; /* HEAD: headers, no body */
 	bool keep_alive; /* what the response will say */
 	bool http2; /* framed by HTTP/2: no chunked bodies, no Connection */
+	bool auth_private; /* behind --auth-file: Cache-Control: private */
 	/* The cache entry whose bytes the body pieces are, if any: a writer
 	 * that keeps them past the write takes a reference instead of a copy. */
 	struct cache_entry *body_entry;
 	int status; /* for the access log */
 	uint64_t body_bytes;
+	uint64_t start_us; /* clock_us() once the head was whole; 0: untimed */
 	int path_len;
 	/* Decoded and normalised, from '/' (http_route()); paths built from
 	 * it go to buffers of their own (http_path_join()). */

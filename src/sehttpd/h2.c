@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_ms.h"
 #include "conn.h"
 #include "conn_io.h"
 #include "coro.h"
@@ -185,6 +186,7 @@ static void stream_log(struct h2_conn *h, struct h2_stream *st)
 		.http2 = true,
 		.status = st->status,
 		.body_bytes = st->body_sent,
+		.start_us = st->start_us,
 	};
 
 	if (st->answered)
@@ -321,6 +323,7 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	rc.out = &h2_stream_writer;
 	rc.out_ctx = st;
 	rc.http2 = true;
+	rc.auth_private = false;
 	rc.body_entry = NULL;
 	rc.buf = h2_stream_head(st);
 	rc.req = status ? NULL : &st->req;
@@ -329,7 +332,9 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	rc.keep_alive = true;
 	rc.status = 0;
 	rc.body_bytes = 0;
+	rc.start_us = w->server->timing ? clock_us() : 0;
 	rc.path_len = 0;
+	st->start_us = rc.start_us;
 	if (status)
 		st->refused = status;
 

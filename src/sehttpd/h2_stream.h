@@ -66,6 +66,7 @@ struct h2_stream {
 	/* The response, as the writer recorded it. */
 	int status; /* for the access log */
 	uint64_t body_sent;
+	uint64_t start_us; /* as an exchange's; logged at the stream's close */
 	size_t nnv;
 	bool head_done;
 	bool failed; /* the writer could not take the response */

@@ -3,7 +3,8 @@
  * sehttpd: serve a directory over HTTP/1.1, in the clear or over TLS.  The
  * main thread sets up (sehttpd_open), starts one worker per thread, then
  * only waits for signals: SIGUSR1 or SIGHUP reopen the access log (SIGHUP
- * also reloads the TLS certificates), SIGINT or SIGTERM ask the workers to
+ * also reloads the TLS certificates and the password files), SIGINT or
+ * SIGTERM ask the workers to
  * drain and stop (sehttpd_run); sehttpd_close releases what it took.
  */
 #include <errno.h>
@@ -21,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
+#include "auth_checkers.h"
 #include "clock_ms.h"
 #include "health.h"
 #include "listen_set.h"
@@ -61,6 +64,8 @@ struct sehttpd {
 	char real_root[PATH_MAX]; /* ROOT as the listening line shows it */
 	sigset_t signals; /* those only the main thread takes */
 	struct tls tls; /* server.tls points here with --tls-cert */
+	struct auth auth; /* server.auth points here with --auth-file */
+	bool checking; /* the auth checkers run */
 };
 
 /* Prints err, a reason without the program's name; returns status. */
@@ -424,6 +429,26 @@ static int open_tls(struct sehttpd *d)
 }
 
 /*
+ * --auth-file: read now, before the switch to --user, as the TLS keys are;
+ * a SIGHUP reads them again as that user.
+ */
+static int open_auth(struct sehttpd *d)
+{
+	const struct options *opt = d->opt;
+	char err[512];
+
+	if (!opt->auth_nfiles)
+		return 0;
+	if (auth_open(&d->auth, opt->auth_files, opt->auth_nfiles,
+		      opt->auth_realm, err, sizeof(err))) {
+		auth_close(&d->auth);
+		return report(err, EXIT_USAGE);
+	}
+	d->server.auth = &d->auth;
+	return 0;
+}
+
+/*
  * Only the main thread takes these signals, blocked before any other
  * thread starts so that none inherits them unblocked (until then, as
  * while opening a FIFO as the log, they stop it as by default).
@@ -466,6 +491,8 @@ static int size_server(struct sehttpd *d)
 
 	s->timeout_ms = opt->timeout_ms;
 	s->min_rate = opt->min_rate;
+	s->log_json = opt->log_json;
+	s->timing = opt->log_json || opt->metrics;
 	s->compress = opt->compress;
 	s->proxy_protocol = opt->proxy_protocol;
 	s->health_path = opt->health;
@@ -528,6 +555,23 @@ static int serve_as_user(struct sehttpd *d)
 	return open_site(d) ? EXIT_USAGE : 0;
 }
 
+/* The threads that check passwords: as many as workers, up to a few. */
+static int start_auth_checkers(struct sehttpd *d)
+{
+	unsigned n = d->server.nworkers;
+
+	if (!d->server.auth)
+		return 0;
+	d->checking = true;
+	if (auth_checkers_start(n < AUTH_CHECKERS_MAX ? n :
+							AUTH_CHECKERS_MAX)) {
+		fprintf(stderr, "sehttpd: cannot start the password "
+				"checkers\n");
+		return 1;
+	}
+	return 0;
+}
+
 /* Lets the access log's thread write what it holds, within LOG_DRAIN_MS. */
 static void stop_log_writer(struct server *s)
 {
@@ -549,6 +593,8 @@ static void sehttpd_close(struct sehttpd *d)
 	struct server *s = &d->server;
 
 	metrics_stop(d->metrics);
+	if (d->checking)
+		auth_checkers_stop();
 	listen_set_close(&d->listen);
 	free(s->workers);
 	free(s->conns);
@@ -562,6 +608,8 @@ static void sehttpd_close(struct sehttpd *d)
 	site_free(&d->site);
 	if (s->tls)
 		tls_close(s->tls);
+	if (s->auth)
+		auth_close(s->auth);
 	stop_log_writer(s);
 }
 
@@ -572,8 +620,9 @@ static void sehttpd_close(struct sehttpd *d)
 static int sehttpd_open(struct sehttpd *d, const struct options *opt)
 {
 	static open_step *const steps[] = {
-		open_inputs, open_tls,	     block_signals, start_log_writer,
-		size_server, open_listeners, serve_as_user,
+		open_inputs,	open_tls,	  open_auth,
+		block_signals,	start_log_writer, size_server,
+		open_listeners, serve_as_user,	  start_auth_checkers,
 	};
 
 	memset(d, 0, sizeof(*d));
@@ -626,8 +675,9 @@ static void announce(struct sehttpd *d)
 
 /*
  * Serves until SIGINT or SIGTERM, reopening the access log at SIGUSR1 or
- * SIGHUP (which also reloads the TLS certificates); with --health, then fails health checks for the grace.  True
- * when a second stop signal came meanwhile: no drain then.
+ * SIGHUP (which also reloads the TLS certificates and the password files);
+ * with --health, then fails health checks for the grace.  True when a
+ * second stop signal came meanwhile: no drain then.
  */
 static bool serve_until_stop(struct sehttpd *d)
 {
@@ -639,6 +689,8 @@ static bool serve_until_stop(struct sehttpd *d)
 		reopen_access_log(&d->server, d->opt->access_log);
 		if (sig == SIGHUP && d->server.tls)
 			tls_reload(d->server.tls);
+		if (sig == SIGHUP && d->server.auth)
+			auth_reload(d->server.auth);
 	}
 	if (!d->server.health_len)
 		return false;
@@ -662,10 +714,15 @@ static int sehttpd_run(struct sehttpd *d)
 		status = 0;
 	}
 	drain_workers(s, running, &d->signals, stop_now ? 0 : d->opt->drain_ms);
-	for (unsigned i = 0; i < running; i++) {
+	for (unsigned i = 0; i < running; i++)
 		pthread_join(s->workers[i].thread, NULL);
-		worker_destroy(&s->workers[i]);
+	/* Before the workers' inboxes go: no checker posts to them then. */
+	if (d->checking) {
+		auth_checkers_stop();
+		d->checking = false;
 	}
+	for (unsigned i = 0; i < running; i++)
+		worker_destroy(&s->workers[i]);
 	return status;
 }
 

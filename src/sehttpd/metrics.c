@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@
 
 /* Room for any head the parser accepts: its own limits answer 414 or 431. */
 #define METRICS_REQUEST_MAX HTTP_MAX_HEAD
-#define METRICS_BODY_MAX 8192
+#define METRICS_BODY_MAX 16384
 /* A room for the answer's head beside the body. */
 #define METRICS_BUF                                      \
 	(METRICS_REQUEST_MAX > METRICS_BODY_MAX + 1024 ? \
@@ -96,6 +97,98 @@ static size_t value(char *buf, size_t len, size_t off, const char *name,
 	n = snprintf(buf + off, len - off, "sehttpd_%s%s %llu\n", name, labels,
 		     (unsigned long long)v);
 	return n < 0 ? len : off + (size_t)n;
+}
+
+/* Appends what fmt says; off becomes len once buf is full. */
+static size_t appendf(char *buf, size_t len, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t appendf(char *buf, size_t len, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (off >= len)
+		return len;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + off, len - off, fmt, ap);
+	va_end(ap);
+	return n < 0 ? len : off + (size_t)n;
+}
+
+/* Requests by method and status class. */
+static size_t format_requests(const struct server *s, char *buf, size_t len,
+			      size_t off)
+{
+	static const struct metric requests = {
+		"requests_total", "counter",
+		"Requests answered (also those cut short), by method and "
+		"status class."
+	};
+	static const char *const methods[STATS_METHODS] = {
+		[STATS_GET] = "GET",
+		[STATS_HEAD] = "HEAD",
+		[STATS_OPTIONS] = "OPTIONS",
+		[STATS_OTHER] = "other",
+	};
+
+	off = head(buf, len, off, &requests);
+	for (int m = 0; m < STATS_METHODS; m++) {
+		for (int c = 0; c < 5; c++)
+			off = appendf(buf, len, off,
+				      "sehttpd_requests_total{method=\"%s\","
+				      "class=\"%dxx\"} %llu\n",
+				      methods[m], c + 1,
+				      (unsigned long long)SUM(s,
+							      requests[m][c]));
+	}
+	return off;
+}
+
+/* The bound of a bucket in seconds, as Prometheus writes them: 0.00025. */
+static void format_bound(char *out, size_t len, uint64_t us)
+{
+	int n = snprintf(out, len, "%llu.%06llu",
+			 (unsigned long long)(us / 1000000),
+			 (unsigned long long)(us % 1000000));
+
+	while (n > 1 && out[n - 1] == '0')
+		out[--n] = '\0';
+	if (n > 0 && out[n - 1] == '.')
+		out[--n] = '\0';
+}
+
+/* How long requests took: a histogram, its buckets cumulative. */
+static size_t format_durations(const struct server *s, char *buf, size_t len,
+			       size_t off)
+{
+	static const struct metric durations = {
+		"request_duration_seconds", "histogram",
+		"Time from a complete request head to the last byte of its "
+		"response handed to the socket."
+	};
+	uint64_t count = 0, sum_us = SUM(s, duration_us_sum);
+	char le[32];
+
+	off = head(buf, len, off, &durations);
+	for (unsigned i = 0; i <= STATS_DURATION_BUCKETS; i++) {
+		count += SUM(s, durations[i]);
+		if (i < STATS_DURATION_BUCKETS)
+			format_bound(le, sizeof(le),
+				     stats_duration_bounds_us[i]);
+		else
+			snprintf(le, sizeof(le), "+Inf");
+		off = appendf(buf, len, off,
+			      "sehttpd_request_duration_seconds_bucket"
+			      "{le=\"%s\"} %llu\n",
+			      le, (unsigned long long)count);
+	}
+	return appendf(buf, len, off,
+		       "sehttpd_request_duration_seconds_sum %llu.%06llu\n"
+		       "sehttpd_request_duration_seconds_count %llu\n",
+		       (unsigned long long)(sum_us / 1000000),
+		       (unsigned long long)(sum_us % 1000000),
+		       (unsigned long long)count);
 }
 
 size_t metrics_format(const struct server *s, char *buf, size_t len)
@@ -178,6 +271,8 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		off = value(buf, len, off, responses.name, label,
 			    SUM(s, responses[c]));
 	}
+	off = format_requests(s, buf, len, off);
+	off = format_durations(s, buf, len, off);
 	for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++) {
 		off = head(buf, len, off, &simple[i]);
 		off = value(buf, len, off, simple[i].name, "", values[i]);

@@ -263,6 +263,17 @@ static enum options_result set_false(struct options *opt,
 	return OPTIONS_RUN;
 }
 
+/* --log-format: combined or json. */
+static enum options_result set_log_format(struct options *opt,
+					  const struct option_spec *spec,
+					  const char *value)
+{
+	if (strcmp(value, "combined") && strcmp(value, "json"))
+		return bad(spec->what, value), OPTIONS_EXIT_USAGE;
+	*(bool *)member(opt, spec->field) = !strcmp(value, "json");
+	return OPTIONS_RUN;
+}
+
 /* --user: privileges.c tells the default from a root that asked for it. */
 static enum options_result
 set_user(struct options *opt, const struct option_spec *spec, const char *value)
@@ -444,11 +455,14 @@ static const struct option_spec option_table[] = {
 		.arg = "FILE",
 		.set = set_string,
 		.field = OPTION(access_log),
-		.help = "write a Combined Log Format line per request\n"
-			"to FILE ('-' for standard output)",
-		.man = "Write a Combined Log Format line per request to\n"
+		.help = "write a line per request to FILE ('-' for\n"
+			"standard output; format: --log-format)",
+		.man = "Write a line per request to\n"
 		       ".I FILE\n"
-		       ".RB ( \\- \" for standard output; default off).\"\n"
+		       ".RB ( \\- \" for standard output; default off),\"\n"
+		       "in the Combined Log Format unless\n"
+		       ".B \\-\\-log\\-format\n"
+		       "says otherwise.\n"
 		       "Responses cut short (client gone, write stall,\n"
 		       "request timeout) are logged too,\n"
 		       "with the body bytes written.\n"
@@ -460,6 +474,43 @@ static const struct option_spec option_table[] = {
 		       "(a full pipe) never stalls serving:\n"
 		       "beyond 256 KiB waiting, lines are dropped and\n"
 		       "counted on standard error.\n",
+	},
+	{
+		.name = "log-format",
+		.arg = "combined|json",
+		.set = set_log_format,
+		.field = OPTION(log_json),
+		.what = "log format (combined or json)",
+		.help = "--access-log's lines: Combined Log\n"
+			"Format (default) or JSON objects",
+		.man_arg = "\" combined\\fR|\\fPjson\"",
+		.man = "The format of\n"
+		       ".BR \\-\\-access\\-log 's\n"
+		       "lines:\n"
+		       ".B combined\n"
+		       "(the Combined Log Format, the default) or\n"
+		       ".BR json :\n"
+		       "one JSON object per line with\n"
+		       ".B time\n"
+		       "(RFC 3339, UTC),\n"
+		       ".BR remote_addr ,\n"
+		       ".BR method ,\n"
+		       ".BR target ,\n"
+		       ".BR protocol ,\n"
+		       ".BR status ,\n"
+		       ".BR body_bytes ,\n"
+		       ".B duration_us\n"
+		       "(from the complete request head to the last byte\n"
+		       "handed to the socket, in microseconds),\n"
+		       ".BR referer ,\n"
+		       ".B user_agent\n"
+		       "and\n"
+		       ".BR host ;\n"
+		       "what a request lacks is null.\n"
+		       "Strings are escaped as JSON requires: control\n"
+		       "characters escaped, bytes that are not UTF-8 as\n"
+		       ".BR \\eufffd ,\n"
+		       "so every line is valid JSON in UTF-8.\n",
 	},
 	{
 		.name = "no-compress",
@@ -514,6 +565,11 @@ static const struct option_spec option_table[] = {
 		       ".BI http:// ADDR:PORT /metrics\n"
 		       "on a listener and a thread of their own\n"
 		       "(default off): responses by status class,\n"
+		       "requests by method (GET, HEAD, OPTIONS, other) and\n"
+		       "status class, a histogram of request durations\n"
+		       ".RB ( sehttpd_request_duration_seconds ,\n"
+		       "100 us to 10 s, from the complete request head to\n"
+		       "the last byte handed to the socket),\n"
 		       "response body bytes, connections accepted,\n"
 		       "open and idle, content-cache entries, bytes, hits,\n"
 		       "misses and compressed-variant hits,\n"
@@ -646,6 +702,79 @@ static const struct option_spec option_table[] = {
 		       ".BR Access\\-Control\\-Request\\-Method )\n"
 		       "with the methods allowed, the request headers asked\n"
 		       "for, and a max age.\n",
+	},
+	{
+		.name = "auth-file",
+		.arg = "[/PREFIX:]FILE",
+		.set = add_string,
+		.field = OPTION(auth_files),
+		.count = OPTION(auth_nfiles),
+		.max = AUTH_FILES_MAX,
+		.check = auth_check_file_arg,
+		.help = "ask for a user and password (HTTP Basic)\n"
+			"from FILE (htpasswd: bcrypt or SHA-crypt)\n"
+			"for paths under PREFIX (all without);\n"
+			"repeatable, the longest PREFIX wins",
+		.man_arg = "\" \\fR[\\fP/PREFIX:\\fR]\\fPFILE\"",
+		.man = "Answer requests for paths (decoded and normalised)\n"
+		       "that start with\n"
+		       ".I /PREFIX\n"
+		       "(all paths without one) with 401 unless they carry\n"
+		       "HTTP Basic credentials (RFC 7617) of a user of\n"
+		       ".IR FILE .\n"
+		       "Repeatable, one file per prefix: the longest prefix\n"
+		       "that matches wins.\n"
+		       "A prefix is a string prefix, as\n"
+		       ".BR \\-\\-header 's:\n"
+		       "end it with a slash to mean a directory (which then\n"
+		       "also covers the directory's path without it).\n"
+		       ".I FILE\n"
+		       "has lines\n"
+		       ".IR user : hash\n"
+		       "as\n"
+		       ".B htpasswd \\-B\n"
+		       "(bcrypt),\n"
+		       ".B openssl passwd \\-6\n"
+		       "or\n"
+		       ".B \\-5\n"
+		       "(SHA-crypt) or\n"
+		       ".B mkpasswd\n"
+		       "(yescrypt) write them; blank lines and lines starting\n"
+		       "with # are skipped.\n"
+		       "A file with a weaker hash (MD5-crypt, DES, {SHA},\n"
+		       "plain text), a malformed line or no users is a usage\n"
+		       "error naming the file and line.\n"
+		       "Files are read before the switch to\n"
+		       ".BR \\-\\-user ;\n"
+		       "a\n"
+		       ".B SIGHUP\n"
+		       "reads them again as that user, and one that fails\n"
+		       "then keeps what it had (see SIGNALS).\n"
+		       "Passwords are checked by a few threads of their own,\n"
+		       "off the event loops, and a user's success is\n"
+		       "remembered for a minute.\n"
+		       "Protected responses carry\n"
+		       ".BR \"Cache-Control: private\" ;\n"
+		       "OPTIONS requests (CORS preflights) are answered\n"
+		       "without credentials.\n",
+	},
+	{
+		.name = "auth-realm",
+		.arg = "TEXT",
+		.set = set_string,
+		.field = OPTION(auth_realm),
+		.check = auth_check_realm,
+		.help = "the realm a 401 names, which browsers\n"
+			"show (default: the host name)",
+		.man = "The realm of\n"
+		       ".BR \\-\\-auth\\-file 's\n"
+		       "401 answers\n"
+		       ".RB ( \"WWW-Authenticate: Basic realm=\"\n"
+		       ".IR TEXT ,\n"
+		       "with\n"
+		       ".BR charset=\"UTF-8\" ),\n"
+		       "which browsers show when they ask for a password\n"
+		       "(default: the host name).\n",
 	},
 	{
 		.name = "index",
@@ -1075,6 +1204,11 @@ static enum options_result finish(struct options *opt, int argc, char **argv)
 {
 	if (tls_check(opt))
 		return OPTIONS_EXIT_USAGE;
+	if (opt->log_json && !opt->access_log) {
+		fputs("sehttpd: --log-format json needs --access-log\n",
+		      stderr);
+		return OPTIONS_EXIT_USAGE;
+	}
 	/* Either order: --cors may follow the --header it conflicts with. */
 	for (unsigned int i = 0; opt->site.cors && i < opt->site.nheaders;
 	     i++) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "auth.h"
 #include "config.h"
 #include "listener.h"
 #include "tls.h"
@@ -26,6 +27,7 @@ struct options {
 	bool compress;
 	uint32_t cache_mib;
 	const char *access_log; /* NULL: off; "-": stdout */
+	bool log_json; /* --log-format json; else combined */
 	const char *user; /* whom to serve as when started as root */
 	bool user_given; /* --user was on the command line */
 	const char *metrics; /* NULL: off; else HOST:PORT to serve them on */
@@ -46,6 +48,9 @@ struct options {
 	struct tls_pair tls_pairs[TLS_PAIRS_MAX]; /* the two, paired */
 	unsigned int tls_npairs;
 	uint16_t http_redirect; /* --http-redirect PORT; 0: off */
+	const char *auth_files[AUTH_FILES_MAX]; /* --auth-file, checked */
+	unsigned int auth_nfiles;
+	const char *auth_realm; /* --auth-realm; NULL: the host name */
 };
 
 enum options_result {

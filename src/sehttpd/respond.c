@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "auth.h"
 #include "http/route.h"
 #include "http/site.h"
 #include "server.h"
@@ -27,6 +28,11 @@ void respond_head_init(struct exchange *rc, struct http_response_head *h,
 		h->extra = "Retry-After: 1\r\n";
 		h->extra_len = strlen(h->extra);
 	}
+	if (status == 401 && rc->worker->server->auth) {
+		h->extra = rc->worker->server->auth->challenge;
+		h->extra_len = rc->worker->server->auth->challenge_len;
+	}
+	h->cache_private = rc->auth_private;
 	if (rc->worker->server->site) {
 		h->rules = rc->worker->server->site->rules;
 		h->nrules = rc->worker->server->site->nrules;

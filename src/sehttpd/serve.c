@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "authorize.h"
 #include "cache.h"
 #include "coro.h"
 #include "listing.h"
@@ -471,10 +472,18 @@ static void *plan_cache_probe(void *ctx, char *path, size_t len)
 	return e;
 }
 
+static int plan_authorize(void *ctx, const char *path, size_t len)
+{
+	struct exchange *rc = ctx;
+
+	return rc->worker->server->auth ? authorize_request(rc, path, len) : 0;
+}
+
 static const struct http_serve_ops plan_ops = {
 	.open = plan_open,
 	.close = plan_close,
 	.cache_probe = plan_cache_probe,
+	.authorize = plan_authorize,
 };
 
 /* Carries out the plan for an object it opened, which the request keeps. */

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "access_log.h"
+#include "auth_checkers.h"
 #include "date_cache.h"
 #include "h2_stream.h"
 #include "list.h"
@@ -24,6 +25,8 @@
 #include "stats.h"
 #include "timer_wheel.h"
 
+struct auth;
+struct auth_cache;
 struct coro;
 struct coro_pool;
 struct content_cache;
@@ -38,6 +41,11 @@ struct http_vhost;
 
 /* A coroutine yields this instead of epoll events to run again soon. */
 #define CONN_YIELD_TURN 0
+/*
+ * ... or this to wait for another thread's result (an auth check), which
+ * the worker's inbox reports: a bit epoll never reports for a socket.
+ */
+#define CONN_WAIT_WAKE (1 << 28)
 
 /* A worker's listeners at most: each -b address and its --http-redirect. */
 #define WORKER_LISTENERS_MAX (2 * LISTEN_ADDRS_MAX)
@@ -53,6 +61,9 @@ struct server {
 	bool compress;
 	size_t cache_bytes; /* per thread */
 	bool access_log;
+	bool log_json; /* --log-format json */
+	/* Requests are timed (JSON log, metrics): two clock readings each. */
+	bool timing;
 	int access_log_fd; /* until the log writer takes it over */
 	struct log_writer *log_writer;
 	unsigned nworkers;
@@ -74,6 +85,7 @@ struct server {
 	/* --http-redirect: cleartext requests get a 308 to https:// and
 	 * this port (0: the scheme's default, 443). */
 	uint16_t https_port;
+	struct auth *auth; /* --auth-file; NULL: every path is public */
 };
 
 struct worker {
@@ -102,6 +114,9 @@ struct worker {
 	struct date_cache date;
 	struct access_log_buffer log;
 	struct worker_stats stats; /* written by this thread only */
+	/* With --auth-file: checks coming back, and those that passed. */
+	struct auth_inbox auth_inbox;
+	struct auth_cache *auth_cache;
 };
 
 struct conn {

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "auth_cache.h"
 #include "clock_ms.h"
 #include "compress.h"
 #include "cache.h"
@@ -76,6 +77,7 @@ int worker_init(struct worker *w, struct server *s, const struct listener *ls,
 	size_t extra = HTTP_CONN_EXTRA + (s->tls ? CONN_TLS_STAGE : 0);
 
 	memset(w, 0, sizeof(*w));
+	w->auth_inbox.fd = -1;
 	w->server = s;
 	for (unsigned i = 0; i < n; i++) {
 		if (ls[i].fd >= 0 && w->nlisteners < WORKER_LISTENERS_MAX)
@@ -106,12 +108,18 @@ int worker_init(struct worker *w, struct server *s, const struct listener *ls,
 		if (watch_listener(w, i))
 			return -1;
 	}
+	if (s->auth &&
+	    (auth_inbox_init(&w->auth_inbox) || watch(w, w->auth_inbox.fd) ||
+	     !(w->auth_cache = auth_cache_new())))
+		return -1;
 	return watch(w, w->stop_fd);
 }
 
 void worker_destroy(struct worker *w)
 {
 	h2_stream_pool_drain(&w->h2_streams);
+	auth_inbox_destroy(&w->auth_inbox);
+	auth_cache_free(w->auth_cache);
 	content_cache_free(w->cache);
 	compressor_free(w->compressor);
 	if (w->pool)
@@ -424,6 +432,27 @@ static void cut_off_all(struct worker *w)
 	force_close_all(w); /* any that did not finish */
 }
 
+/*
+ * Checks back from the checkers: each waiting coroutine goes on; a check
+ * whose request gave up (its connection closed meanwhile) is freed.
+ */
+static void auth_checks_back(struct worker *w)
+{
+	struct auth_check *job = auth_inbox_take(&w->auth_inbox), *next;
+
+	for (; job; job = next) {
+		struct conn *c = job->waiter;
+
+		next = job->next;
+		job->done = true;
+		if (!c)
+			auth_check_free(job);
+		else if (c->coro && c->wait_events == CONN_WAIT_WAKE &&
+			 !c->turn)
+			conn_resume(w, c);
+	}
+}
+
 static void handle_event(struct worker *w, const struct epoll_event *ev)
 {
 	struct server *s = w->server;
@@ -436,6 +465,10 @@ static void handle_event(struct worker *w, const struct epoll_event *ev)
 		/* Closed by begin_stop() earlier in this batch: nothing. */
 		if (i < w->nlisteners && w->listeners[i].fd >= 0)
 			accept_all(w, &w->listeners[i]);
+		return;
+	}
+	if (fd == w->auth_inbox.fd) {
+		auth_checks_back(w);
 		return;
 	}
 	if (fd == w->stop_fd) {

@@ -164,7 +164,7 @@ class JsonListingTest(ServerTestCase):
         body = resp.body
         self.assertIn(b'"name":"quote\\"back\\\\slash.txt"', body)
         self.assertIn(b'"url":"quote%22back%5Cslash.txt"', body)
-        self.assertIn(b'"name":"tab\\u0009name.txt"', body)
+        self.assertIn(b'"name":"tab\\tname.txt"', body)
         self.assertIn(b'"url":"tab%09name.txt"', body)
         self.assertIn(b'"name":"bad\\ufffd\\ufffd.txt"', body)
         self.assertIn(b'"url":"bad%FF%FE.txt"', body)

@@ -16,13 +16,16 @@ from target import ServerProcess, needs_process, sehttpd_bin, temp_dir
 
 METRICS_LINE = re.compile(r'metrics on http://(\S+):(\d+)/metrics')
 NAME = r'[a-zA-Z_:][a-zA-Z0-9_:]*'
-SAMPLE = re.compile(r'^(%s)(\{(%s)="((?:[^"\\\n]|\\.)*)"\})? (\d+)$'
-                    % (NAME, NAME))
+LABEL = r'(%s)="((?:[^"\\\n]|\\.)*)"' % NAME
+SAMPLE = re.compile(r'^(%s)(\{%s(?:,%s)*\})? (\d+(?:\.\d+)?)$'
+                    % (NAME, LABEL, LABEL))
+HISTOGRAM_PARTS = ('_bucket', '_sum', '_count')
 
 
 def parse_exposition(text):
-    """{(name, labels): value}; raises AssertionError on anything the
-    Prometheus text format (0.0.4) does not allow or we do not write."""
+    """{(name, labels): value}, labels the label values joined by ','
+    ('' for none); raises AssertionError on anything the Prometheus text
+    format (0.0.4) does not allow or we do not write."""
     assert text.endswith('\n'), 'the last line must end in a newline'
     samples, helped, typed = {}, set(), {}
     for line in text.split('\n')[:-1]:
@@ -33,22 +36,32 @@ def parse_exposition(text):
             helped.add(name)
         elif line.startswith('# TYPE '):
             name, _, kind = line[7:].partition(' ')
-            assert kind in ('counter', 'gauge'), line
+            assert kind in ('counter', 'gauge', 'histogram'), line
             assert name not in typed, 'second TYPE for ' + name
-            assert not any(k[0] == name for k in samples), \
+            assert not any(k[0].startswith(name) for k in samples), \
                 'TYPE after samples of ' + name
             typed[name] = kind
         else:
             m = SAMPLE.match(line)
             assert m, 'not a sample line: %r' % line
-            name = m.group(1)
-            assert name in typed and name in helped, \
+            name = family = m.group(1)
+            for part in HISTOGRAM_PARTS:
+                if name.endswith(part) and \
+                        typed.get(name[:-len(part)]) == 'histogram':
+                    family = name[:-len(part)]
+            assert family in typed and family in helped, \
                 'sample before its HELP and TYPE: ' + line
-            if typed[name] == 'counter':
+            labels = re.findall(LABEL, m.group(2) or '')
+            if typed[family] == 'counter':
                 assert name.endswith('_total'), name
-            key = (name, m.group(4) or '')
+            if typed[family] == 'histogram':
+                assert name != family, 'a histogram sample: ' + line
+                assert (name.endswith('_bucket')) == \
+                    bool(labels and labels[-1][0] == 'le'), line
+            key = (name, ','.join(v for _, v in labels))
             assert key not in samples, 'duplicate sample ' + line
-            samples[key] = int(m.group(5))
+            v = m.group(len(m.groups()))
+            samples[key] = float(v) if '.' in v else int(v)
     return samples
 
 
@@ -61,6 +74,8 @@ class MetricsTest(unittest.TestCase):
         os.mkdir(cls.www)
         with open(os.path.join(cls.www, 'page.html'), 'w') as f:
             f.write('<p>%s</p>\n' % ('metrics ' * 200))
+        with open(os.path.join(cls.www, 'big.bin'), 'wb') as f:
+            f.write(b'\x5a' * (10 << 20))
         cls.srv = ServerProcess(['-t', '2', '--metrics', '127.0.0.1:0'],
                                 root=cls.www)
         m = cls.srv.wait_line(lambda s: 'metrics on' in s, 5)
@@ -146,6 +161,95 @@ class MetricsTest(unittest.TestCase):
                   'cache_compressed_hits_total',
                   'access_log_dropped_lines_total'):
             self.assertIn('sehttpd_' + n, names)
+
+    def settled(self, before, want_count):
+        """The metrics' change since before, once the histogram has
+        counted want_count more requests (a response is counted once
+        written, which the client may see first)."""
+        deadline = time.monotonic() + 3
+        while True:
+            after = self.metrics()
+            d = {k: after[k] - before.get(k, 0) for k in after}
+            if d[('sehttpd_request_duration_seconds_count', '')] >= \
+                    want_count or time.monotonic() > deadline:
+                return after, d
+
+    def test_requests_by_method_and_class(self):
+        before = self.metrics()
+        with Conn(self.srv.host, self.srv.port) as c:
+            for method, target, status in (
+                    ('GET', '/page.html', 200), ('GET', '/page.html', 200),
+                    ('HEAD', '/missing', 404), ('OPTIONS', '*', 204),
+                    ('DELETE', '/page.html', 405), ('GET', '/', 200)):
+                c.send(('%s %s HTTP/1.1\r\nHost: x\r\n\r\n'
+                        % (method, target)).encode())
+                self.assertEqual(c.read_response(method).status, status)
+        with Conn(self.srv.host, self.srv.port) as c:
+            c.send(b'BREW /pot HTTP/1.1\r\nHost: x\r\n\r\n')
+            self.assertEqual(c.read_response().status, 501)
+        with Conn(self.srv.host, self.srv.port) as c:
+            c.send(b'GET /\x01 HTTP/1.1\r\n\r\n')
+            self.assertEqual(c.read_response().status, 400)
+        after, d = self.settled(before, 8)
+        want = {('GET', '2xx'): 3, ('HEAD', '4xx'): 1, ('OPTIONS', '2xx'): 1,
+                ('other', '4xx'): 2, ('other', '5xx'): 1}
+        for method in ('GET', 'HEAD', 'OPTIONS', 'other'):
+            for c in range(1, 6):
+                key = (method, '%dxx' % c)
+                self.assertEqual(
+                    d[('sehttpd_requests_total', '%s,%s' % key)],
+                    want.get(key, 0), key)
+        self.assertEqual(d[('sehttpd_request_duration_seconds_count', '')],
+                         8)
+
+    def test_duration_histogram(self):
+        """Quick answers land in the lowest buckets, a download read
+        slowly in those of its length; the buckets are cumulative."""
+        before = self.metrics()
+        for _ in range(5):
+            with Conn(self.srv.host, self.srv.port) as c:
+                c.send(b'GET /page.html HTTP/1.1\r\nHost: x\r\n\r\n')
+                self.assertEqual(c.read_response().status, 200)
+        start = time.monotonic()
+        with Conn(self.srv.host, self.srv.port, rcvbuf=64 << 10) as c:
+            c.send(b'GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n')
+            got = 0
+            while got < 10 << 20:
+                data = c.sock.recv(256 << 10)
+                if not data:
+                    break
+                got += len(data)
+                time.sleep(0.01)
+        slow = time.monotonic() - start
+        after, d = self.settled(before, 6)
+        buckets = [(float(k[1]), after[k]) for k in after
+                   if k[0] == 'sehttpd_request_duration_seconds_bucket' and
+                   k[1] != '+Inf']
+        self.assertEqual([b for b, _ in buckets],
+                         [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                          0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+        counts = [n for _, n in buckets]
+        self.assertEqual(counts, sorted(counts), 'cumulative')
+        count = after[('sehttpd_request_duration_seconds_count', '')]
+        self.assertEqual(
+            after[('sehttpd_request_duration_seconds_bucket', '+Inf')],
+            count)
+        self.assertEqual(d[('sehttpd_request_duration_seconds_count', '')],
+                         6)
+        delta = {b: d[('sehttpd_request_duration_seconds_bucket',
+                       k)] for b, k in
+                 ((float(k[1]), k[1]) for k in after
+                  if k[0] == 'sehttpd_request_duration_seconds_bucket' and
+                  k[1] != '+Inf')}
+        # The five small pages: well under 50 ms each (tens of us).
+        self.assertEqual(delta[0.05], 5, delta)
+        # The slow download: at least a quarter of what the client took
+        # (socket buffers hold part of it), under 10 s.
+        self.assertGreater(slow, 0.3)
+        self.assertEqual(delta[10], 6, delta)
+        s = d[('sehttpd_request_duration_seconds_sum', '')]
+        self.assertGreater(s, slow * 0.25)
+        self.assertLess(s, slow + 1)
 
     def test_other_paths_and_methods(self):
         self.assertEqual(self.scrape(path='/')[0], 404)

@@ -44,8 +44,15 @@ static const char *line_over(const struct client_addr *peer, const char *head,
 	log_buf.len = 0;
 	log_buf.lines = 0;
 	/* An empty buffer is never flushed: no writer is needed. */
-	access_log_append(&log_buf, NULL, peer, CLF_TIME, head,
-			  head ? &req : NULL, http2, status, bytes);
+	access_log_append(&log_buf, NULL, CLF_TIME,
+			  &(struct access_log_record){
+				  .peer = peer,
+				  .reqbuf = head,
+				  .req = head ? &req : NULL,
+				  .http2 = http2,
+				  .status = status,
+				  .body_bytes = bytes,
+			  });
 	CHECK_EQ_INT(log_buf.lines, 1);
 	CHECK(log_buf.len > 0 && log_buf.buf[log_buf.len - 1] == '\n');
 	CHECK(memchr(log_buf.buf, '\n', log_buf.len) ==
@@ -196,4 +203,128 @@ TEST(http2_request_says_http2)
 		&peer, "GET /a.css HTTP/1.1\r\nHost: x\r\n\r\n", true, 200, 12);
 
 	CHECK(strstr(line, "\"GET /a.css HTTP/2.0\" 200 12 ") != NULL);
+}
+
+#define ISO_TIME "2000-10-10T13:55:36Z"
+
+/* The JSON line for head (NULL: none), NUL-terminated without newline. */
+static const char *json_for(const struct client_addr *peer, const char *head,
+			    bool http2, int status, uint64_t bytes, uint64_t us)
+{
+	struct http_parser p;
+	struct http_request req;
+	char *line;
+
+	if (head) {
+		http_parser_init(&p);
+		CHECK(http_parse_request(&p, &req, head, strlen(head)) > 0);
+	}
+	log_buf.len = 0;
+	log_buf.lines = 0;
+	access_log_append_json(&log_buf, NULL, ISO_TIME,
+			       &(struct access_log_record){
+				       .peer = peer,
+				       .reqbuf = head,
+				       .req = head ? &req : NULL,
+				       .http2 = http2,
+				       .status = status,
+				       .body_bytes = bytes,
+				       .duration_us = us,
+			       });
+	CHECK_EQ_INT(log_buf.lines, 1);
+	CHECK(log_buf.len > 0 && log_buf.len < ACCESS_LOG_LINE_MAX);
+	CHECK(log_buf.buf[log_buf.len - 1] == '\n');
+	CHECK(memchr(log_buf.buf, '\n', log_buf.len) ==
+	      log_buf.buf + log_buf.len - 1);
+	line = log_buf.buf;
+	line[log_buf.len - 1] = '\0';
+	return line;
+}
+
+TEST(json_lines)
+{
+	struct client_addr peer = ipv4("192.0.2.7");
+
+	CHECK_EQ_STR(json_for(&peer,
+			      "GET /a.txt?q=1 HTTP/1.1\r\nHost: example.org\r\n"
+			      "User-Agent: curl/8.0\r\n"
+			      "Referer: http://r.test/\r\n\r\n",
+			      false, 200, 12, 345),
+		     "{\"time\":\"" ISO_TIME "\",\"remote_addr\":\"192.0.2.7\","
+		     "\"method\":\"GET\",\"target\":\"/a.txt?q=1\","
+		     "\"protocol\":\"HTTP/1.1\",\"status\":200,"
+		     "\"body_bytes\":12,\"duration_us\":345,"
+		     "\"referer\":\"http://r.test/\","
+		     "\"user_agent\":\"curl/8.0\",\"host\":\"example.org\"}");
+	/* What the request lacks is null; HTTP/1.0, HTTP/2. */
+	CHECK_EQ_STR(json_for(&peer, "HEAD / HTTP/1.0\r\n\r\n", false, 304, 0,
+			      0),
+		     "{\"time\":\"" ISO_TIME "\",\"remote_addr\":\"192.0.2.7\","
+		     "\"method\":\"HEAD\",\"target\":\"/\","
+		     "\"protocol\":\"HTTP/1.0\",\"status\":304,"
+		     "\"body_bytes\":0,\"duration_us\":0,\"referer\":null,"
+		     "\"user_agent\":null,\"host\":null}");
+	CHECK(strstr(json_for(&peer, "GET / HTTP/1.1\r\nHost: h\r\n\r\n", true,
+			      200, 1, 1),
+		     "\"protocol\":\"HTTP/2.0\"") != NULL);
+}
+
+TEST(json_without_request)
+{
+	struct client_addr peer = { .family = AF_UNIX };
+
+	CHECK_EQ_STR(json_for(&peer, NULL, false, 400, 50, 7),
+		     "{\"time\":\"" ISO_TIME "\",\"remote_addr\":null,"
+		     "\"method\":null,\"target\":null,\"protocol\":null,"
+		     "\"status\":400,\"body_bytes\":50,\"duration_us\":7,"
+		     "\"referer\":null,\"user_agent\":null,\"host\":null}");
+}
+
+TEST(json_escaping)
+{
+	struct client_addr peer = ipv4("10.0.0.1");
+
+	/* UTF-8 kept; bytes that are not UTF-8 replaced, never copied;
+	 * quotes, backslashes and tabs (the one control character the
+	 * parser lets through) escaped. */
+	CHECK_EQ_STR(
+		json_for(&peer,
+			 "GET /caf\xc3\xa9\xff\"\\ HTTP/1.1\r\nHost: h\r\n"
+			 "User-Agent: a\"b\\c\td\xc3(\xed\xa0\x80\r\n\r\n",
+			 false, 404, 5, 9),
+		"{\"time\":\"" ISO_TIME "\",\"remote_addr\":\"10.0.0.1\","
+		"\"method\":\"GET\",\"target\":\"/caf\xc3\xa9\\ufffd\\\"\\\\\","
+		"\"protocol\":\"HTTP/1.1\",\"status\":404,"
+		"\"body_bytes\":5,\"duration_us\":9,\"referer\":null,"
+		"\"user_agent\":\"a\\\"b\\\\c\\td\\ufffd(\\ufffd\\ufffd\\ufffd\","
+		"\"host\":\"h\"}");
+}
+
+TEST(json_long_fields_are_cut_not_the_line)
+{
+	struct client_addr peer = ipv4("10.0.0.1");
+	size_t n = 7000;
+	char *head = malloc(4 * n + 200), *p = head;
+	const char *line;
+
+	/* Every field as long as the parser lets it be, all escapes. */
+	p += sprintf(p, "GET /");
+	for (size_t i = 0; i < n; i++)
+		*p++ = (char)0xff;
+	p += sprintf(p, " HTTP/1.1\r\nHost: ");
+	memset(p, 'h', 200);
+	p += 200;
+	p += sprintf(p, "\r\nReferer: r");
+	for (size_t i = 0; i < 1000; i++)
+		*p++ = '\t';
+	p += sprintf(p, "r\r\nUser-Agent: ");
+	for (size_t i = 0; i < 1000; i++)
+		*p++ = '"';
+	sprintf(p, "\r\n\r\n");
+	line = json_for(&peer, head, false, 200, 1, 2);
+	CHECK(strstr(line, "\\ufffd...\",\"protocol\":\"HTTP/1.1\"") != NULL);
+	CHECK(strstr(line, "\\t...\",\"user_agent\":\"\\\"") != NULL);
+	CHECK(strstr(line, "\\\"...\",\"host\":\"hhh") != NULL);
+	CHECK(!strcmp(line + strlen(line) - 2, "\"}"));
+	free(head);
 }

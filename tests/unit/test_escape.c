@@ -42,27 +42,6 @@ TEST(html_escape_byte_every_byte)
 	}
 }
 
-TEST(json_escape_byte_every_byte)
-{
-	for (int b = 0; b < 256; b++) {
-		char out[HTTP_JSON_ESCAPE_MAX], want[8];
-		size_t n = http_json_escape_byte((char)b, out);
-
-		if (b == '"' || b == '\\') {
-			snprintf(want, sizeof(want), "\\%c", b);
-			CHECK_EQ_MEM(out, n, want);
-		} else if (b < 0x20 || b == 0x7f) {
-			snprintf(want, sizeof(want), "\\u%04x", b);
-			CHECK_EQ_MEM(out, n, want);
-		} else {
-			/* UTF-8 bytes too: the caller judges sequences. */
-			CHECK_EQ_INT(n, 1);
-			CHECK_EQ_INT((unsigned char)out[0], b);
-		}
-		CHECK(n <= HTTP_JSON_ESCAPE_MAX);
-	}
-}
-
 static bool unreserved(int b)
 {
 	return isalnum(b) || b == '-' || b == '.' || b == '_' || b == '~';

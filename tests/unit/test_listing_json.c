@@ -113,7 +113,7 @@ TEST(hostile_names_are_escaped_and_encoded)
 	render(&s, 4096, e, ARRAY_SIZE(e));
 	CHECK(strstr(s.data, "{\"name\":\"quote\\\"back\\\\slash.txt\","));
 	CHECK(strstr(s.data, "\"url\":\"quote%22back%5Cslash.txt\"}"));
-	CHECK(strstr(s.data, "{\"name\":\"tab\\u0009nl\\u000acr\\u000d"
+	CHECK(strstr(s.data, "{\"name\":\"tab\\tnl\\ncr\\r"
 			     "\\u0001\\u001f\\u007f.txt\","));
 	CHECK(strstr(s.data, "\"url\":\"tab%09nl%0Acr%0D%01%1F%7F.txt\"}"));
 	/* Replaced in the name, kept (encoded) in the url. */

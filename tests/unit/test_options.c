@@ -186,7 +186,7 @@ TEST(help_layout)
 		    !strncmp(line, "  -p, --port PORT ", 18))
 			CHECK(!strncmp(line + 17, "        port to", 15));
 	}
-	CHECK_EQ_INT(options, 31);
+	CHECK_EQ_INT(options, 34);
 	CHECK(strstr(p.out, "  -V, --version          show the version and "
 			    "exit\n") != NULL);
 	CHECK(strstr(p.out,
@@ -213,7 +213,7 @@ TEST(man_entries)
 	CHECK(n < sizeof(man) - 1);
 	for (s = man; (s = strstr(s, ".TP\n")); s++)
 		entries++;
-	CHECK_EQ_INT(entries, 31);
+	CHECK_EQ_INT(entries, 34);
 	CHECK(!strncmp(man, port, strlen(port)));
 	CHECK(strstr(man, ".TP\n.BI \\-\\-timeout \" SECONDS\"\n") != NULL);
 	CHECK(strstr(man, ".TP\n.B \\-\\-no\\-listing\n") != NULL);
@@ -568,4 +568,55 @@ TEST(bind_options)
 		  "-b", "12", "-b", "13", "-b", "14", "-b", "15", NULL);
 	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	CHECK_EQ_INT(p.opt.nbinds, 15);
+
+TEST(auth_options)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK_EQ_INT(p.opt.auth_nfiles, 0);
+	CHECK(p.opt.auth_realm == NULL);
+	p = parse("--auth-file", "/etc/sehttpd/all", "--auth-file",
+		  "/admin/:/etc/sehttpd/admin", "--auth-file", "rel:ative",
+		  "--auth-realm", "Staff \"only\"", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.auth_nfiles, 3);
+	CHECK_EQ_STR(p.opt.auth_files[1], "/admin/:/etc/sehttpd/admin");
+	CHECK_EQ_STR(p.opt.auth_realm, "Staff \"only\"");
+	/* A prefix no normalised path starts with would protect nothing. */
+	p = parse("--auth-file", "/a/../b:/f", NULL);
+	check_usage_error(&p, "invalid --auth-file '/a/../b:/f': the prefix");
+	p = parse("--auth-file", "/a//:/f", NULL);
+	check_usage_error(&p, "the prefix is a path");
+	p = parse("--auth-file", "/a/.:/f", NULL);
+	check_usage_error(&p, "the prefix is a path");
+	p = parse("--auth-file", "/a/:", NULL);
+	check_usage_error(&p, "no password file named");
+	p = parse("--auth-file", "", NULL);
+	check_usage_error(&p, "no password file named");
+	p = parse("--auth-realm", "a\r\nX-Evil: 1", NULL);
+	check_usage_error(&p, "'a\\x0d\\x0aX-Evil: 1': a control character");
+	p = parse("--help", NULL);
+	CHECK(strstr(p.out, "--auth-file [/PREFIX:]FILE") &&
+	      strstr(p.out, "--auth-realm TEXT"));
+}
+
+TEST(log_format)
+{
+	struct parsed p = parse(NULL);
+
+	CHECK(!p.opt.log_json);
+	p = parse("--access-log", "-", "--log-format", "json", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK(p.opt.log_json);
+	p = parse("--log-format", "json", "--log-format", "combined",
+		  "--access-log", "x.log", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK(!p.opt.log_json);
+	p = parse("--log-format", "JSON", NULL);
+	check_usage_error(&p, "invalid log format (combined or json) 'JSON'");
+	p = parse("--log-format", "", NULL);
+	check_usage_error(&p, "invalid log format");
+	/* JSON lines need a log to go to. */
+	p = parse("--log-format", "json", NULL);
+	check_usage_error(&p, "--log-format json needs --access-log");
 }

@@ -158,7 +158,7 @@ TEST(json_strings)
 		      27);
 	CHECK_EQ_INT(http_out_flush(&out), 0);
 	CHECK_EQ_MEM(s.data, s.len,
-		     "a\\\"b\\\\c/d\\u0009e\\u0001\\u001f\\u007f|"
+		     "a\\\"b\\\\c/d\\te\\u0001\\u001f\\u007f|"
 		     "caf\\ufffd|\xc3\xa9\xe2\x9c\x93|\\ufffd\\\"|"
 		     "\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd|"
 		     "\\ufffd");

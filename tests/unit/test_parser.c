@@ -508,6 +508,7 @@ TEST(known_header_spans)
 		{ "Origin", HTTP_H_ORIGIN },
 		{ "Access-Control-Request-Method", HTTP_H_AC_REQUEST_METHOD },
 		{ "access-control-request-headers", HTTP_H_AC_REQUEST_HEADERS },
+		{ "Authorization", HTTP_H_AUTHORIZATION },
 	};
 	static const char *const values[] = {
 		"h",
@@ -524,6 +525,7 @@ TEST(known_header_spans)
 		"https://o.example",
 		"GET",
 		"x-a, x-b",
+		"Basic YTpi",
 	};
 	char s[1024];
 	size_t n = 0;

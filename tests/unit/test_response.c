@@ -211,6 +211,28 @@ TEST(extra_lines_and_other_server)
 			  "Vary: Accept-Encoding\r\nX-A: b\r\n\r\n"));
 }
 
+/* A protected response, and the challenge the server adds as extra. */
+TEST(private_and_challenge)
+{
+	struct http_response_head h = base(200);
+	static const char challenge[] =
+		"WWW-Authenticate: Basic realm=\"r\", charset=\"UTF-8\"\r\n";
+
+	h.cache_private = true;
+	h.content_length = 3;
+	CHECK(head_is(&h, "HTTP/1.1 200 OK\r\nServer: sehttpd\r\n"
+			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			  "Content-Length: 3\r\n"
+			  "Cache-Control: private\r\n\r\n"));
+	h = base(401);
+	h.extra = challenge;
+	h.extra_len = sizeof(challenge) - 1;
+	CHECK(head_is(&h, "HTTP/1.1 401 Unauthorized\r\nServer: sehttpd\r\n"
+			  "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+			  "WWW-Authenticate: Basic realm=\"r\", "
+			  "charset=\"UTF-8\"\r\n\r\n"));
+}
+
 TEST(unknown_status_reported_as_500)
 {
 	struct http_response_head h = base(299);
@@ -267,6 +289,7 @@ TEST(reasons)
 		{ 301, "Moved Permanently" },
 		{ 304, "Not Modified" },
 		{ 400, "Bad Request" },
+		{ 401, "Unauthorized" },
 		{ 403, "Forbidden" },
 		{ 404, "Not Found" },
 		{ 405, "Method Not Allowed" },
@@ -296,7 +319,7 @@ TEST(reasons)
 
 TEST(error_bodies)
 {
-	static const int codes[] = { 400, 403, 404, 405, 408,
+	static const int codes[] = { 400, 401, 403, 404, 405, 408,
 				     414, 431, 500, 501, 505 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(codes); i++) {

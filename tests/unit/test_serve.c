@@ -16,6 +16,7 @@ struct fake_fs {
 	const char *cached; /* the one path the cache holds, or NULL */
 	int open; /* objects opened and not closed */
 	int opens;
+	int authorized; /* calls of authorize */
 };
 
 static const struct fake_node site_nodes[] = {
@@ -103,9 +104,9 @@ static void default_site(struct http_site *site)
 
 /* Plans "METHOD TARGET HTTP/1.1"; checks that only the plan's object is
  * left open.  path must have HTTP_SERVE_PATH_BUF bytes. */
-static void plan(const struct http_site *site, struct fake_fs *fs,
-		 const char *method, const char *target, char *path,
-		 struct http_serve_plan *p)
+static void plan_with(const struct http_site *site, struct fake_fs *fs,
+		      const struct http_serve_ops *ops, const char *method,
+		      const char *target, char *path, struct http_serve_plan *p)
 {
 	char s[HTTP_MAX_HEAD];
 	struct http_request req;
@@ -115,13 +116,20 @@ static void plan(const struct http_site *site, struct fake_fs *fs,
 
 	http_parser_init(&parser);
 	CHECK_EQ_INT(http_parse_request(&parser, &req, s, (size_t)n), n);
-	http_serve(site, s, &req, path, &fake_ops, fs, p);
+	http_serve(site, s, &req, path, ops, fs, p);
 	CHECK_EQ_INT(fs->open,
 		     p->action == HTTP_SERVE_FILE ||
 				     p->action == HTTP_SERVE_LISTING ||
 				     p->action == HTTP_SERVE_SPA ?
 			     1 :
 			     0);
+}
+
+static void plan(const struct http_site *site, struct fake_fs *fs,
+		 const char *method, const char *target, char *path,
+		 struct http_serve_plan *p)
+{
+	plan_with(site, fs, &fake_ops, method, target, path, p);
 }
 
 #define PLAN(site, fs, method, target)  \
@@ -156,6 +164,62 @@ TEST(options_before_any_lookup)
 	CHECK_EQ_INT(p.action, HTTP_SERVE_OPTIONS);
 	CHECK_EQ_INT(p.path_len, 8);
 	CHECK_EQ_INT(fs.opens, 0);
+}
+
+/* Protects /private/: answers 401 there, and records what it saw. */
+static int fake_authorize(void *ctx, const char *path, size_t len)
+{
+	struct fake_fs *fs = ctx;
+
+	fs->authorized++;
+	return len >= 9 && !memcmp(path, "/private/", 9) ? 401 : 0;
+}
+
+static const struct http_serve_ops auth_ops = {
+	.open = fake_open,
+	.close = fake_close,
+	.cache_probe = fake_cache_probe,
+	.authorize = fake_authorize,
+};
+
+/* After routing (on the decoded path) and OPTIONS, before anything else:
+ * a hidden name, the cache or the file system. */
+TEST(authorize_before_any_lookup)
+{
+	static const char *const targets[] = {
+		"/private/.env",    "/private/a.txt",	"/x/../private/a.txt",
+		"/%70rivate/a.txt", "/private/missing",
+	};
+	struct http_site site;
+	char path[HTTP_SERVE_PATH_BUF];
+	struct http_serve_plan p;
+
+	default_site(&site);
+	for (size_t i = 0; i < ARRAY_SIZE(targets); i++) {
+		struct fake_fs fs = { site_nodes, "/private/a.txt" };
+
+		plan_with(&site, &fs, &auth_ops, "GET", targets[i], path, &p);
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 401);
+		CHECK_EQ_INT(fs.authorized, 1);
+		CHECK_EQ_INT(fs.opens, 0);
+	}
+	{
+		struct fake_fs fs = { site_nodes };
+
+		plan_with(&site, &fs, &auth_ops, "OPTIONS", "/private/a", path,
+			  &p);
+		CHECK_EQ_INT(p.action, HTTP_SERVE_OPTIONS);
+		CHECK_EQ_INT(fs.authorized, 0);
+		plan_with(&site, &fs, &auth_ops, "POST", "/private/a", path,
+			  &p);
+		CHECK_EQ_INT(p.status, 405);
+		CHECK_EQ_INT(fs.authorized, 0);
+		plan_with(&site, &fs, &auth_ops, "GET", "/a.txt", path, &p);
+		CHECK_EQ_INT(p.action, HTTP_SERVE_FILE);
+		CHECK_EQ_INT(fs.authorized, 1);
+		fake_close(&fs, &p.obj);
+	}
 }
 
 TEST(hidden_paths_before_the_cache)

@@ -1,0 +1,483 @@
+"""--auth-file and --auth-realm: HTTP Basic authentication (RFC 7617) from
+htpasswd files, hostile Authorization headers, paths that try to slip past
+a prefix, htpasswd files refused at start, SIGHUP reloads, HTTP/2, and a
+bcrypt check that never stalls the thread's other clients."""
+
+import base64
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import threading
+import time
+import unittest
+
+from httpraw import Conn, build_request
+from target import ServerProcess, needs_process, temp_dir
+from test_cli import run_cli
+
+HTPASSWD = shutil.which('htpasswd')
+OPENSSL = shutil.which('openssl')
+CURL = shutil.which('curl')
+
+
+def bcrypt(user, password, cost=4):
+    """A line as `htpasswd -B` writes it (cost 4: quick to check)."""
+    out = subprocess.run([HTPASSWD, '-nbB', '-C', str(cost), user, password],
+                         check=True, capture_output=True, text=True).stdout
+    return out.strip()
+
+
+def openssl_passwd(flag, user, password):
+    out = subprocess.run([OPENSSL, 'passwd', flag, password], check=True,
+                         capture_output=True, text=True).stdout
+    return '%s:%s' % (user, out.strip())
+
+
+def basic(user, password):
+    raw = ('%s:%s' % (user, password)).encode()
+    return 'Basic ' + base64.b64encode(raw).decode()
+
+
+def write(path, text, mode=0o644):
+    with open(path, 'w') as fh:
+        fh.write(text)
+    os.chmod(path, mode)
+
+
+def make_site(base):
+    """ROOT with a public page and a protected tree."""
+    www = os.path.join(base, 'www')
+    os.makedirs(os.path.join(www, 'private', 'sub'))
+    os.makedirs(os.path.join(www, 'admin'))
+    write(os.path.join(www, 'index.html'), '<p>public</p>\n')
+    write(os.path.join(www, 'private', 's.txt'), 'secret\n')
+    write(os.path.join(www, 'private', '.hidden'), 'hidden\n')
+    write(os.path.join(www, 'private', 'sub', 'index.html'), 'sub\n')
+    write(os.path.join(www, 'admin', 'a.txt'), 'admin\n')
+    for d in ('', 'private', 'private/sub', 'admin'):
+        os.chmod(os.path.join(www, d), 0o755)
+    return www
+
+
+@unittest.skipUnless(HTPASSWD and OPENSSL,
+                     'htpasswd (apache2-utils) or openssl is not installed')
+@needs_process('starts sehttpd with --auth-file')
+class AuthTest(unittest.TestCase):
+    REALM = 'Staff "only" \\ here'
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base = temp_dir()
+        cls.www = make_site(cls.base)
+        cls.pw = os.path.join(cls.base, 'staff.htpasswd')
+        write(cls.pw, '# staff\n%s\n%s\n%s\n'
+              % (bcrypt('alice', 'open sesame'),
+                 openssl_passwd('-6', 'bob', 'pw6'),
+                 openssl_passwd('-5', 'carol', 'pw5')))
+        cls.srv = ServerProcess(['-t', '2', '--cors', '*',
+                                 '--auth-file', '/private/:' + cls.pw,
+                                 '--auth-realm', cls.REALM], root=cls.www)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def get(self, target, headers=(), method='GET', conn=None):
+        data = build_request(method, target, headers=headers)
+        if conn:
+            conn.send(data)
+            return conn.read_response(method)
+        with Conn(self.srv.host, self.srv.port) as c:
+            c.send(data)
+            return c.read_response(method)
+
+    def assert_challenged(self, r):
+        self.assertEqual(r.status, 401, r.describe())
+        self.assertEqual(r.header('WWW-Authenticate'),
+                         'Basic realm="Staff \\"only\\" \\\\ here", '
+                         'charset="UTF-8"')
+        self.assertEqual(r.header('Cache-Control'), 'private')
+
+    def test_no_credentials_challenged(self):
+        for target in ('/private/s.txt', '/private/', '/private/missing',
+                       '/private/sub/', '/private'):
+            self.assert_challenged(self.get(target))
+        # HEAD as GET, without the body.
+        r = self.get('/private/s.txt', method='HEAD')
+        self.assertEqual(r.status, 401)
+        self.assertEqual(r.body, b'')
+
+    def test_credentials_of_each_hash(self):
+        for user, password in (('alice', 'open sesame'), ('bob', 'pw6'),
+                               ('carol', 'pw5')):
+            r = self.get('/private/s.txt',
+                         [('Authorization', basic(user, password))])
+            self.assertEqual(r.status, 200, user)
+            self.assertEqual(r.body, b'secret\n')
+            self.assertEqual(r.header('Cache-Control'), 'private')
+            self.assertIsNone(r.header('WWW-Authenticate'))
+        r = self.get('/private/sub/', [('Authorization', basic('bob', 'pw6'))])
+        self.assertEqual((r.status, r.body), (200, b'sub\n'))
+        # The directory without its slash: a redirect, private too.
+        r = self.get('/private', [('Authorization', basic('bob', 'pw6'))])
+        self.assertEqual(r.status, 301)
+        self.assertEqual(r.header('Cache-Control'), 'private')
+        # A conditional request: 304, still private.
+        etag = self.get('/private/s.txt', [
+            ('Authorization', basic('bob', 'pw6'))]).header('ETag')
+        r = self.get('/private/s.txt', [('Authorization', basic('bob', 'pw6')),
+                                        ('If-None-Match', etag)])
+        self.assertEqual(r.status, 304)
+        self.assertEqual(r.header('Cache-Control'), 'private')
+
+    def test_wrong_password_and_unknown_user(self):
+        for user, password in (('alice', 'open sesamE'), ('alice', ''),
+                               ('alice', 'pw6'), ('mallory', 'open sesame'),
+                               ('Alice', 'open sesame'),
+                               ('alic', 'open sesame'), ('bob', 'pw5')):
+            self.assert_challenged(self.get(
+                '/private/s.txt', [('Authorization', basic(user, password))]))
+
+    def test_public_paths_untouched(self):
+        r = self.get('/index.html')
+        self.assertEqual(r.status, 200)
+        self.assertIsNone(r.header('Cache-Control'))
+        self.assertIsNone(r.header('WWW-Authenticate'))
+        # Credentials where none are needed change nothing.
+        r = self.get('/index.html', [('Authorization', 'Bearer x')])
+        self.assertEqual(r.status, 200)
+        # A string prefix "/private/" leaves "/privateer" alone.
+        self.assertEqual(self.get('/privateer').status, 404)
+
+    def test_hostile_authorization_headers(self):
+        good = basic('alice', 'open sesame')
+        hostile = [
+            [('Authorization', 'Basic ' +
+              base64.b64encode(b'alice').decode())],  # no colon
+            [('Authorization', 'Basic !!!!')],  # not base64
+            [('Authorization', 'Basic YWxpY2U6b3Blbi=zZXNhbWU=')],
+            [('Authorization', 'Basic')],
+            [('Authorization', 'Basic ')],
+            [('Authorization', 'Basic ' + 'QUFB' * 2560)],  # 10 KB
+            [('Authorization', 'Basic ' + base64.b64encode(
+                b'alice:' + b'x' * 10000).decode())],  # 10 KB decoded
+            [('Authorization', 'Bearer x')],
+            [('Authorization', 'Digest username="alice"')],
+            [('Authorization', good), ('Authorization', good)],
+            [('Authorization', good + ', ' + good)],
+            [('Authorization', 'Basic ' + base64.b64encode(
+                b'alice:open\x00sesame').decode())],
+            [('Authorization', 'Basic ' + base64.b64encode(
+                b'alice:open sesame\n').decode())],
+            [('Authorization', 'Basic ' + base64.b64encode(
+                b':open sesame').decode())],
+            [('Authorization', 'Basic ' + base64.b64encode(
+                b'\xff\xfe:\xff').decode())],
+        ]
+        # One connection: each 401 keeps it open for the next.
+        with Conn(self.srv.host, self.srv.port) as c:
+            for headers in hostile:
+                self.assert_challenged(
+                    self.get('/private/s.txt', headers, conn=c))
+            r = self.get('/private/s.txt', [('Authorization', good)],
+                         conn=c)
+            self.assertEqual(r.status, 200)
+        self.assertTrue(self.srv.alive())
+
+    def test_paths_that_try_to_slip_past(self):
+        for target in ('/%70rivate/s.txt', '/x/../private/s.txt',
+                       '/./private/s.txt', '//private/s.txt',
+                       '/private//s.txt', '/private/./s.txt',
+                       '/private/%2e%2e/private/s.txt',
+                       'http://test/private/s.txt', '/private/s.txt?x',
+                       '/private/.hidden', '/private/%2ehidden'):
+            self.assert_challenged(self.get(target))
+        # Behind the password, a dot name is still not served.
+        r = self.get('/private/.hidden',
+                     [('Authorization', basic('bob', 'pw6'))])
+        self.assertEqual(r.status, 404)
+
+    def test_options_not_challenged(self):
+        r = self.get('/private/s.txt', method='OPTIONS')
+        self.assertEqual(r.status, 204)
+        self.assertIsNone(r.header('WWW-Authenticate'))
+        # A CORS preflight: answered without credentials, as browsers
+        # never send any with one.
+        r = self.get('/private/s.txt', [
+            ('Origin', 'https://app.example'),
+            ('Access-Control-Request-Method', 'GET'),
+            ('Access-Control-Request-Headers', 'authorization')],
+            method='OPTIONS')
+        self.assertEqual(r.status, 204)
+        self.assertEqual(r.header('Access-Control-Allow-Origin'), '*')
+        self.assertEqual(r.header('Access-Control-Allow-Headers'),
+                         'authorization')
+        # Other methods on the path: 405 as anywhere, nothing told.
+        self.assertEqual(self.get('/private/s.txt', method='POST').status,
+                         405)
+
+    @unittest.skipUnless(CURL, 'curl is not installed')
+    def test_http2(self):
+        url = 'http://%s:%d/private/s.txt' % (self.srv.host, self.srv.port)
+
+        def curl(*args):
+            p = subprocess.run([CURL, '-sS', '--max-time', '10',
+                                '--http2-prior-knowledge', '-o', '-',
+                                '-w', '\\n%{http_version} %{http_code}',
+                                '-D', '-'] + list(args) + [url],
+                               capture_output=True, text=True, timeout=20)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return p.stdout
+        out = curl('-u', 'alice:open sesame')
+        self.assertTrue(out.endswith('\n2 200'), out)
+        self.assertIn('secret\n', out)
+        self.assertIn('cache-control: private', out)
+        out = curl('-u', 'alice:wrong')
+        self.assertTrue(out.endswith('\n2 401'), out)
+        self.assertIn('www-authenticate: Basic realm=', out)
+        out = curl('-H', 'Authorization: Basic !!!!')
+        self.assertTrue(out.endswith('\n2 401'), out)
+
+    def test_client_gone_during_a_check(self):
+        """A connection closed while its check runs: the check comes back
+        to nobody, and is freed (the san build's leak check at exit)."""
+        for _ in range(5):
+            c = Conn(self.srv.host, self.srv.port)
+            c.send(build_request('GET', '/private/s.txt', headers=[
+                ('Authorization', basic('alice', 'nope'))]))
+            c.close()
+        time.sleep(0.2)
+        self.assertEqual(self.get('/private/s.txt', [
+            ('Authorization', basic('alice', 'open sesame'))]).status, 200)
+
+
+@unittest.skipUnless(HTPASSWD and OPENSSL,
+                     'htpasswd (apache2-utils) or openssl is not installed')
+@needs_process('starts sehttpd with --auth-file')
+class AuthSetupTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.base = temp_dir()
+        cls.www = make_site(cls.base)
+
+    def start(self, args):
+        srv = ServerProcess(args, root=self.www)
+        self.addCleanup(srv.kill)
+        return srv
+
+    def get(self, srv, target, headers=()):
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', target, headers=headers))
+            return c.read_response()
+
+    def file(self, name, text):
+        path = os.path.join(self.base, name)
+        write(path, text)
+        return path
+
+    def test_default_realm_is_the_host_name(self):
+        pw = self.file('realm.htpasswd', bcrypt('u', 'p') + '\n')
+        srv = self.start(['--auth-file', pw])
+        r = self.get(srv, '/index.html')
+        self.assertEqual(r.status, 401)
+        self.assertEqual(r.header('WWW-Authenticate'),
+                         'Basic realm="%s", charset="UTF-8"'
+                         % socket.gethostname())
+        srv.stop()
+
+    def test_longest_prefix_wins(self):
+        everyone = self.file('everyone.htpasswd', bcrypt('guest', 'g') + '\n')
+        staff = self.file('staff2.htpasswd', bcrypt('alice', 'a') + '\n')
+        srv = self.start(['--auth-file', everyone,
+                          '--auth-file', '/private/:' + staff,
+                          '--auth-file', '/admin/:' + everyone])
+        guest = [('Authorization', basic('guest', 'g'))]
+        alice = [('Authorization', basic('alice', 'a'))]
+        self.assertEqual(self.get(srv, '/index.html', guest).status, 200)
+        self.assertEqual(self.get(srv, '/index.html', alice).status, 401)
+        self.assertEqual(self.get(srv, '/private/s.txt', alice).status, 200)
+        self.assertEqual(self.get(srv, '/private/s.txt', guest).status, 401)
+        self.assertEqual(self.get(srv, '/admin/a.txt', guest).status, 200)
+        srv.stop()
+
+    def expect_refused(self, args, want):
+        rc, out, err = run_cli(args + [self.www])
+        what = ' '.join(args)
+        self.assertEqual(rc, 2, '%s: exit %s, stderr %r' % (what, rc, err))
+        lines = err.splitlines()
+        self.assertEqual(len(lines), 1, '%s: %r' % (what, err))
+        self.assertTrue(lines[0].startswith('sehttpd: '), lines[0])
+        self.assertIn(want, lines[0])
+        self.assertNotIn('listening', out)
+
+    def test_bad_htpasswd_files_refused_at_start(self):
+        good = bcrypt('alice', 'a')
+        cases = [
+            ('md5', good + '\n' + '$'.join(['bob:', 'apr1', 's',
+                                            'bHQMM1UunWFj8XWEuTGlW.']),
+             ':2: MD5-crypt'),
+            ('md5crypt', 'bob:$1$s$eSlDmdCX8nqs9SNxRTvrN.\n', ':1: MD5-crypt'),
+            ('plain', '# x\nbob:secret\n', ':2: not a crypt(3) hash'),
+            ('sha1', 'bob:{SHA}EfatjsUqKYSrqv18O1FlA3hcIHI=\n', ':1: '),
+            ('nocolon', good + '\nbob\n', ':2: no \':\''),
+            ('emptyuser', ':' + good.split(':', 1)[1] + '\n', ':1: an empty'),
+            ('twice', good + '\n' + good + '\n', ':2: the user of line 1'),
+            ('truncated', good[:-3] + '\n', ':1: a malformed'),
+            ('empty', '', ': no users'),
+            ('control', 'a\x01b:' + good.split(':', 1)[1] + '\n',
+             ':1: a control character'),
+        ]
+        for name, text, want in cases:
+            path = self.file(name + '.htpasswd', text)
+            self.expect_refused(['-p', '0', '--auth-file', path], path + want)
+        self.expect_refused(['-p', '0', '--auth-file',
+                             os.path.join(self.base, 'missing')],
+                            'No such file')
+        pw = self.file('ok.htpasswd', good + '\n')
+        for arg in ('/a/../b:' + pw, '/a//b:' + pw, '/a/./:' + pw, '/a:',
+                    ''):
+            self.expect_refused(['--auth-file', arg], '--auth-file')
+        self.expect_refused(['--auth-file', pw, '--auth-file', pw],
+                            'a second file for the same paths')
+        self.expect_refused(['--auth-file', pw, '--auth-realm', 'a\nb'],
+                            '--auth-realm')
+
+    def test_sighup_rereads_the_files(self):
+        pw = self.file('reload.htpasswd', bcrypt('alice', 'old') + '\n')
+        # One thread: the one that remembers alice's old password.
+        srv = self.start(['-t', '1', '--auth-file', '/private/:' + pw])
+        old = [('Authorization', basic('alice', 'old'))]
+        new = [('Authorization', basic('alice', 'new'))]
+        dave = [('Authorization', basic('dave', 'd'))]
+        self.assertEqual(self.get(srv, '/private/s.txt', old).status, 200)
+        write(pw, bcrypt('alice', 'new') + '\n' + bcrypt('dave', 'd') + '\n')
+        srv.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 5
+        while self.get(srv, '/private/s.txt', dave).status != 200 and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
+        # The old password was remembered as good: no longer.
+        self.assertEqual(self.get(srv, '/private/s.txt', old).status, 401)
+        self.assertEqual(self.get(srv, '/private/s.txt', new).status, 200)
+        self.assertEqual(self.get(srv, '/private/s.txt', dave).status, 200)
+        # A file that breaks keeps the one loaded before, with one line.
+        write(pw, 'alice:$apr1$s$bHQMM1UunWFj8XWEuTGlW.\n')
+        srv.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 5
+        while 'reload' not in srv.stderr_text() and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
+        err = srv.stderr_text()
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn(pw + ':1: MD5-crypt', err)
+        self.assertIn('keeping', err)
+        self.assertEqual(self.get(srv, '/private/s.txt', new).status, 200)
+        srv.stop()
+
+    def timed_get(self, srv, target, headers=()):
+        start = time.monotonic()
+        r = self.get(srv, target, headers)
+        return r, time.monotonic() - start
+
+    def test_a_check_never_stalls_the_thread(self):
+        """One thread: five bcrypt checks of about a quarter of a second
+        each run while plain requests keep being answered at once."""
+        pw = self.file('slow.htpasswd', bcrypt('slow', 's', cost=11) + '\n')
+        srv = self.start(['-t', '1', '--auth-file', '/private/:' + pw])
+        self.get(srv, '/index.html')  # into the cache
+        slow = [('Authorization', basic('slow', 'wrong%d' % i))
+                for i in range(5)]
+        done = []
+
+        def check(h):
+            r, took = self.timed_get(srv, '/private/s.txt', [h])
+            done.append((r.status, took, time.monotonic()))
+        threads = [threading.Thread(target=check, args=(h,)) for h in slow]
+        for t in threads:
+            t.start()
+        time.sleep(0.05)
+        plain = []
+        while len(plain) < 10 and len(done) < 5:
+            r, took = self.timed_get(srv, '/index.html')
+            self.assertEqual(r.status, 200)
+            plain.append((took, time.monotonic()))
+            time.sleep(0.02)
+        for t in threads:
+            t.join(30)
+        self.assertEqual([s for s, _, _ in done], [401] * 5)
+        # The checks were slow and still running while the plain requests
+        # were answered...
+        last_check = max(end for _, _, end in done)
+        self.assertGreater(max(took for _, took, _ in done), 0.1)
+        during = [took for took, end in plain if end < last_check]
+        self.assertGreaterEqual(len(during), 3, (plain, done))
+        # ... each within a few milliseconds (a check on the loop would
+        # hold one for its whole length, and the queue's).
+        self.assertLess(statistics.median(during), 0.02, during)
+        self.assertLess(max(during), 0.1, during)
+        srv.stop()
+
+    def test_success_is_remembered(self):
+        """A page and its assets: one slow check, then none."""
+        pw = self.file('remember.htpasswd',
+                       bcrypt('slow', 's', cost=11) + '\n')
+        srv = self.start(['-t', '1', '--auth-file', '/private/:' + pw])
+        h = [('Authorization', basic('slow', 's'))]
+        r, first = self.timed_get(srv, '/private/s.txt', h)
+        self.assertEqual(r.status, 200)
+        times = []
+        with Conn(srv.host, srv.port) as c:
+            for _ in range(20):
+                start = time.monotonic()
+                c.send(build_request('GET', '/private/s.txt', headers=h))
+                self.assertEqual(c.read_response().status, 200)
+                times.append(time.monotonic() - start)
+        self.assertGreater(first, 0.05)
+        self.assertLess(sum(times), first, (first, times))
+        # A wrong password is never remembered as good, nor is it
+        # answered from what was.
+        self.assertEqual(self.get(srv, '/private/s.txt', [
+            ('Authorization', basic('slow', 'S'))]).status, 401)
+        srv.stop()
+
+    def test_a_check_late_in_the_idle_time(self):
+        """A request that comes just before the idle timeout would fire:
+        its check gets the timeout from its start, not what was left of
+        the idle time (that once answered it 503)."""
+        pw = self.file('late.htpasswd', bcrypt('slow', 's', cost=11) + '\n')
+        srv = self.start(['-t', '1', '--timeout', '1',
+                          '--auth-file', '/private/:' + pw])
+        h = [('Authorization', basic('slow', 's'))]
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/index.html'))
+            self.assertEqual(c.read_response().status, 200)
+            time.sleep(0.85)
+            start = time.monotonic()
+            c.send(build_request('GET', '/private/s.txt', headers=h))
+            r = c.read_response()
+            took = time.monotonic() - start
+        self.assertEqual(r.status, 200, (took, r.describe()))
+        self.assertGreater(took, 0.15)  # the idle time was indeed used up
+        srv.stop()
+
+    def test_stop_during_checks(self):
+        """SIGTERM while checks run: the drain lets them end, exit 0."""
+        pw = self.file('drain.htpasswd', bcrypt('slow', 's', cost=11) + '\n')
+        srv = self.start(['-t', '1', '--drain-timeout', '0.2',
+                          '--auth-file', pw])
+        conns = []
+        for i in range(4):
+            c = Conn(srv.host, srv.port)
+            self.addCleanup(c.close)
+            c.send(build_request('GET', '/', headers=[
+                ('Authorization', basic('slow', 'x%d' % i))]))
+            conns.append(c)
+        time.sleep(0.1)
+        srv.stop()
+
+
+if __name__ == '__main__':
+    unittest.main()

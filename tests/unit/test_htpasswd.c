@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * htpasswd files: the lines taken, every line refused with its number and
+ * why, and checks against bcrypt, SHA-crypt and yescrypt hashes.
+ */
+#include "harness.h"
+
+#include <crypt.h>
+#include <unistd.h>
+
+#include "sehttpd/htpasswd.h"
+
+#define BCRYPT "$2y$04$r0GwKVKK35x7DJGAQcTGfOrr1fl1GDjCZf71dWflZ0pbIJ9kF14ue"
+#define SHA512                                                           \
+	"$6$saltsalt$vqfwhgbpDQsmrvB6w5/8F5c4CO40.Qu2BBSXMRAH03mtpJ3D3U" \
+	"ncG8x1f8qam566S8Gqa9EQmwIXTEp9knEjA."
+#define SHA256 "$5$saltsalt$zOFVkp0Kz29x0a6a4dSx8FZisA8Iwb0KzzvoRDFTN/8"
+#define YESCRYPT \
+	"$y$j9T$XnixdmLHb0zgTsjBUwlbk/$aNmiUMIfotNa9j.lu7ymteogthA5tpEe1/PKLwX.uR2"
+
+static char why[160];
+static unsigned line;
+
+/* Parses a copy of s (the parser takes its text over). */
+static struct htpasswd *parse(const char *s)
+{
+	size_t n = strlen(s);
+	char *text = malloc(n + 1);
+
+	memcpy(text, s, n + 1);
+	why[0] = '\0';
+	return htpasswd_parse(text, n, &line, why, sizeof(why));
+}
+
+/* s is refused on line want_line, with why containing want. */
+static void refused(const char *s, unsigned want_line, const char *want)
+{
+	struct htpasswd *h = parse(s);
+
+	CHECK(h == NULL);
+	htpasswd_put(h);
+	CHECK_EQ_INT(line, want_line);
+	if (!strstr(why, want))
+		fprintf(stderr, "  why '%s' lacks '%s'\n", why, want);
+	CHECK(strstr(why, want) != NULL);
+}
+
+TEST(lines_taken)
+{
+	struct htpasswd *h =
+		parse("# users\n"
+		      "alice:" BCRYPT "\r\n"
+		      "\n"
+		      "bob:" SHA512 ":a comment, as nginx allows\n"
+		      "carol:" SHA256 "\n"
+		      "dave:" YESCRYPT "\n"
+		      "\xc3\xa9mile:" BCRYPT); /* no final newline */
+
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_EQ_INT(h->nusers, 5);
+	CHECK_EQ_STR(h->users[0].hash, BCRYPT);
+	CHECK_EQ_INT(h->users[0].line, 2);
+	CHECK_EQ_STR(h->users[1].hash, SHA512);
+	CHECK_EQ_INT(h->users[1].line, 4);
+	CHECK_EQ_STR(h->users[3].hash, YESCRYPT);
+	CHECK_EQ_INT(h->users[4].line, 7);
+	htpasswd_put(h);
+}
+
+TEST(serials_differ)
+{
+	struct htpasswd *a = parse("a:" BCRYPT "\n"),
+			*b = parse("a:" BCRYPT "\n");
+
+	CHECK(a && b && a->serial != b->serial);
+	CHECK(htpasswd_get(a) == a);
+	CHECK_EQ_INT(atomic_load(&a->refs), 2);
+	htpasswd_put(a);
+	htpasswd_put(a);
+	htpasswd_put(b);
+}
+
+TEST(lines_refused)
+{
+	refused("a:" BCRYPT "\nnocolon\n", 2, "no ':'");
+	refused(":" BCRYPT "\n", 1, "empty user name");
+	refused("a\tb:" BCRYPT "\n", 1, "control character");
+	refused("a:$1$s$eSlDmdCX8nqs9SNxRTvrN.\n", 1, "MD5-crypt");
+	refused("a:$apr1$s$bHQMM1UunWFj8XWEuTGlW.\n", 1, "MD5-crypt");
+	refused("a:{SHA}EfatjsUqKYSrqv18O1FlA3hcIHI=\n", 1, "SHA-1");
+	refused("a:iq2yldCtiPo9Q\n", 1, "plain text or DES");
+	refused("a:secret\n", 1, "plain text");
+	refused("a:\n", 1, "plain text");
+	refused("a:$2x$04$r0GwKVKK35x7DJGAQcTGfOrr1fl1GDjCZf71dWflZ0pbIJ9kF1"
+		"4ue\n",
+		1, "unknown hash scheme");
+	refused("a:$7$abc\n", 1, "unknown hash scheme");
+	/* Truncated, or with bytes crypt(3) never writes. */
+	refused("a:$2y$04$r0GwKVKK35x7DJGAQcTGfOrr1fl1GDjCZf71dWflZ0pbIJ9kF1"
+		"4u\n",
+		1, "malformed");
+	refused("a:" SHA256 " \n", 1, "malformed");
+	refused("a:$6$\n", 1, "malformed");
+	refused("a:" BCRYPT "\n\nb:" SHA512 "\na:" SHA256 "\n", 4,
+		"the user of line 1 again");
+	refused("", 0, "no users");
+	refused("# only a comment\n\n", 0, "no users");
+	{
+		static const char nul[] = "a:" BCRYPT "\n\0\n";
+		char *text = malloc(sizeof(nul));
+
+		memcpy(text, nul, sizeof(nul));
+		CHECK(htpasswd_parse(text, sizeof(nul) - 1, &line, why,
+				     sizeof(why)) == NULL);
+		CHECK(strstr(why, "NUL") != NULL);
+	}
+}
+
+TEST(long_names_and_hashes_refused)
+{
+	char s[1024];
+
+	memset(s, 'u', 256);
+	snprintf(s + 256, sizeof(s) - 256, ":%s\n", BCRYPT);
+	refused(s, 1, "longer than 255");
+	memset(s, 'u', 255);
+	snprintf(s + 255, sizeof(s) - 255, ":%s\n", BCRYPT);
+	htpasswd_put(parse(s));
+	CHECK_EQ_STR(why, "");
+	snprintf(s, sizeof(s), "a:$6$%0300d\n", 0);
+	refused(s, 1, "hash longer than 255");
+}
+
+TEST(checks)
+{
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	struct htpasswd *h = parse("alice:" BCRYPT "\n"
+				   "bob:" SHA512 "\n"
+				   "carol:" SHA256 "\n"
+				   "dave:" YESCRYPT "\n");
+
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK(htpasswd_check(h, "alice", 5, "open sesame", cd));
+	CHECK(!htpasswd_check(h, "alice", 5, "open sesamE", cd));
+	CHECK(!htpasswd_check(h, "alice", 5, "", cd));
+	CHECK(htpasswd_check(h, "bob", 3, "pw6", cd));
+	CHECK(htpasswd_check(h, "carol", 5, "pw5", cd));
+	CHECK(htpasswd_check(h, "dave", 4, "pwy", cd));
+	/* Another user's password, a prefix of a name, an unknown name:
+	 * the last is hashed as alice's and still refused. */
+	CHECK(!htpasswd_check(h, "bob", 3, "open sesame", cd));
+	CHECK(!htpasswd_check(h, "alic", 4, "open sesame", cd));
+	CHECK(!htpasswd_check(h, "alicea", 6, "open sesame", cd));
+	CHECK(!htpasswd_check(h, "mallory", 7, "open sesame", cd));
+	CHECK(!htpasswd_check(h, "Alice", 5, "open sesame", cd));
+	htpasswd_put(h);
+	free(cd);
+}
+
+TEST(load_names_file_and_line)
+{
+	char path[] = "/tmp/test_htpasswd_XXXXXX", err[256];
+	int fd = mkstemp(path);
+	static const char text[] = "a:" BCRYPT "\nb:$apr1$s$bHQMM1UunWFj8X\n";
+	struct htpasswd *h;
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, sizeof(text) - 1) == sizeof(text) - 1);
+	close(fd);
+	h = htpasswd_load(path, err, sizeof(err));
+	CHECK(h == NULL);
+	CHECK(!strncmp(err, path, strlen(path)));
+	CHECK(!strncmp(err + strlen(path), ":2: MD5-crypt", 13));
+	unlink(path);
+	CHECK(htpasswd_load(path, err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "No such file") != NULL);
+	CHECK(htpasswd_load("/tmp", err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "not a regular file") != NULL);
+}
