@@ -33,7 +33,7 @@ import urllib.request
 
 from httpraw import IO_TIMEOUT, Conn, build_request
 from target import (ServerProcess, ServerTestCase, needs_process,
-                    sehttpd_bin, session_tree, temp_dir)
+                    session_tree, temp_dir)
 from test_tls import make_ca, make_cert
 
 try:
@@ -122,10 +122,6 @@ def rss_kib(pid):
             if line.startswith('VmRSS:'):
                 return int(line.split()[1])
     return 0
-
-
-def sanitized():
-    return os.sep + 'san' + os.sep in sehttpd_bin()
 
 
 class Stream:
