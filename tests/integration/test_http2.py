@@ -581,6 +581,34 @@ class Http2Mixin:
         self.assertTrue(bytes(s.body) == data, '%s%s: body differs'
                         % (url, what))
 
+    def interleaved_bodies(self):
+        """Eight 1 MiB bodies at once on one connection (their DATA
+        frames interleave), and small ones beside them."""
+        c = self.client().handshake()
+        urls = ['/big/1m.bin'] * 8 + ['/a.txt', '/content/data.json',
+                                      '/content/big.txt']
+        sids = [c.request(u) for u in urls]
+        self.assertTrue(c.pump(lambda: all(c.streams[s].done for s in sids),
+                               30), 'not all done in 30 s')
+        for sid, url in zip(sids, urls):
+            self.assert_h2_file(c.streams[sid], url, ' (stream %d)' % sid)
+
+    def stalled_stream_alone(self):
+        """A stream whose window stays shut holds up no other."""
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.send(window_update(0, 1 << 30))
+        stuck = c.stream(c.request('/big/1m.bin'))
+        for url in ('/a.txt', '/content/big.txt', '/content/small.txt'):
+            s = c.stream(c.request(url))
+            c.send(window_update(s.sid, 1 << 20))
+            self.assertTrue(c.pump(lambda: s.done, 5), s.describe())
+            self.assert_h2_file(s, url)
+        self.assertFalse(stuck.done, stuck.describe())
+        self.assertEqual(stuck.body, b'')
+        c.send(window_update(stuck.sid, 1 << 20))
+        self.assertTrue(c.pump(lambda: stuck.done, 10), stuck.describe())
+        self.assert_h2_file(stuck, '/big/1m.bin')
+
     def big_body(self, c):
         """GET /big/10m.bin on c (default windows, acknowledged as read)."""
         url = '/big/10m.bin'
@@ -839,6 +867,12 @@ class Http2Test(Http2Mixin, ServerTestCase):
     def test_10mib_with_flow_control(self):
         self.big_body(self.client())
 
+    def test_interleaved_bodies(self):
+        self.interleaved_bodies()
+
+    def test_stalled_stream_alone(self):
+        self.stalled_stream_alone()
+
     def test_malformed_requests_are_stream_errors(self):
         base = [(':method', 'GET'), (':scheme', 'http'),
                 (':authority', 'test')]
@@ -1076,6 +1110,12 @@ class Http2TlsTest(Http2Mixin, unittest.TestCase):
 
     def test_10mib_with_flow_control(self):
         self.big_body(self.client())
+
+    def test_interleaved_bodies(self):
+        self.interleaved_bodies()
+
+    def test_stalled_stream_alone(self):
+        self.stalled_stream_alone()
 
     def test_100_streams_at_once(self):
         c = self.client().handshake()
