@@ -167,6 +167,25 @@ class Stream:
             '... (%d bytes in all)' % len(self.body))
 
 
+_tls_files = None
+
+
+def tls_files():
+    """A test CA's certificate and the server's options for a pair it
+    signed for localhost (made once a run); skips without openssl."""
+    global _tls_files
+    if not shutil.which('openssl'):
+        raise unittest.SkipTest('the openssl command is not installed')
+    if _tls_files is None:
+        d = temp_dir('sehttpd-h2-tls-')
+        make_ca(d)
+        make_cert(d, 'localhost', ['DNS:localhost', 'IP:127.0.0.1'])
+        _tls_files = (os.path.join(d, 'ca.pem'),
+                      ['--tls-cert', os.path.join(d, 'localhost.pem'),
+                       '--tls-key', os.path.join(d, 'localhost.key')])
+    return _tls_files
+
+
 def tls_context(ca, alpn=('h2',)):
     ctx = ssl.create_default_context(cafile=ca)
     if alpn:
@@ -1052,17 +1071,9 @@ class Http2TlsTest(Http2Mixin, unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        if not shutil.which('openssl'):
-            raise unittest.SkipTest('the openssl command is not installed')
-        d = temp_dir('sehttpd-h2-tls-')
-        make_ca(d)
-        make_cert(d, 'localhost', ['DNS:localhost', 'IP:127.0.0.1'])
-        cls.ca = os.path.join(d, 'ca.pem')
+        cls.ca, tls_args = tls_files()
         cls.tree = session_tree()
-        cls.srv = ServerProcess(
-            ['--tls-cert', os.path.join(d, 'localhost.pem'),
-             '--tls-key', os.path.join(d, 'localhost.key')],
-            root=cls.tree.www)
+        cls.srv = ServerProcess(tls_args, root=cls.tree.www)
         cls.addClassCleanup(cls.srv.kill)
         cls.host, cls.port = '127.0.0.1', cls.srv.port
         cls.tls = tls_context(cls.ca)
@@ -1412,9 +1423,13 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
 @needs_process('HTTP/2 is sehttpd\'s; sends it SIGTERM')
 class Http2DrainTest(Http2Mixin, unittest.TestCase):
 
-    def test_sigterm_lets_the_stream_finish(self):
+    def drain(self, tls):
         self.tree = session_tree()
-        srv = ServerProcess(root=self.tree.www)
+        args = []
+        if tls:
+            ca, args = tls_files()
+            self.tls = tls_context(ca)
+        srv = ServerProcess(args, root=self.tree.www)
         self.addCleanup(srv.kill)
         self.host, self.port = '127.0.0.1', srv.port
         c = self.raw().handshake()
@@ -1438,6 +1453,12 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
                          hashlib.sha256(self.tree.files[url]).hexdigest())
         self.assertTrue(c.wait_end(5), 'open after the last stream')
         self.assertEqual(srv.wait(5), 0, srv.stderr_text())
+
+    def test_sigterm_lets_the_stream_finish(self):
+        self.drain(tls=False)
+
+    def test_sigterm_lets_the_stream_finish_tls(self):
+        self.drain(tls=True)
 
 
 if __name__ == '__main__':
