@@ -720,6 +720,7 @@ class Http2Test(Http2Mixin, ServerTestCase):
             ('GET', '/dir_noindex', ()),
             ('GET', '/dir_noindex/', ()),
             ('GET', '/many/?sort=size&order=desc', ()),
+            ('GET', '/dir_noindex/', (('accept', 'application/json'),)),
             ('GET', '/dir_index/', ()),
             ('GET', '/escape/space%20name.txt', ()),
             ('GET', '/content/small.txt', (('range', 'bytes=0-9'),)),
