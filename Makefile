@@ -85,7 +85,8 @@ $(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o \
 # --- set-up, running and testing -----------------------------------------
 DEPS_BUILD := gcc make libc6-dev libdeflate-dev libbrotli-dev libzstd-dev \
 	      libssl-dev libnghttp2-dev libcrypt-dev
-DEPS_CHECK := curl wget python3 haproxy brotli zstd apache2-utils openssl
+DEPS_CHECK := curl wget python3 python3-h2 nghttp2-client haproxy brotli \
+	      zstd apache2-utils openssl
 CHECK_SUITES := unit unit-san integration integration-san
 
 # Fragments add their own programs, suites (CHECK_SUITES += name, with a

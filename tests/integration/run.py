@@ -46,7 +46,7 @@ def main():
     ap.add_argument('-v', '--verbose', action='store_true')
     ap.add_argument('--slowest', type=int, default=5,
                     help='list the N slowest tests')
-    ap.add_argument('--watchdog', type=float, default=270,
+    ap.add_argument('--watchdog', type=float, default=600,
                     help='abort with tracebacks after this many seconds')
     opts = ap.parse_args()
 

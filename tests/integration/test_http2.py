@@ -1,0 +1,1468 @@
+"""HTTP/2 (RFC 9113): h2 by ALPN on the TLS port and by prior knowledge on
+the cleartext one (no h2c Upgrade); the server's SETTINGS; every answer the
+same as over HTTP/1.1 but for hop-by-hop headers; 100 concurrent streams
+and the 101st refused; flow control over a 10 MiB body; malformed requests
+and oversized header lists cost only their stream; CONTINUATION,
+rapid-reset, SETTINGS, PING and empty-DATA floods and HPACK abuse end the
+connection with bounded memory while other clients are served; a window
+never opened and an idle connection are cut at --timeout; SIGTERM lets an
+open stream finish; the access log, metrics, curl and h2load.
+
+Two clients: H2Client drives Debian's python3-h2, which also checks every
+frame and header field the server sends; RawH2 builds frames by hand (hpack
+for header blocks) for what h2 would refuse to send.  Both need
+/usr/bin/python3 (run.sh uses it); without h2 the tests are skipped.
+"""
+
+import collections
+import gzip
+import hashlib
+import os
+import re
+import select
+import shutil
+import signal
+import socket
+import ssl
+import struct
+import subprocess
+import threading
+import time
+import unittest
+import urllib.request
+
+from httpraw import IO_TIMEOUT, Conn, build_request
+from target import (ServerProcess, ServerTestCase, needs_process,
+                    session_tree, temp_dir)
+from test_tls import make_ca, make_cert
+
+try:
+    import h2.config
+    import h2.connection
+    import h2.events
+    import hpack
+    from hpack.hpack import encode_integer
+    HAVE_H2 = True
+except ImportError:
+    HAVE_H2 = False
+
+needs_h2 = unittest.skipUnless(
+    HAVE_H2, 'python3-h2 is not installed (Debian: apt-get install '
+    'python3-h2; run the suite with /usr/bin/python3, as run.sh does)')
+needs_h2load = unittest.skipUnless(
+    shutil.which('h2load'), 'h2load is not installed (Debian: apt-get '
+    'install nghttp2-client)')
+needs_curl = unittest.skipUnless(shutil.which('curl'),
+                                 'curl is not installed')
+
+PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
+
+# Frame types, flags, error codes and settings (RFC 9113 sections 6, 7).
+DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, \
+    GOAWAY, WINDOW_UPDATE, CONTINUATION = range(10)
+END_STREAM = ACK = 0x1
+END_HEADERS = 0x4
+PADDED = 0x8
+PRIORITY_FLAG = 0x20
+NO_ERROR, PROTOCOL_ERROR, INTERNAL_ERROR, FLOW_CONTROL_ERROR, \
+    SETTINGS_TIMEOUT, STREAM_CLOSED, FRAME_SIZE_ERROR, REFUSED_STREAM, \
+    CANCEL, COMPRESSION_ERROR, CONNECT_ERROR, ENHANCE_YOUR_CALM = range(12)
+HEADER_TABLE_SIZE, ENABLE_PUSH, MAX_CONCURRENT_STREAMS, \
+    INITIAL_WINDOW_SIZE, MAX_FRAME_SIZE, MAX_HEADER_LIST_SIZE = range(1, 7)
+
+# What the server advertises.
+SERVER_MAX_STREAMS = 100
+SERVER_MAX_HEADER_LIST = 16384
+
+# Fields HTTP/2 forbids (RFC 9113 section 8.2.2).
+HOP_BY_HOP = ('connection', 'keep-alive', 'transfer-encoding', 'upgrade',
+              'proxy-connection')
+
+# A flood must not cost the server more than this much memory, and a
+# client beside it must be answered within PROBE_S.
+RSS_GROWTH_KIB = 64 << 10
+PROBE_S = 1.0
+
+
+def frame(ftype, flags=0, sid=0, payload=b''):
+    return struct.pack('>I', len(payload))[1:] + \
+        struct.pack('>BBI', ftype, flags, sid) + payload
+
+
+def settings_frame(values=None):
+    return frame(SETTINGS, 0, 0, b''.join(
+        struct.pack('>HI', k, v) for k, v in (values or {}).items()))
+
+
+def window_update(sid, n):
+    return frame(WINDOW_UPDATE, 0, sid, struct.pack('>I', n))
+
+
+def rst_stream(sid, code=CANCEL):
+    return frame(RST_STREAM, 0, sid, struct.pack('>I', code))
+
+
+def literal(index, value):
+    """A literal field without indexing whose name is static entry
+    index (RFC 7541 section 6.2.2), value not Huffman-coded."""
+    assert index < 15 and len(value) < 127
+    return bytes((index, len(value))) + value
+
+
+def static_block(path=b'/a.txt', method=b'GET'):
+    """A request's header block using no dynamic table: any number of
+    them may be sent without keeping an encoder's state."""
+    return {b'GET': b'\x82', b'POST': b'\x83'}[method] + b'\x86' + \
+        literal(1, b'test') + literal(4, path)
+
+
+def rss_kib(pid):
+    with open('/proc/%d/status' % pid) as fh:
+        for line in fh:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return 0
+
+
+class Stream:
+    """One response as either client saw it."""
+
+    def __init__(self, sid):
+        self.sid = sid
+        self.status = None
+        self.headers = None  # [(name, value)] without pseudo-fields, str
+        self.trailers = None
+        self.body = bytearray()
+        self.data_frames = 0
+        self.ended = False
+        self.reset = None  # the RST_STREAM error code
+
+    @property
+    def done(self):
+        return self.ended or self.reset is not None
+
+    def set_headers(self, fields):
+        fields = [(n.decode('latin-1') if isinstance(n, bytes) else n,
+                   v.decode('latin-1') if isinstance(v, bytes) else v)
+                  for n, v in fields]
+        status = [v for n, v in fields if n == ':status']
+        self.status = int(status[0]) if status else None
+        self.headers = [(n, v) for n, v in fields if not n.startswith(':')]
+
+    def all(self, name):
+        return [v for n, v in self.headers or () if n == name]
+
+    def header(self, name):
+        values = self.all(name)
+        assert len(values) <= 1, '%s %d times:\n%s' % (name, len(values),
+                                                        self.describe())
+        return values[0] if values else None
+
+    def describe(self, limit=300):
+        return 'stream %d: status %s, reset %s, ended %s\n%s\n\n%r%s' % (
+            self.sid, self.status, self.reset, self.ended,
+            '\n'.join('%s: %s' % h for h in self.headers or ()),
+            bytes(self.body[:limit]),
+            '' if len(self.body) <= limit else
+            '... (%d bytes in all)' % len(self.body))
+
+
+_tls_files = None
+
+
+def tls_files():
+    """A test CA's certificate and the server's options for a pair it
+    signed for localhost (made once a run); skips without openssl."""
+    global _tls_files
+    if not shutil.which('openssl'):
+        raise unittest.SkipTest('the openssl command is not installed')
+    if _tls_files is None:
+        d = temp_dir('sehttpd-h2-tls-')
+        make_ca(d)
+        make_cert(d, 'localhost', ['DNS:localhost', 'IP:127.0.0.1'])
+        _tls_files = (os.path.join(d, 'ca.pem'),
+                      ['--tls-cert', os.path.join(d, 'localhost.pem'),
+                       '--tls-key', os.path.join(d, 'localhost.key')])
+    return _tls_files
+
+
+def tls_context(ca, alpn=('h2',)):
+    ctx = ssl.create_default_context(cafile=ca)
+    if alpn:
+        ctx.set_alpn_protocols(list(alpn))
+    return ctx
+
+
+class RawH2:
+    """An HTTP/2 client connection made of frames built by hand.
+
+    It answers SETTINGS and PING and opens windows as DATA arrives (unless
+    told not to), and records what came: streams, the server's settings,
+    GOAWAY, PING acknowledgements, and the end of the connection."""
+
+    def __init__(self, host, port, settings=None, preface=True, tls=None,
+                 server_hostname=None, rcvbuf=None, timeout=IO_TIMEOUT):
+        self.conn = Conn(host, port, timeout=timeout, rcvbuf=rcvbuf,
+                         tls=tls, server_hostname=server_hostname)
+        self.sock = self.conn.sock
+        self.scheme = 'https' if tls else 'http'
+        self.enc = hpack.Encoder()
+        self.dec = hpack.Decoder()
+        self.buf = bytearray()
+        self.streams = {}
+        self.server_settings = {}
+        self.settings_seen = False
+        self.settings_acked = 0
+        self.first_frame = None
+        self.goaway = None  # (last stream id, error code, debug data)
+        self.pings = []
+        self.frames = collections.Counter()
+        self.bytes_in = 0
+        self.eof = False
+        self.next_sid = 1
+        self.replies = True
+        self.auto_window = True
+        self.block = None  # [sid, fragments, END_STREAM] while in a block
+        if preface:
+            self.send(PREFACE + settings_frame(settings))
+
+    def close(self):
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def reply(self, data):
+        if self.replies:
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                pass
+
+    def stream(self, sid):
+        if sid not in self.streams:
+            self.streams[sid] = Stream(sid)
+        return self.streams[sid]
+
+    def new_sid(self):
+        sid = self.next_sid
+        self.next_sid += 2
+        return sid
+
+    # sending requests
+
+    def headers_frames(self, sid, block, end_stream=True, max_frame=16384):
+        """HEADERS, then CONTINUATION frames, carrying block."""
+        parts = [block[i:i + max_frame]
+                 for i in range(0, len(block), max_frame)] or [b'']
+        out = []
+        for i, part in enumerate(parts):
+            flags = END_HEADERS if i == len(parts) - 1 else 0
+            if i == 0:
+                flags |= END_STREAM if end_stream else 0
+            out.append(frame(HEADERS if i == 0 else CONTINUATION, flags,
+                             sid, part))
+        return b''.join(out)
+
+    def request_fields(self, path, method='GET', headers=()):
+        return [(':method', method), (':scheme', self.scheme),
+                (':authority', 'test'), (':path', path)] + list(headers)
+
+    def send_fields(self, fields, end_stream=True, huffman=True, sid=None):
+        """Sends exactly these header fields (hpack keeps its table in
+        step with the server's); returns the stream id."""
+        sid = sid or self.new_sid()
+        self.stream(sid)
+        self.send(self.headers_frames(sid, self.enc.encode(fields, huffman),
+                                      end_stream))
+        return sid
+
+    def request(self, path, method='GET', headers=(), end_stream=True):
+        return self.send_fields(self.request_fields(path, method, headers),
+                                end_stream)
+
+    def get(self, path, method='GET', headers=(), timeout=IO_TIMEOUT):
+        s = self.stream(self.request(path, method, headers))
+        self.pump(lambda: s.done, timeout)
+        return s
+
+    # receiving
+
+    def fill(self, timeout):
+        """Reads what is there within timeout; False at the end."""
+        if self.eof:
+            return False
+        pending = isinstance(self.sock, ssl.SSLSocket) and \
+            self.sock.pending()
+        if not pending:
+            r, _, _ = select.select([self.sock], [], [], max(timeout, 0))
+            if not r:
+                return True
+        try:
+            data = self.sock.recv(1 << 18)
+        except (ConnectionResetError, ssl.SSLError):
+            data = b''
+        except socket.timeout:
+            return True
+        if not data:
+            self.eof = True
+            return False
+        self.bytes_in += len(data)
+        self.buf += data
+        return True
+
+    def read_frame(self, timeout):
+        """The next frame (type, flags, stream id, payload), or None at
+        the end of the connection or when timeout has passed."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if len(self.buf) >= 9:
+                n = int.from_bytes(self.buf[:3], 'big')
+                if len(self.buf) >= 9 + n:
+                    head = bytes(self.buf[:9])
+                    payload = bytes(self.buf[9:9 + n])
+                    del self.buf[:9 + n]
+                    sid = int.from_bytes(head[5:9], 'big') & 0x7fffffff
+                    return head[3], head[4], sid, payload
+            left = deadline - time.monotonic()
+            if self.eof or left <= 0:
+                return None
+            self.fill(left)
+
+    def handle(self, f):
+        ftype, flags, sid, p = f
+        self.frames[ftype] += 1
+        if self.first_frame is None:
+            self.first_frame = f
+        if self.block is not None and ftype != CONTINUATION:
+            raise AssertionError('frame type %d inside a header block'
+                                 % ftype)
+        if ftype == SETTINGS:
+            if flags & ACK:
+                self.settings_acked += 1
+                return
+            for i in range(0, len(p) - 5, 6):
+                k, v = struct.unpack('>HI', p[i:i + 6])
+                self.server_settings[k] = v
+            self.settings_seen = True
+            self.reply(frame(SETTINGS, ACK))
+        elif ftype == HEADERS:
+            if flags & PADDED:
+                p = p[1:len(p) - p[0]]
+            if flags & PRIORITY_FLAG:
+                p = p[5:]
+            self.block = [sid, [p], flags & END_STREAM]
+            if flags & END_HEADERS:
+                self.end_block()
+        elif ftype == CONTINUATION:
+            if self.block is None or self.block[0] != sid:
+                raise AssertionError('CONTINUATION on stream %d outside '
+                                     'its block' % sid)
+            self.block[1].append(p)
+            if flags & END_HEADERS:
+                self.end_block()
+        elif ftype == DATA:
+            s = self.stream(sid)
+            n = len(p)
+            if flags & PADDED:
+                p = p[1:len(p) - p[0]]
+            s.body += p
+            s.data_frames += 1
+            if flags & END_STREAM:
+                s.ended = True
+            if self.auto_window and n:
+                self.reply(window_update(0, n) +
+                           (window_update(sid, n) if not s.ended else b''))
+        elif ftype == RST_STREAM:
+            self.stream(sid).reset = struct.unpack('>I', p[:4])[0]
+        elif ftype == GOAWAY:
+            last, code = struct.unpack('>II', p[:8])
+            self.goaway = (last & 0x7fffffff, code, p[8:])
+        elif ftype == PING:
+            if flags & ACK:
+                self.pings.append(p)
+            else:
+                self.reply(frame(PING, ACK, 0, p))
+        elif ftype == PUSH_PROMISE:
+            raise AssertionError('PUSH_PROMISE from the server')
+
+    def end_block(self):
+        sid, parts, end = self.block
+        self.block = None
+        fields = self.dec.decode(b''.join(parts), raw=True)
+        s = self.stream(sid)
+        if s.status is None:
+            s.set_headers(fields)
+        else:
+            s.trailers = fields
+        if end:
+            s.ended = True
+
+    def pump(self, until=lambda: False, timeout=IO_TIMEOUT):
+        """Handles frames until until() holds (True), the connection ends
+        or timeout passes (until()'s value then)."""
+        deadline = time.monotonic() + timeout
+        while not until():
+            f = self.read_frame(deadline - time.monotonic())
+            if f is None:
+                return until()
+            self.handle(f)
+        return True
+
+    def handshake(self, timeout=5):
+        """Waits for the server's SETTINGS (answered) and the ACK of ours."""
+        ok = self.pump(lambda: self.settings_seen and self.settings_acked,
+                       timeout)
+        assert ok, 'no SETTINGS and ACK from the server within %.0f s ' \
+            '(frames %r, eof %s)' % (timeout, self.frames, self.eof)
+        assert self.first_frame[0] == SETTINGS, \
+            'first frame of type %d, not SETTINGS' % self.first_frame[0]
+        return self
+
+    def wait_end(self, timeout):
+        """Reads (and handles) until the connection ends; True if it did."""
+        return self.pump(lambda: self.eof, timeout)
+
+
+class H2Client:
+    """An HTTP/2 client connection driven by the h2 library, which checks
+    what the server sends and raises on any protocol error."""
+
+    def __init__(self, host, port, tls=None, server_hostname=None,
+                 timeout=IO_TIMEOUT):
+        self.conn = Conn(host, port, timeout=timeout, tls=tls,
+                         server_hostname=server_hostname)
+        self.sock = self.conn.sock
+        self.scheme = 'https' if tls else 'http'
+        self.h2 = h2.connection.H2Connection(
+            config=h2.config.H2Configuration(client_side=True,
+                                             header_encoding=None))
+        self.h2.initiate_connection()
+        self.flush()
+        self.streams = {}
+        self.terminated = None
+        self.settings_seen = False
+        self.eof = False
+
+    def close(self):
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def flush(self):
+        data = self.h2.data_to_send()
+        if data:
+            self.sock.sendall(data)
+
+    def request(self, path, method='GET', headers=()):
+        sid = self.h2.get_next_available_stream_id()
+        self.streams[sid] = Stream(sid)
+        self.h2.send_headers(sid, [(':method', method),
+                                   (':scheme', self.scheme),
+                                   (':authority', 'test'),
+                                   (':path', path)] + list(headers),
+                             end_stream=True)
+        self.flush()
+        return sid
+
+    def get(self, path, method='GET', headers=(), timeout=IO_TIMEOUT):
+        s = self.streams[self.request(path, method, headers)]
+        assert self.pump(lambda: s.done, timeout), \
+            'no whole response to %s %s within %.0f s: %s' % (
+                method, path, timeout, s.describe())
+        return s
+
+    def pump(self, until, timeout=IO_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while not until():
+            left = deadline - time.monotonic()
+            if left <= 0 or self.eof:
+                return until()
+            pending = isinstance(self.sock, ssl.SSLSocket) and \
+                self.sock.pending()
+            if not pending:
+                r, _, _ = select.select([self.sock], [], [], left)
+                if not r:
+                    continue
+            try:
+                data = self.sock.recv(1 << 18)
+            except (ConnectionResetError, ssl.SSLError):
+                data = b''
+            if not data:
+                self.eof = True
+                continue
+            for ev in self.h2.receive_data(data):
+                self.on_event(ev)
+            self.flush()
+        return True
+
+    def on_event(self, ev):
+        E = h2.events
+        if isinstance(ev, E.ResponseReceived):
+            self.streams[ev.stream_id].set_headers(ev.headers)
+        elif isinstance(ev, E.TrailersReceived):
+            self.streams[ev.stream_id].trailers = ev.headers
+        elif isinstance(ev, E.DataReceived):
+            s = self.streams[ev.stream_id]
+            s.body += ev.data
+            s.data_frames += 1
+            self.h2.acknowledge_received_data(ev.flow_controlled_length,
+                                              ev.stream_id)
+        elif isinstance(ev, E.StreamEnded):
+            self.streams[ev.stream_id].ended = True
+        elif isinstance(ev, E.StreamReset):
+            self.streams[ev.stream_id].reset = ev.error_code
+        elif isinstance(ev, E.ConnectionTerminated):
+            self.terminated = ev
+        elif isinstance(ev, E.RemoteSettingsChanged):
+            self.settings_seen = True
+        elif isinstance(ev, E.InformationalResponseReceived):
+            raise AssertionError('unexpected 1xx: %r' % ev)
+
+    def handshake(self, timeout=5):
+        assert self.pump(lambda: self.settings_seen, timeout), \
+            'no SETTINGS from the server within %.0f s' % timeout
+        return self
+
+
+class Http2Mixin:
+    """Helpers shared by the test classes; self.host, self.port."""
+
+    tls = None  # an ssl.SSLContext offering h2, for the TLS classes
+    tls_h1 = None  # one offering http/1.1
+
+    def raw(self, settings=None, **kw):
+        c = RawH2(self.host, self.port, settings, tls=self.tls,
+                  server_hostname='localhost' if self.tls else None, **kw)
+        self.addCleanup(c.close)
+        return c
+
+    def client(self):
+        c = H2Client(self.host, self.port, tls=self.tls,
+                     server_hostname='localhost' if self.tls else None)
+        self.addCleanup(c.close)
+        return c
+
+    def h1(self, path, method='GET', headers=()):
+        """The same request over HTTP/1.1."""
+        with Conn(self.host, self.port, tls=self.tls_h1,
+                  server_hostname='localhost' if self.tls else None) as c:
+            c.send(build_request(method, path, headers=list(headers)))
+            return c.read_response(method)
+
+    def assert_h2_fields(self, s):
+        for name, _ in s.headers:
+            self.assertEqual(name, name.lower(), 'an uppercase field name '
+                             'in\n' + s.describe())
+            self.assertNotIn(name, HOP_BY_HOP, 'a connection-specific '
+                             'field in\n' + s.describe())
+        cl = s.header('content-length')
+        if cl is not None and s.status not in (304,) and s.body:
+            self.assertEqual(int(cl), len(s.body), s.describe())
+
+    def assert_same_as_http11(self, s, r, what='', decode=False):
+        """An HTTP/2 response s says what the HTTP/1.1 response r says:
+        status, body and every header field but Date and the hop-by-hop
+        ones (Content-Length may join a body HTTP/1.1 sent chunked)."""
+        self.assertIsNotNone(s.status, what + ': no response\n'
+                             + s.describe())
+        self.assertEqual(s.status, r.status, '%s\nHTTP/2 %s\nHTTP/1.1 %s'
+                         % (what, s.describe(), r.describe()))
+        self.assert_h2_fields(s)
+        a = sorted((n.lower(), v) for n, v in r.headers
+                   if n.lower() not in HOP_BY_HOP + ('date',))
+        b = sorted((n, v) for n, v in s.headers if n != 'date')
+        if any('chunked' in v.lower() for v in r.all('Transfer-Encoding')):
+            b = [h for h in b if h[0] != 'content-length']
+        self.assertEqual(b, a, '%s: header fields differ\nHTTP/2 %s\n'
+                         'HTTP/1.1 %s' % (what, s.describe(), r.describe()))
+        body2, body1 = bytes(s.body), r.body
+        if decode and s.header('content-encoding') == 'gzip':
+            body2, body1 = gzip.decompress(body2), gzip.decompress(body1)
+        self.assertEqual(body2, body1, '%s: bodies differ' % what)
+
+    def assert_h2_file(self, s, url, what=''):
+        data = self.tree.files[url]
+        self.assertEqual(s.status, 200, '%s%s\n%s' % (url, what,
+                                                        s.describe()))
+        self.assertTrue(s.ended, s.describe())
+        self.assertEqual(len(s.body), len(data), url + what)
+        self.assertTrue(bytes(s.body) == data, '%s%s: body differs'
+                        % (url, what))
+
+    def interleaved_bodies(self):
+        """Eight 1 MiB bodies at once on one connection (their DATA
+        frames interleave), and small ones beside them."""
+        c = self.client().handshake()
+        urls = ['/big/1m.bin'] * 8 + ['/a.txt', '/content/data.json',
+                                      '/content/big.txt']
+        sids = [c.request(u) for u in urls]
+        self.assertTrue(c.pump(lambda: all(c.streams[s].done for s in sids),
+                               30), 'not all done in 30 s')
+        for sid, url in zip(sids, urls):
+            self.assert_h2_file(c.streams[sid], url, ' (stream %d)' % sid)
+
+    def stalled_stream_alone(self):
+        """A stream whose window stays shut holds up no other."""
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.send(window_update(0, 1 << 30))
+        stuck = c.stream(c.request('/big/1m.bin'))
+        for url in ('/a.txt', '/content/big.txt', '/content/small.txt'):
+            s = c.stream(c.request(url))
+            c.send(window_update(s.sid, 1 << 20))
+            self.assertTrue(c.pump(lambda: s.done, 5), s.describe())
+            self.assert_h2_file(s, url)
+        self.assertFalse(stuck.done, stuck.describe())
+        self.assertEqual(stuck.body, b'')
+        c.send(window_update(stuck.sid, 1 << 20))
+        self.assertTrue(c.pump(lambda: stuck.done, 10), stuck.describe())
+        self.assert_h2_file(stuck, '/big/1m.bin')
+
+    def big_body(self, c):
+        """GET /big/10m.bin on c (default windows, acknowledged as read)."""
+        url = '/big/10m.bin'
+        s = c.get(url, timeout=30)
+        self.assertEqual(s.status, 200, s.describe())
+        self.assertTrue(s.ended)
+        want = self.tree.files[url]
+        self.assertEqual(len(s.body), len(want))
+        self.assertEqual(hashlib.sha256(s.body).hexdigest(),
+                         hashlib.sha256(want).hexdigest())
+        self.assertGreater(s.data_frames, len(want) // 16384 - 1)
+
+
+def h2load(url, n=20000, c=10, m=50, extra=()):
+    """Runs h2load; returns (output, {total, started, done, succeeded,
+    failed, errored, timeout})."""
+    p = subprocess.run(['timeout', '120', 'h2load', '-n', str(n), '-c',
+                        str(c), '-m', str(m)] + list(extra) + [url],
+                       capture_output=True, timeout=130,
+                       stdin=subprocess.DEVNULL)
+    out = p.stdout.decode('utf-8', 'replace') + \
+        p.stderr.decode('utf-8', 'replace')
+    m = re.search(r'requests: (\d+) total, (\d+) started, (\d+) done, '
+                  r'(\d+) succeeded, (\d+) failed, (\d+) errored, '
+                  r'(\d+) timeout', out)
+    if not m:
+        return out, None
+    keys = ('total', 'started', 'done', 'succeeded', 'failed', 'errored',
+            'timeout')
+    return out, dict(zip(keys, map(int, m.groups())))
+
+
+@needs_h2
+@needs_process('HTTP/2 is sehttpd\'s; starts it with --access-log and '
+               '--metrics')
+class Http2Test(Http2Mixin, ServerTestCase):
+    """Prior knowledge on the cleartext port."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.log_path = os.path.join(temp_dir(), 'access.log')
+        cls.server_args = ('--access-log', cls.log_path,
+                           '--metrics', '127.0.0.1:0')
+        super().setUpClass()
+
+    def setUp(self):
+        super().setUp()
+        self.host, self.port = self.target.host, self.target.port
+
+    def test_settings(self):
+        c = self.raw().handshake()
+        self.assertEqual(c.server_settings.get(MAX_CONCURRENT_STREAMS),
+                         SERVER_MAX_STREAMS, c.server_settings)
+        self.assertEqual(c.server_settings.get(MAX_HEADER_LIST_SIZE),
+                         SERVER_MAX_HEADER_LIST, c.server_settings)
+        # The same through h2's eyes.
+        hc = self.client().handshake()
+        rs = hc.h2.remote_settings
+        self.assertEqual(rs.max_concurrent_streams, SERVER_MAX_STREAMS)
+        self.assertEqual(rs.max_header_list_size, SERVER_MAX_HEADER_LIST)
+        self.assert_h2_file(hc.get('/a.txt'), '/a.txt')
+
+    def test_preface_byte_by_byte(self):
+        c = self.raw(preface=False)
+        c.conn.send_slowly(PREFACE + settings_frame(), step=1, pause=0.002)
+        c.handshake()
+        self.assert_h2_file(c.get('/hello.txt'), '/hello.txt')
+
+    def test_h2c_upgrade_is_ignored(self):
+        with self.target.conn() as c:
+            c.send(build_request('GET', '/a.txt', headers=[
+                ('Connection', 'Upgrade, HTTP2-Settings'),
+                ('Upgrade', 'h2c'), ('HTTP2-Settings', 'AAMAAABkAAQAAP__')]))
+            r = c.read_response()
+            self.assertEqual((r.version, r.status, r.body),
+                             ('HTTP/1.1', 200, b'hello world\n'),
+                             r.describe())
+            self.assertIsNone(r.header('Upgrade'))
+            c.send(build_request('GET', '/b.txt'))
+            r = c.read_response()
+            self.assertEqual((r.status, r.body),
+                             (200, b'second small file\n'))
+
+    def test_same_answers_as_http11(self):
+        cases = [
+            ('GET', '/a.txt', ()),
+            ('GET', '/mime/style.css', ()),
+            ('GET', '/content/page.html', ()),
+            ('GET', '/nope.txt', ()),
+            ('GET', '/dir_noindex', ()),
+            ('GET', '/dir_noindex/', ()),
+            ('GET', '/many/?sort=size&order=desc', ()),
+            ('GET', '/dir_noindex/', (('accept', 'application/json'),)),
+            ('GET', '/dir_index/', ()),
+            ('GET', '/escape/space%20name.txt', ()),
+            ('GET', '/content/small.txt', (('range', 'bytes=0-9'),)),
+            ('GET', '/big/1m.bin', (('range', 'bytes=1000-1099'),)),
+            ('GET', '/content/small.txt', (('range', 'bytes=5000-'),)),
+            ('HEAD', '/content/big.txt', ()),
+            ('HEAD', '/dir_noindex/', ()),
+            ('OPTIONS', '/a.txt', ()),
+            ('POST', '/a.txt', ()),
+            ('GET', '/.env', ()),
+            ('GET', '/dots/.hidden.txt', ()),
+            ('GET', '/.well-known/security.txt', ()),
+            ('GET', '/link_secret.txt', ()),
+            ('GET', '/content/big.txt', (('accept-encoding', 'gzip'),)),
+            ('GET', '/content/pre.txt', (('accept-encoding', 'gzip'),)),
+            ('GET', '/content/image.png', (('accept-encoding', 'gzip'),)),
+            ('GET', '/empty.txt', ()),
+        ]
+        c = self.client()
+        for method, path, headers in cases:
+            with self.subTest(method=method, path=path, headers=headers):
+                s = c.get(path, method, headers)
+                self.assertTrue(s.ended, s.describe())
+                r = self.h1(path, method, [h for h in headers])
+                self.assert_same_as_http11(s, r, '%s %s %r'
+                                           % (method, path, headers),
+                                           decode=True)
+                if method == 'HEAD':
+                    self.assertEqual(s.body, b'')
+                if method == 'HEAD' and path in self.tree.files:
+                    self.assertIsNotNone(s.header('content-length'),
+                                         s.describe())
+
+    def test_file_and_errors(self):
+        c = self.client()
+        self.assert_h2_file(c.get('/content/big.txt'), '/content/big.txt')
+        s = c.get('/nope.txt')
+        self.assertEqual(s.status, 404)
+        self.assertTrue(s.header('content-type').startswith('text/html'))
+        self.assertIn(b'404', s.body)
+        s = c.get('/dir_noindex')
+        self.assertEqual(s.status, 301, s.describe())
+        self.assertTrue(s.header('location').endswith('/dir_noindex/'),
+                        s.describe())
+        for hidden in ('/.env', '/.git/config', '/dots/.hidden.txt'):
+            self.assertEqual(c.get(hidden).status, 404, hidden)
+        self.assert_h2_file(c.get('/.well-known/security.txt'),
+                         '/.well-known/security.txt')
+
+    def test_listing_not_chunk_framed(self):
+        c = self.client()
+        s = c.get('/dir_noindex/')
+        self.assertEqual(s.status, 200, s.describe())
+        self.assertTrue(s.header('content-type').startswith('text/html'))
+        body = bytes(s.body)
+        self.assertTrue(body.lstrip().lower().startswith(b'<!doctype html'),
+                        body[:100])
+        for name, _ in self.tree.entries('/dir_noindex/'):
+            self.assertIn(name.encode(), body)
+        self.assertEqual(body, self.h1('/dir_noindex/').body)
+
+    def test_conditional_and_ranges(self):
+        c = self.client()
+        url = '/content/small.txt'
+        s = c.get(url)
+        etag, lm = s.header('etag'), s.header('last-modified')
+        self.assertTrue(etag and lm, s.describe())
+        self.assertEqual(s.header('accept-ranges'), 'bytes')
+        s = c.get(url, headers=[('if-none-match', etag)])
+        self.assertEqual(s.status, 304, s.describe())
+        self.assertEqual((s.body, s.header('etag')), (b'', etag))
+        s = c.get(url, headers=[('if-modified-since', lm)])
+        self.assertEqual(s.status, 304, s.describe())
+        s = c.get(url, headers=[('range', 'bytes=0-9')])
+        self.assertEqual(s.status, 206, s.describe())
+        self.assertEqual(bytes(s.body), self.tree.files[url][:10])
+        self.assertEqual(s.header('content-range'),
+                         'bytes 0-9/%d' % len(self.tree.files[url]))
+        self.assertEqual(s.header('content-length'), '10')
+        s = c.get(url, headers=[('range', 'bytes=5000-')])
+        self.assertEqual(s.status, 416, s.describe())
+        self.assertEqual(s.header('content-range'),
+                         'bytes */%d' % len(self.tree.files[url]))
+
+    def test_head(self):
+        c = self.raw().handshake()
+        s = c.get('/big/1m.bin', 'HEAD')
+        self.assertEqual(s.status, 200, s.describe())
+        self.assertTrue(s.ended)
+        self.assertEqual(s.header('content-length'), str(1 << 20))
+        self.assertEqual(s.body, b'')
+        self.assertEqual(c.frames[DATA], s.data_frames)
+        self.assertLessEqual(s.data_frames, 1, 'HEAD got DATA frames')
+
+    def test_gzip(self):
+        c = self.client()
+        url = '/content/big.txt'
+        s = c.get(url, headers=[('accept-encoding', 'gzip')])
+        self.assertEqual(s.status, 200, s.describe())
+        self.assertEqual(s.header('content-encoding'), 'gzip', s.describe())
+        self.assertIn('accept-encoding', (s.header('vary') or '').lower())
+        self.assertLess(len(s.body), len(self.tree.files[url]) // 2)
+        self.assertEqual(gzip.decompress(bytes(s.body)),
+                         self.tree.files[url])
+
+    def test_bodies_from_memory_not_held_back(self):
+        # Bodies over 4 KiB the server has in memory (a small file in the
+        # cache, a compressed variant, a precompressed sibling): each
+        # answered at once, as over HTTP/1.1, not after a timer's 200 ms.
+        gz = [('accept-encoding', 'gzip')]
+        c = self.raw().handshake()
+        for url, headers in (('/content/data.json', []),
+                             ('/content/big.txt', gz),
+                             ('/content/pre.txt', gz)):
+            times = []
+            for _ in range(5):
+                start = time.monotonic()
+                s = c.get(url, headers=headers)
+                times.append(time.monotonic() - start)
+                body = bytes(s.body)
+                if headers:
+                    self.assertEqual(s.header('content-encoding'), 'gzip')
+                    body = gzip.decompress(body)
+                self.assertEqual(body, self.tree.files[url])
+            times.sort()
+            self.assertLess(times[2], 0.1, '%s %r: %s s' % (
+                url, headers, ', '.join('%.3f' % t for t in times)))
+
+    def test_100_streams_at_once(self):
+        c = self.client().handshake()
+        urls = ['/many/file_%03d.txt' % i for i in range(100)]
+        sids = [c.request(u) for u in urls]
+        self.assertTrue(c.pump(lambda: all(c.streams[s].done for s in sids),
+                               15), 'not all 100 streams done in 15 s')
+        for sid, url in zip(sids, urls):
+            self.assert_h2_file(c.streams[sid], url)
+        self.assert_h2_file(c.get('/a.txt'), '/a.txt')
+
+    def test_stream_over_the_limit_ends_the_connection(self):
+        """Up to the 100 streams the SETTINGS allow, every one is answered;
+        a client that then opens one more has broken the limit it
+        acknowledged.  libnghttp2 makes that a connection error (GOAWAY
+        PROTOCOL_ERROR; RFC 9113 5.1.2 also allows a stream error, which
+        nginx and h2o choose), and everyone else is served meanwhile."""
+        # A window of 0 holds every response open after its HEADERS.
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        url = '/content/big.txt'
+        sids = [2 * i + 1 for i in range(SERVER_MAX_STREAMS)]
+        c.send(b''.join(c.headers_frames(sid, static_block(url.encode()))
+                        for sid in sids))
+        self.assertTrue(c.pump(lambda: all(c.stream(s).status == 200
+                                           for s in sids), 10),
+                        'not all of the 100 streams got their HEADERS')
+        self.assertIsNone(c.goaway)
+        over = 2 * SERVER_MAX_STREAMS + 1
+        c.send(c.headers_frames(over, static_block(url.encode())))
+        self.assertTrue(c.pump(lambda: c.goaway is not None, 5),
+                        'stream %d over the limit: no GOAWAY' % over)
+        self.assertEqual(c.goaway[1], PROTOCOL_ERROR, c.goaway)
+        self.assertEqual(c.goaway[0], 2 * SERVER_MAX_STREAMS - 1, c.goaway)
+        c.close()
+        other = self.raw().handshake()
+        self.assert_h2_file(other.get('/a.txt'), '/a.txt')
+        other.close()
+
+    def test_10mib_with_flow_control(self):
+        self.big_body(self.client())
+
+    def test_interleaved_bodies(self):
+        self.interleaved_bodies()
+
+    def test_stalled_stream_alone(self):
+        self.stalled_stream_alone()
+
+    def test_malformed_requests_are_stream_errors(self):
+        base = [(':method', 'GET'), (':scheme', 'http'),
+                (':authority', 'test')]
+        cases = {
+            'no :path': base,
+            ':path not starting with /': base + [(':path', 'a.txt')],
+            'empty :path': base + [(':path', '')],
+            'uppercase field name': base + [(':path', '/a.txt'),
+                                            ('X-Upper', 'v')],
+            'connection: keep-alive': base + [(':path', '/a.txt'),
+                                              ('connection', 'keep-alive')],
+            'no :method': base[1:] + [(':path', '/a.txt')],
+            # RFC 9113 section 8.3's other MUSTs.
+            'unknown pseudo-field': base + [(':path', '/a.txt'),
+                                            (':foo', 'bar')],
+            'pseudo-field after a regular one': base[:2] + [
+                ('accept', '*/*'), (':authority', 'test'),
+                (':path', '/a.txt')],
+            'two :path': base + [(':path', '/a.txt'), (':path', '/b.txt')],
+            'te: gzip': base + [(':path', '/a.txt'), ('te', 'gzip')],
+            'transfer-encoding': base + [(':path', '/a.txt'),
+                                         ('transfer-encoding', 'chunked')],
+        }
+        for what, fields in cases.items():
+            with self.subTest(what):
+                c = self.raw().handshake()
+                s = c.stream(c.send_fields(fields))
+                c.pump(lambda: s.done, 5)
+                self.assertEqual(s.reset, PROTOCOL_ERROR, s.describe())
+                self.assertIsNone(c.goaway, 'a connection error')
+                # The next stream on the connection is served (and the
+                # server's HPACK table kept in step).
+                self.assert_h2_file(c.get('/a.txt'), '/a.txt')
+                self.assert_h2_file(c.get('/a.txt', headers=[('x-a', '1')]),
+                                 '/a.txt')
+
+    def test_header_list_too_large(self):
+        cases = {
+            'a 20 KB field': [('x-big', 'b' * 20000)],
+            '150 fields': [('x-f%03d' % i, str(i)) for i in range(150)],
+            '17 fields of 1 KB': [('x-fill-%02d' % i, 'v' * 990)
+                                  for i in range(17)],
+        }
+        c = self.raw().handshake()
+        for what, fields in cases.items():
+            with self.subTest(what):
+                s = c.stream(c.send_fields(
+                    c.request_fields('/a.txt', headers=fields),
+                    huffman=False))
+                c.pump(lambda: s.done, 5)
+                self.assertTrue(s.status == 431 or s.reset is not None,
+                                s.describe())
+                self.assertIsNone(c.goaway)
+                self.assert_h2_file(c.get('/a.txt'), '/a.txt',
+                                    ' after ' + what)
+        # Under the limit: served.
+        s = c.get('/a.txt', headers=[('x-fill-%02d' % i, 'v' * 990)
+                                     for i in range(14)])
+        self.assert_h2_file(s, '/a.txt')
+
+    def test_access_log(self):
+        c = self.client()
+        self.assert_h2_file(c.get('/a.txt?h2log=1',
+                               headers=[('user-agent', 'h2-agent/1')]),
+                         '/a.txt')
+        want = re.compile(r'^127\.0\.0\.1 - - \[[^]]+\] "GET /a\.txt\?h2log=1 '
+                          r'HTTP/2\.0" 200 12 "-" "h2-agent/1"$', re.M)
+        deadline = time.monotonic() + 5
+        text = ''
+        while not want.search(text) and time.monotonic() < deadline:
+            time.sleep(0.05)
+            with open(self.log_path, encoding='utf-8',
+                      errors='replace') as fh:
+                text = fh.read()
+        self.assertRegex(text, want)
+
+    def metrics(self):
+        line = self.target.server.wait_line(lambda s: 'metrics on' in s, 5)
+        url = re.search(r'(http://\S+/metrics)', line).group(1)
+        with urllib.request.urlopen(url, timeout=5) as r:
+            text = r.read().decode()
+        return {k: int(v) for k, v in
+                re.findall(r'^(sehttpd_http2_\w+) (\d+)$', text, re.M)}
+
+    def test_metrics(self):
+        before = self.metrics()
+        for name in ('sehttpd_http2_connections_total',
+                     'sehttpd_http2_requests_total'):
+            self.assertIn(name, before)
+        for _ in range(2):
+            c = self.client()
+            for _ in range(3):
+                self.assert_h2_file(c.get('/a.txt'), '/a.txt')
+            c.close()
+        deadline = time.monotonic() + 5
+        while True:
+            after = self.metrics()
+            conns = after['sehttpd_http2_connections_total'] - \
+                before['sehttpd_http2_connections_total']
+            reqs = after['sehttpd_http2_requests_total'] - \
+                before['sehttpd_http2_requests_total']
+            if (conns >= 2 and reqs >= 6) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertGreaterEqual(conns, 2, after)
+        self.assertGreaterEqual(reqs, 6, after)
+
+    @needs_curl
+    def test_curl_prior_knowledge(self):
+        base = 'http://%s/' % self.target.hostport
+        p = subprocess.run(['curl', '-sS', '--http2-prior-knowledge',
+                            '-o', '-', '-w', '\n%{http_version} '
+                            '%{http_code}', base + 'a.txt'],
+                           capture_output=True, timeout=20)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, b'hello world\n\n2 200')
+        p = subprocess.run(['curl', '-sS', '--http2-prior-knowledge',
+                            '--compressed', '-o', '-', '-w',
+                            '\n%{http_version} %{http_code}',
+                            base + 'content/big.txt'],
+                           capture_output=True, timeout=20)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, self.tree.files['/content/big.txt']
+                         + b'\n2 200')
+
+    @needs_h2load
+    def test_h2load(self):
+        out, res = h2load('http://%s/a.txt' % self.target.hostport)
+        self.assertIsNotNone(res, out)
+        self.assertEqual((res['succeeded'], res['failed'], res['errored']),
+                         (20000, 0, 0), out)
+        self.assertIn('h2c', out)
+
+
+@needs_h2
+@needs_process('HTTP/2 is sehttpd\'s; starts it with --header, --cors, '
+               '--spa')
+class Http2FlagsTest(Http2Mixin, ServerTestCase):
+    server_args = ('--header', '/content/:Cache-Control: max-age=60',
+                   '--header', 'X-Frame-Options: DENY',
+                   '--cors', '*', '--spa', '/index.html')
+
+    def setUp(self):
+        super().setUp()
+        self.host, self.port = self.target.host, self.target.port
+
+    def test_header_cors_spa(self):
+        cases = [
+            ('GET', '/content/small.txt', ()),
+            ('GET', '/a.txt', (('origin', 'https://app.test'),)),
+            ('OPTIONS', '/a.txt', (('origin', 'https://app.test'),
+                                   ('access-control-request-method',
+                                    'GET'))),
+            ('GET', '/app/route', ()),
+            ('GET', '/nope.txt', ()),
+        ]
+        c = self.client()
+        for method, path, headers in cases:
+            with self.subTest(method=method, path=path):
+                s = c.get(path, method, headers)
+                self.assert_same_as_http11(s, self.h1(path, method, headers),
+                                           '%s %s' % (method, path))
+        s = c.get('/content/small.txt')
+        self.assertEqual(s.header('cache-control'), 'max-age=60')
+        self.assertEqual(s.header('x-frame-options'), 'DENY')
+        self.assertEqual(c.get('/a.txt', headers=[('origin', 'https://x')])
+                         .header('access-control-allow-origin'), '*')
+        s = c.get('/app/route')
+        self.assertEqual(s.status, 200)
+        self.assertIn(self.tree.root_index_marker, bytes(s.body))
+
+
+@needs_h2
+@needs_process('HTTP/2 is sehttpd\'s; starts it with TLS')
+class Http2TlsTest(Http2Mixin, unittest.TestCase):
+    """ALPN h2 on the TLS port."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ca, tls_args = tls_files()
+        cls.tree = session_tree()
+        cls.srv = ServerProcess(tls_args, root=cls.tree.www)
+        cls.addClassCleanup(cls.srv.kill)
+        cls.host, cls.port = '127.0.0.1', cls.srv.port
+        cls.tls = tls_context(cls.ca)
+        cls.tls_h1 = tls_context(cls.ca, ('http/1.1',))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def tearDown(self):
+        self.assertTrue(self.srv.alive(), 'the server died: '
+                        + self.srv.stderr_text()[-2000:])
+
+    def test_alpn(self):
+        for offer, want in ((['h2', 'http/1.1'], 'h2'),
+                            (['http/1.1', 'h2'], 'h2'),
+                            (['h2'], 'h2'),
+                            (['http/1.1'], 'http/1.1'),
+                            (None, None)):
+            with self.subTest(offer=offer):
+                with Conn(self.host, self.port, server_hostname='localhost',
+                          tls=tls_context(self.ca, offer)) as c:
+                    self.assertEqual(c.sock.selected_alpn_protocol(), want)
+                    if want == 'h2':
+                        continue
+                    c.send(build_request('GET', '/a.txt'))
+                    r = c.read_response()
+                    self.assertEqual((r.version, r.status, r.body),
+                                     ('HTTP/1.1', 200, b'hello world\n'))
+
+    def test_same_answers_as_http11(self):
+        c = self.client().handshake()
+        self.assertEqual(c.sock.selected_alpn_protocol(), 'h2')
+        for method, path, headers in (
+                ('GET', '/a.txt', ()), ('GET', '/nope.txt', ()),
+                ('GET', '/dir_noindex/', ()), ('HEAD', '/big/1m.bin', ()),
+                ('GET', '/content/small.txt', (('range', 'bytes=0-9'),)),
+                ('GET', '/content/data.json', ()),
+                ('GET', '/content/big.txt', (('accept-encoding', 'gzip'),)),
+                ('GET', '/content/pre.txt', (('accept-encoding', 'gzip'),))):
+            with self.subTest(method=method, path=path):
+                s = c.get(path, method, headers, timeout=5)
+                self.assert_same_as_http11(s, self.h1(path, method, headers),
+                                           path, decode=True)
+
+    def test_10mib_with_flow_control(self):
+        self.big_body(self.client())
+
+    def test_interleaved_bodies(self):
+        self.interleaved_bodies()
+
+    def test_stalled_stream_alone(self):
+        self.stalled_stream_alone()
+
+    def test_100_streams_at_once(self):
+        c = self.client().handshake()
+        urls = ['/many/file_%03d.txt' % i for i in range(100)]
+        sids = [c.request(u) for u in urls]
+        self.assertTrue(c.pump(lambda: all(c.streams[s].done for s in sids),
+                               15))
+        for sid, url in zip(sids, urls):
+            self.assert_h2_file(c.streams[sid], url)
+
+    @needs_curl
+    def test_curl(self):
+        p = subprocess.run(['curl', '-sS', '--http2', '--cacert', self.ca,
+                            '-o', '-', '-w', '\n%{http_version} %{http_code}',
+                            'https://localhost:%d/a.txt' % self.port],
+                           capture_output=True, timeout=20)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, b'hello world\n\n2 200')
+
+    @needs_h2load
+    def test_h2load(self):
+        out, res = h2load('https://127.0.0.1:%d/a.txt' % self.port)
+        self.assertIsNotNone(res, out)
+        self.assertEqual((res['succeeded'], res['failed'], res['errored']),
+                         (20000, 0, 0), out)
+        self.assertIn('Application protocol: h2', out)
+
+
+@needs_h2
+@needs_process('HTTP/2 is sehttpd\'s; reads the server\'s memory in /proc')
+class Http2FloodTest(Http2Mixin, ServerTestCase):
+    """Each flood is bounded in frames and time; the server must end the
+    connection, keep its memory, and serve another client meanwhile."""
+
+    server_args = ('--timeout', '2')
+
+    def setUp(self):
+        super().setUp()
+        self.host, self.port = self.target.host, self.target.port
+
+    def probe(self):
+        """A new HTTP/2 client is served within PROBE_S."""
+        start = time.monotonic()
+        with RawH2(self.host, self.port, timeout=5) as c:
+            s = c.get('/a.txt', timeout=5)
+        took = time.monotonic() - start
+        self.assertEqual((s.status, bytes(s.body)), (200, b'hello world\n'),
+                         s.describe())
+        return took
+
+    def flood(self, name, c, batches, read=True, max_s=8.0):
+        """Sends batches on c from a thread until the server closes, the
+        send blocks for 2 s or max_s passes, reading what comes when read
+        is set; probes another client meanwhile.  Returns how it ended."""
+        pid = self.target.server.proc.pid
+        rss0 = rss_kib(pid)
+        c.replies = False  # only the sender thread writes
+        c.sock.settimeout(2)
+        st = {'frames': 0, 'end': 'bound', 'bytes': 0}
+        done = threading.Event()
+
+        def sender():
+            deadline = time.monotonic() + max_s
+            try:
+                for data, nframes in batches:
+                    if time.monotonic() > deadline:
+                        st['end'] = 'time'
+                        break
+                    c.sock.sendall(data)
+                    st['frames'] += nframes
+                    st['bytes'] += len(data)
+            except socket.timeout:
+                st['end'] = 'blocked'
+            except OSError as e:
+                st['end'] = 'closed (%s)' % e.__class__.__name__
+            finally:
+                done.set()
+
+        def reader():
+            try:
+                while not c.eof and time.monotonic() < stop_reading:
+                    f = c.read_frame(0.2)
+                    if f is not None:
+                        c.handle(f)
+            except Exception as e:  # reported by the main thread
+                st['reader'] = e
+
+        stop_reading = time.monotonic() + max_s + 3
+        threads = [threading.Thread(target=sender, daemon=True)]
+        if read:
+            threads.append(threading.Thread(target=reader, daemon=True))
+        for t in threads:
+            t.start()
+        probes = []
+        while True:
+            probes.append(self.probe())
+            if done.wait(0.2):
+                break
+        for t in threads:
+            t.join(max_s + 5)
+        if 'reader' in st:
+            raise st['reader']
+        rss1 = rss_kib(pid)
+        # Whatever the server still says, until it closes.
+        closed = c.wait_end(5)
+        print('\n%s: %d frames (%d bytes) sent, ended: %s; GOAWAY %s; '
+              'server RSS %d KiB before, %d KiB after; probes %s s'
+              % (name, st['frames'], st['bytes'], st['end'],
+                 c.goaway[:2] if c.goaway else None, rss0, rss1,
+                 ', '.join('%.2f' % p for p in probes)))
+        st.update(rss0=rss0, rss1=rss1, closed=closed, probes=probes)
+        self.assertLess(max(probes), PROBE_S, '%s: a client waited' % name)
+        self.assertLess(rss1 - rss0, RSS_GROWTH_KIB,
+                        '%s: the server grew by %d KiB' % (name, rss1 - rss0))
+        self.assertTrue(closed, '%s: the server did not close the '
+                        'connection (%r)' % (name, st))
+        self.assertLess(self.probe(), PROBE_S)
+        return st
+
+    def test_continuation_flood(self):
+        c = self.raw().handshake()
+        field = b'\x00\x07x-flood\x7e' + b'a' * 126
+        fragment = field * (16384 // len(field))
+
+        def batches():
+            yield frame(HEADERS, END_STREAM, 1, static_block()), 1
+            for _ in range(4096):  # 64 MiB at most
+                yield frame(CONTINUATION, 0, 1, fragment), 1
+
+        st = self.flood('CONTINUATION flood', c, batches())
+        self.assertLess(st['frames'], 4096)
+        if c.goaway:
+            self.assertNotEqual(c.goaway[1], NO_ERROR)
+
+    def test_continuation_flood_empty_frames(self):
+        c = self.raw().handshake()
+        empty = frame(CONTINUATION, 0, 1) * 1000
+
+        def batches():
+            yield frame(HEADERS, END_STREAM, 1, static_block()), 1
+            for _ in range(500):  # 500 000 frames at most
+                yield empty, 1000
+
+        st = self.flood('empty CONTINUATION flood', c, batches())
+        self.assertLess(st['frames'], 500001)
+
+    def test_rapid_reset(self):
+        c = self.raw().handshake()
+        block = static_block()
+
+        def batches():
+            sid = 1
+            for _ in range(200):  # 20 000 streams at most
+                out = []
+                for _ in range(100):
+                    out.append(frame(HEADERS, END_STREAM | END_HEADERS, sid,
+                                     block) + rst_stream(sid))
+                    sid += 2
+                yield b''.join(out), 200
+
+        st = self.flood('rapid reset', c, batches())
+        self.assertIsNotNone(c.goaway, 'no GOAWAY (%r)' % st)
+        self.assertEqual(c.goaway[1], ENHANCE_YOUR_CALM, c.goaway)
+
+    def unread_flood(self, name, one, answered):
+        """Sends a frame the server must answer, never reading: the
+        server must stop (GOAWAY, or closing before it has answered all
+        it was sent) rather than queue answers."""
+        c = self.raw(rcvbuf=4096).handshake()
+        before = answered(c)
+        batch = one * 100
+
+        def batches():
+            for _ in range(10000):  # 1 000 000 frames at most
+                yield batch, 100
+
+        st = self.flood(name, c, batches(), read=False)
+        got = answered(c) - before
+        print('%s: %d of %d frames answered' % (name, got, st['frames']))
+        self.assertTrue(c.goaway or got < st['frames'],
+                        '%s: every frame answered, the connection closed '
+                        'only when idle (%r)' % (name, st))
+        if c.goaway:
+            self.assertEqual(c.goaway[1], ENHANCE_YOUR_CALM, c.goaway)
+
+    def test_settings_flood_unread(self):
+        self.unread_flood('SETTINGS flood', settings_frame(),
+                          lambda c: c.settings_acked)
+
+    def test_ping_flood_unread(self):
+        self.unread_flood('PING flood', frame(PING, 0, 0, b'12345678'),
+                          lambda c: len(c.pings))
+
+    def test_empty_data_flood(self):
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        empty = frame(DATA, 0, 1) * 1000
+
+        def batches():
+            yield frame(HEADERS, END_HEADERS, 1,
+                        static_block(b'/big/1m.bin')), 1
+            for _ in range(500):  # 500 000 frames at most
+                yield empty, 1000
+
+        self.flood('empty DATA flood', c, batches())
+        if c.goaway:
+            self.assertIn(c.goaway[1], (ENHANCE_YOUR_CALM, PROTOCOL_ERROR),
+                          c.goaway)
+
+    def test_hpack_huge_table_size(self):
+        pid = self.target.server.proc.pid
+        rss0 = rss_kib(pid)
+        c = self.raw({HEADER_TABLE_SIZE: 2 ** 31 - 1})
+        c.dec.max_allowed_table_size = 2 ** 31 - 1
+        c.handshake()
+        for i in range(100):
+            url = '/many/file_%03d.txt' % i
+            s = c.get(url, headers=[('x-n-%d' % i, 'v' * (i + 1))])
+            self.assert_h2_file(s, url)
+        rss1 = rss_kib(pid)
+        print('\nHEADER_TABLE_SIZE 2^31-1: server RSS %d KiB before, '
+              '%d KiB after' % (rss0, rss1))
+        self.assertLess(rss1 - rss0, RSS_GROWTH_KIB)
+
+    def test_hpack_table_size_update(self):
+        # Down to 0 is allowed (then only static blocks follow).
+        c = self.raw().handshake()
+        c.send(frame(HEADERS, END_STREAM | END_HEADERS, 1,
+                     b'\x20' + static_block()))
+        s = c.stream(1)
+        c.pump(lambda: s.done, 5)
+        self.assert_h2_file(s, '/a.txt')
+        # Above the 4096 the server's SETTINGS allowed: COMPRESSION_ERROR.
+        c = self.raw().handshake()
+        update = bytearray(encode_integer(8192, 5))
+        update[0] |= 0x20
+        c.send(frame(HEADERS, END_STREAM | END_HEADERS, 1,
+                     bytes(update) + static_block()))
+        self.assertTrue(c.wait_end(5), 'the connection stayed open')
+        self.assertIsNotNone(c.goaway, 'closed without GOAWAY')
+        self.assertEqual(c.goaway[1], COMPRESSION_ERROR, c.goaway)
+        self.assertLess(self.probe(), PROBE_S)
+
+
+@needs_h2
+@needs_process('HTTP/2 is sehttpd\'s; starts it with --timeout 2')
+class Http2TimeoutTest(Http2Mixin, ServerTestCase):
+    server_args = ('--timeout', '2')
+
+    def setUp(self):
+        super().setUp()
+        self.host, self.port = self.target.host, self.target.port
+
+    def test_window_never_opened(self):
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        start = time.monotonic()
+        s = c.stream(c.request('/big/1m.bin'))
+        c.pump(lambda: s.done, 8)
+        took = time.monotonic() - start
+        self.assertIsNotNone(s.reset, 'not reset within 8 s: '
+                             + s.describe())
+        self.assertEqual(s.body, b'')
+        self.assertGreater(took, 1.5)
+        self.assertLess(took, 6)
+        self.assertFalse(c.eof, 'the connection was closed')
+        self.assertIsNone(c.goaway)
+        # The connection goes on.
+        c.send(frame(PING, 0, 0, b'pingpong'))
+        self.assertTrue(c.pump(lambda: c.pings, 2), 'PING not answered')
+        self.assertEqual(c.pings, [b'pingpong'])
+        c.send(settings_frame({INITIAL_WINDOW_SIZE: 65535}))
+        self.assert_h2_file(c.get('/content/big.txt'), '/content/big.txt')
+
+    def test_idle_connection_closed(self):
+        c = self.raw().handshake()
+        self.assert_h2_file(c.get('/a.txt'), '/a.txt')
+        start = time.monotonic()
+        self.assertTrue(c.wait_end(8), 'open 8 s after its last stream')
+        took = time.monotonic() - start
+        self.assertGreater(took, 1.5)
+        self.assertLess(took, 5)
+        if c.goaway:
+            self.assertEqual(c.goaway[1], NO_ERROR, c.goaway)
+        # Silent after the preface, and stuck inside it.
+        quiet = self.raw()
+        half = self.raw(preface=False)
+        half.send(PREFACE[:10])
+        start = time.monotonic()
+        for conn in (quiet, half):
+            self.assertTrue(conn.wait_end(8))
+        self.assertLess(time.monotonic() - start, 5)
+
+
+@needs_h2
+@needs_process('HTTP/2 is sehttpd\'s; sends it SIGTERM')
+class Http2DrainTest(Http2Mixin, unittest.TestCase):
+
+    def drain(self, tls):
+        self.tree = session_tree()
+        args = []
+        if tls:
+            ca, args = tls_files()
+            self.tls = tls_context(ca)
+        srv = ServerProcess(args, root=self.tree.www)
+        self.addCleanup(srv.kill)
+        self.host, self.port = '127.0.0.1', srv.port
+        c = self.raw().handshake()
+        c.auto_window = False
+        url = '/big/10m.bin'
+        s = c.stream(c.request(url))
+        self.assertTrue(c.pump(lambda: len(s.body) >= 65535, 5),
+                        s.describe())
+        srv.send_signal(signal.SIGTERM)
+        c.pump(lambda: c.goaway, 1)
+        # Go on reading (and opening windows) to the end.
+        got = len(s.body)
+        c.auto_window = True
+        c.send(window_update(0, got) + window_update(s.sid, got))
+        c.pump(lambda: s.done and c.goaway, 5)
+        self.assertIsNotNone(c.goaway, 'no GOAWAY after SIGTERM')
+        self.assertGreaterEqual(c.goaway[0], s.sid)
+        self.assertEqual(c.goaway[1], NO_ERROR)
+        self.assertTrue(s.ended, s.describe())
+        self.assertEqual(hashlib.sha256(s.body).hexdigest(),
+                         hashlib.sha256(self.tree.files[url]).hexdigest())
+        self.assertTrue(c.wait_end(5), 'open after the last stream')
+        self.assertEqual(srv.wait(5), 0, srv.stderr_text())
+
+    def test_sigterm_lets_the_stream_finish(self):
+        self.drain(tls=False)
+
+    def test_sigterm_lets_the_stream_finish_tls(self):
+        self.drain(tls=True)
+
+
+if __name__ == '__main__':
+    unittest.main()
