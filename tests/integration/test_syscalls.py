@@ -15,7 +15,7 @@ from target import ServerTestCase, needs_process, start_server, temp_dir
 import tree as treemod
 
 STRACE = shutil.which('strace')
-ATTACH_S = 0.5  # for strace to attach to every thread
+ATTACH_S = 10  # at most, for strace to attach to every thread
 
 
 class Strace:
@@ -27,7 +27,26 @@ class Strace:
             [STRACE, '-f', '-qq', '-c', '-o', self.out,
              '-e', 'trace=' + ','.join(calls), '-p', str(pid)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(ATTACH_S)
+        self.wait_attached(pid)
+
+    def wait_attached(self, pid):
+        """Until every thread names strace as its tracer: a fixed pause
+        was too short on a busy host, and a request served before the
+        worker's thread was traced went uncounted."""
+        deadline = time.monotonic() + ATTACH_S
+        while True:
+            traced = True
+            for tid in os.listdir('/proc/%d/task' % pid):
+                try:
+                    with open('/proc/%d/task/%s/status' % (pid, tid)) as fh:
+                        status = fh.read()
+                except OSError:
+                    continue  # a thread that ended meanwhile
+                if '\nTracerPid:\t%d\n' % self.proc.pid not in status:
+                    traced = False
+            if traced or time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
 
     def counts(self):
         """Detaches; {syscall: calls}."""
