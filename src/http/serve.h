@@ -9,6 +9,7 @@
 #define HTTP_SERVE_H
 
 #include "compat.h"
+#include "negotiate.h"
 #include "parser.h"
 #include "route.h"
 
@@ -71,6 +72,8 @@ struct http_object {
 	enum http_object_type type;
 	/* Reached through a link whose target has a hidden name (.git). */
 	bool hidden;
+	int64_t mtime_sec; /* its modification time */
+	long mtime_nsec;
 };
 
 struct http_serve_ops {
@@ -122,5 +125,62 @@ void http_serve(const struct http_site *site, const char *buf,
 		const struct http_request *req, char *path,
 		const struct http_serve_ops *ops, void *ctx,
 		struct http_serve_plan *plan);
+
+/*
+ * Precompressed siblings: FILE.br, FILE.zst and FILE.gz beside FILE hold
+ * FILE in one content coding each, and are sent as they are when that
+ * coding is chosen, if the sibling is a regular file not older than FILE
+ * (an older one predates FILE's last change).  Only for files of a
+ * compressible type; a Range request asks for FILE's own bytes.
+ */
+struct http_precompressed {
+	enum http_coding coding;
+	const char *suffix; /* appended to FILE's path: ".gz" */
+};
+
+#define HTTP_PRECOMPRESSED_COUNT 3
+#define HTTP_PRECOMPRESSED_SUFFIX_MAX 4 /* the longest suffix's length */
+/* Room for a path the plan opens with a sibling's suffix joined to it. */
+#define HTTP_SIBLING_PATH_BUF \
+	(HTTP_SERVE_PATH_BUF + HTTP_PRECOMPRESSED_SUFFIX_MAX)
+
+/* By slot: a server keeps what it saw of each sibling by slot. */
+extern const struct http_precompressed
+	http_precompressed[HTTP_PRECOMPRESSED_COUNT];
+
+/* The codings siblings can be in, as HTTP_CODING_BIT()s. */
+unsigned int http_precompressed_codings(void);
+
+/* The slot of coding's sibling (coding is one of theirs). */
+unsigned int http_precompressed_slot(enum http_coding coding);
+
+/* Whether the sibling sib may stand for the file it is beside. */
+bool http_sibling_usable(const struct http_object *sib,
+			 const struct http_object *file);
+
+/*
+ * Opens the sibling in http_precompressed[slot] beside file (len bytes,
+ * from '/') as the plan opens anything (a link to a hidden name is no
+ * sibling), its path built in path (cap bytes).  Returns 0, or a negative
+ * errno when there is none.
+ */
+int http_serve_open_sibling(const struct http_site *site,
+			    const struct http_serve_ops *ops, void *ctx,
+			    const char *file, size_t len, unsigned int slot,
+			    char *path, size_t cap, struct http_object *sib);
+
+/*
+ * For the file obj (file, len bytes from '/') of a compressible type,
+ * answered without a cache: the usable sibling in the coding the request
+ * (buf holds its bytes) takes best, none for a Range.  Returns its coding
+ * with *sib open (the caller's to close), or HTTP_CODING_IDENTITY with
+ * nothing open.  path (cap bytes) holds the sibling's path.
+ */
+enum http_coding
+http_serve_sibling(const struct http_site *site, const char *buf,
+		   const struct http_request *req, const char *file, size_t len,
+		   const struct http_object *obj,
+		   const struct http_serve_ops *ops, void *ctx, char *path,
+		   size_t cap, struct http_object *sib);
 
 #endif /* HTTP_SERVE_H */

@@ -251,6 +251,8 @@ static int khttpd_plan_open(void *ctx, const char *path,
 				       HTTP_OBJECT_OTHER;
 	obj->hidden = !srv->site.dotfiles &&
 		      khttpd_beneath_hidden(srv, &f->f_path);
+	obj->mtime_sec = st.mtime.tv_sec;
+	obj->mtime_nsec = st.mtime.tv_nsec;
 	return 0;
 }
 
