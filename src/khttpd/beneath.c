@@ -59,10 +59,15 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 	return f;
 }
 
+int khttpd_may_read(const struct path *path)
+{
+	return inode_permission(mnt_user_ns(path->mnt), d_inode(path->dentry),
+				MAY_READ);
+}
+
 struct file *khttpd_open_read(const struct path *path, int flags)
 {
-	int err = inode_permission(mnt_user_ns(path->mnt),
-				   d_inode(path->dentry), MAY_READ);
+	int err = khttpd_may_read(path);
 
 	if (err)
 		return ERR_PTR(err);

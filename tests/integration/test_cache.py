@@ -14,7 +14,7 @@ from httpraw import build_request, Conn
 from target import (ServerTestCase, needs_process, nobody_bin, only_local,
                     sehttpd_bin, start_server, temp_dir)
 import tree as treemod
-from codings import coding_of, decode, sehttpd_only
+from codings import coding_of, decode
 
 FRESH_WITHIN_S = 2.0  # what the server promises
 POLL_S = 3.0  # how long a test waits for a first fresh response
@@ -261,7 +261,6 @@ class CacheFreshnessTest(OwnTreeTestCase):
                               % (i, ae))
                 self.assertIn(b'first.txt', body)
 
-    @sehttpd_only('support for precompressed .gz siblings')
     def test_gz_sibling_replaced(self):
         """A new FILE.gz is sent (its exact bytes) within two seconds."""
         url = '/fresh/sib.txt'
@@ -289,7 +288,6 @@ class CacheFreshnessTest(OwnTreeTestCase):
         self.assertNotEqual(resp.header('ETag'), tag1,
                             'other gzip bytes under the same strong ETag')
 
-    @sehttpd_only('support for precompressed .gz siblings')
     def test_index_gz_sibling_replaced(self):
         """The same for a directory's index.html.gz, asked for as /dir/."""
         url = '/fresh/idx/'
@@ -306,7 +304,6 @@ class CacheFreshnessTest(OwnTreeTestCase):
                              'the replaced index.html.gz is not sent %.1f s '
                              'later (connection %d)' % (ALL_FRESH_AT_S, i))
 
-    @sehttpd_only('support for precompressed .gz siblings')
     def test_gz_sibling_removed(self):
         url = '/fresh/sibgone.txt'
         data = text(15000, 53)

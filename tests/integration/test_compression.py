@@ -7,7 +7,7 @@ from target import ServerTestCase, needs_process
 import tree as treemod
 from codings import (BEST, BIG, BR, COMPRESSIBLE, DEFLATE, INCOMPRESSIBLE,
                      IS_KHTTPD, LARGE, PNG, SMALL, ae_headers, coding_of,
-                     decode, sehttpd_only, varies_on_ae)
+                     decode, varies_on_ae)
 
 # (Accept-Encoding, the coding expected for a big text file)
 RULES = [
@@ -244,7 +244,6 @@ class CompressionTest(ServerTestCase):
                     self.assertEqual(resp.header('Content-Type'),
                                      'application/gzip')
 
-    @sehttpd_only('support for precompressed .gz siblings')
     def test_precompressed_sibling(self):
         url = '/content/pre.txt'
         gz = self.tree.files[url + '.gz']
@@ -275,7 +274,7 @@ class CompressionTest(ServerTestCase):
 
     def test_older_gz_sibling_ignored(self):
         """old.txt.gz is older than old.txt: the server compresses
-        old.txt itself (khttpd has no sibling support: the same)."""
+        old.txt itself."""
         url = '/content/old.txt'
         for ae, coding in (('gzip', 'gzip'), ('*', BEST)):
             with self.subTest(accept_encoding=ae):
