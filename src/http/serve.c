@@ -299,6 +299,23 @@ void http_serve(const struct http_site *site, const char *buf,
 	plan_status(plan, 403);
 }
 
+int http_serve_answer(const struct http_serve_plan *plan, const char *path,
+		      const struct http_serve_answers *a, void *ctx)
+{
+	switch (plan->action) {
+	case HTTP_SERVE_STATUS:
+		return a->status(ctx, plan->status);
+	case HTTP_SERVE_OPTIONS:
+		return a->options(ctx);
+	case HTTP_SERVE_REDIRECT:
+		return a->redirect(ctx, path, (size_t)plan->path_len);
+	case HTTP_SERVE_ENTRY:
+		return a->entry(ctx, plan->entry);
+	default:
+		return a->object(ctx, plan);
+	}
+}
+
 const struct http_precompressed http_precompressed[HTTP_PRECOMPRESSED_COUNT] = {
 	{ HTTP_CODING_BR, ".br" },
 	{ HTTP_CODING_ZSTD, ".zst" },

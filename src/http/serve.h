@@ -114,6 +114,20 @@ struct http_serve_plan {
 };
 
 /*
+ * How a server carries out each action of a plan; each returns what the
+ * server's response code returns.
+ */
+struct http_serve_answers {
+	int (*status)(void *ctx, int status); /* with its error page, if any */
+	int (*options)(void *ctx);
+	int (*redirect)(void *ctx, const char *path, size_t len);
+	/* Takes over the plan's reference to its entry. */
+	int (*entry)(void *ctx, void *entry);
+	/* FILE, LISTING, SPA: takes over the plan's object. */
+	int (*object)(void *ctx, const struct http_serve_plan *plan);
+};
+
+/*
  * Plans the answer to a GET, HEAD or OPTIONS request (buf holds its bytes,
  * req their offsets) of the site.  path (HTTP_SERVE_PATH_BUF bytes) gets the
  * routed path (path_len bytes; for an index, the index's name follows it,
@@ -125,6 +139,45 @@ void http_serve(const struct http_site *site, const char *buf,
 		const struct http_request *req, char *path,
 		const struct http_serve_ops *ops, void *ctx,
 		struct http_serve_plan *plan);
+
+/* Carries out plan (path as http_serve() left it) with a's answers. */
+int http_serve_answer(const struct http_serve_plan *plan, const char *path,
+		      const struct http_serve_answers *a, void *ctx);
+
+/*
+ * Defines name, the http_serve_answers of a server's functions, which take
+ * its exchange (type *): status_fn(x, status), options_fn(x),
+ * redirect_fn(x, path, len), entry_fn(x, entry) and object_fn(x, plan).
+ */
+#define HTTP_SERVE_ANSWERS(name, type, status_fn, options_fn, redirect_fn, \
+			   entry_fn, object_fn)                            \
+	static int name##_status(void *x, int s)                           \
+	{                                                                  \
+		return status_fn((type *)x, s);                            \
+	}                                                                  \
+	static int name##_options(void *x)                                 \
+	{                                                                  \
+		return options_fn((type *)x);                              \
+	}                                                                  \
+	static int name##_redirect(void *x, const char *p, size_t n)       \
+	{                                                                  \
+		return redirect_fn((type *)x, p, n);                       \
+	}                                                                  \
+	static int name##_entry(void *x, void *e)                          \
+	{                                                                  \
+		return entry_fn((type *)x, e);                             \
+	}                                                                  \
+	static int name##_object(void *x, const struct http_serve_plan *p) \
+	{                                                                  \
+		return object_fn((type *)x, p);                            \
+	}                                                                  \
+	static const struct http_serve_answers name = {                    \
+		.status = name##_status,                                   \
+		.options = name##_options,                                 \
+		.redirect = name##_redirect,                               \
+		.entry = name##_entry,                                     \
+		.object = name##_object,                                   \
+	}
 
 /*
  * Precompressed siblings: FILE.br, FILE.zst and FILE.gz beside FILE hold

@@ -245,10 +245,7 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 		}
 	}
 	khttpd_respond_head_init(x, &h, sel.status);
-	h.content_type = e->content_type;
-	h.extra = extra;
-	h.extra_len =
-		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	http_select_head(&h, e->content_type, extra, &r, &sel, x->now);
 	if (http_selection_bodyless(&sel))
 		return khttpd_respond_bodyless(x, &h);
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */

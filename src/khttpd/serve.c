@@ -138,15 +138,13 @@ static int khttpd_stream_file(struct khttpd_exchange *x,
 			      const char *type, enum http_coding coding)
 {
 	char etag[HTTP_ETAG_MAX], extra[HTTP_SELECT_HEADERS_MAX];
-	struct http_representation r = {
-		.etag = etag,
-		.last_modified = st->mtime.tv_sec,
+	const struct http_file_id f = {
+		.ino = st->ino,
 		.size = st->size,
-		.ranges = true,
-		/* Smaller files of its type are compressed: it varies too. */
-		.varies = http_mime_compressible(type),
-		.coding = http_coding_name(coding),
+		.mtime_sec = st->mtime.tv_sec,
+		.mtime_nsec = st->mtime.tv_nsec,
 	};
+	struct http_representation r;
 	struct http_response_head h;
 	struct http_selection sel;
 	struct file *file;
@@ -160,16 +158,11 @@ static int khttpd_stream_file(struct khttpd_exchange *x,
 	if (IS_ERR(file))
 		return khttpd_respond_status(
 			x, http_status_for_errno(-PTR_ERR(file)));
-	r.etag_len = http_format_etag(etag, st->ino, st->size,
-				      http_etag_time(st->mtime.tv_sec,
-						     st->mtime.tv_nsec),
-				      http_coding_etag_suffix(coding));
-	http_select(x->buf, x->req, &r, &sel);
+	/* Smaller files of its type are compressed: it varies too. */
+	http_select_file(x->buf, x->req, &f, coding,
+			 http_mime_compressible(type), etag, &r, &sel);
 	khttpd_respond_head_init(x, &h, sel.status);
-	h.content_type = type;
-	h.extra = extra;
-	h.extra_len =
-		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	http_select_head(&h, type, extra, &r, &sel, x->now);
 	if (http_selection_bodyless(&sel)) {
 		fput(file);
 		return khttpd_respond_bodyless(x, &h);
@@ -415,42 +408,43 @@ static int khttpd_serve_file(struct khttpd_exchange *x,
 	return ret;
 }
 
-/* Carries out the plan for what it opened. */
+/* Carries out the plan for what it opened, and closes that. */
 static int khttpd_serve_object(struct khttpd_exchange *x,
-			       const struct http_serve_plan *p, char *path)
+			       const struct http_serve_plan *p)
 {
 	struct file *f = p->obj.handle;
 	struct kstat st;
+	int ret;
 
 	if (khttpd_getattr(f, &st))
-		return khttpd_serve_error(x, 500);
-	if (p->action == HTTP_SERVE_LISTING)
-		return khttpd_serve_listing(x, f, &st, path, p->path_len);
-	return khttpd_serve_file(x, f, &st, p->file, p->file_len);
+		ret = khttpd_serve_error(x, 500);
+	else if (p->action == HTTP_SERVE_LISTING)
+		ret = khttpd_serve_listing(x, f, &st, x->path, p->path_len);
+	else
+		ret = khttpd_serve_file(x, f, &st, p->file, p->file_len);
+	fput(f);
+	return ret;
 }
+
+/* A cache entry found valid within the second: answered, then dropped. */
+static int khttpd_serve_entry(struct khttpd_exchange *x,
+			      struct khttpd_cache_entry *e)
+{
+	int ret = khttpd_respond_entry(x, e);
+
+	khttpd_cache_put(e);
+	return ret;
+}
+
+HTTP_SERVE_ANSWERS(khttpd_answers, struct khttpd_exchange, khttpd_serve_error,
+		   khttpd_respond_options, khttpd_respond_redirect,
+		   khttpd_serve_entry, khttpd_serve_object);
 
 int khttpd_serve(struct khttpd_exchange *x)
 {
 	struct http_serve_plan p;
-	int ret;
 
 	http_serve(&x->srv->site, x->buf, x->req, x->path, &khttpd_plan_ops, x,
 		   &p);
-	switch (p.action) {
-	case HTTP_SERVE_STATUS:
-		return khttpd_serve_error(x, p.status);
-	case HTTP_SERVE_OPTIONS:
-		return khttpd_respond_options(x);
-	case HTTP_SERVE_REDIRECT:
-		return khttpd_respond_redirect(x, x->path, p.path_len);
-	case HTTP_SERVE_ENTRY:
-		ret = khttpd_respond_entry(x, p.entry);
-		khttpd_cache_put(p.entry);
-		return ret;
-	default:
-		break;
-	}
-	ret = khttpd_serve_object(x, &p, x->path);
-	fput(p.obj.handle);
-	return ret;
+	return http_serve_answer(&p, x->path, &khttpd_answers, x);
 }

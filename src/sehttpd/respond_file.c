@@ -80,10 +80,7 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 	};
 	http_select(rc->buf, rc->req, &r, &sel);
 	respond_head_init(rc, &h, sel.status);
-	h.content_type = e->content_type;
-	h.extra = extra;
-	h.extra_len = http_select_headers(extra, sizeof(extra), &r, &sel,
-					  w->date.second);
+	http_select_head(&h, e->content_type, extra, &r, &sel, w->date.second);
 	if (http_selection_bodyless(&sel))
 		return respond_bodyless(rc, &h);
 
@@ -101,28 +98,22 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 {
 	struct http_response_head h;
 	char extra[HTTP_SELECT_HEADERS_MAX], etag[HTTP_ETAG_MAX];
-	struct http_representation r = {
-		.etag = etag,
-		.last_modified = st->st_mtim.tv_sec,
+	const struct http_file_id f = {
+		.ino = (uint64_t)st->st_ino,
 		.size = (uint64_t)st->st_size,
-		.ranges = true,
-		/* Its smaller siblings are compressed, so it varies too. */
-		.varies = compressible,
-		.coding = http_coding_name(coding),
+		.mtime_sec = st->st_mtim.tv_sec,
+		.mtime_nsec = st->st_mtim.tv_nsec,
 	};
+	struct http_representation r;
 	struct http_selection sel;
 	size_t hlen;
 
-	r.etag_len = http_format_etag(etag, (uint64_t)st->st_ino, r.size,
-				      http_etag_time(st->st_mtim.tv_sec,
-						     st->st_mtim.tv_nsec),
-				      http_coding_etag_suffix(coding));
-	http_select(rc->buf, rc->req, &r, &sel);
+	/* Its smaller siblings are compressed, so it varies too. */
+	http_select_file(rc->buf, rc->req, &f, coding, compressible, etag, &r,
+			 &sel);
 	respond_head_init(rc, &h, sel.status);
-	h.content_type = content_type;
-	h.extra = extra;
-	h.extra_len = http_select_headers(extra, sizeof(extra), &r, &sel,
-					  rc->worker->date.second);
+	http_select_head(&h, content_type, extra, &r, &sel,
+			 rc->worker->date.second);
 	if (http_selection_bodyless(&sel))
 		return respond_bodyless(rc, &h);
 	h.content_length = (int64_t)sel.len;

@@ -436,6 +436,16 @@ static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 	}
 }
 
+/* A fresh cache entry for the path: a hit. */
+static int serve_entry(struct exchange *rc, struct cache_entry *e)
+{
+	stats_add(&rc->worker->stats.cache_hits, 1);
+	return respond_entry(rc, e);
+}
+
+HTTP_SERVE_ANSWERS(answers, struct exchange, respond_error, respond_options,
+		   respond_redirect, serve_entry, serve_object);
+
 int serve_request(struct exchange *rc)
 {
 	const struct site *site = rc->worker->server->site;
@@ -443,17 +453,5 @@ int serve_request(struct exchange *rc)
 
 	http_serve(&site->http, rc->buf, rc->req, rc->path, &plan_ops, rc, &p);
 	rc->path_len = p.path_len;
-	switch (p.action) {
-	case HTTP_SERVE_STATUS:
-		return respond_error(rc, p.status);
-	case HTTP_SERVE_OPTIONS:
-		return respond_options(rc);
-	case HTTP_SERVE_REDIRECT:
-		return respond_redirect(rc, rc->path, (size_t)rc->path_len);
-	case HTTP_SERVE_ENTRY:
-		stats_add(&rc->worker->stats.cache_hits, 1);
-		return respond_entry(rc, p.entry);
-	default:
-		return serve_object(rc, &p);
-	}
+	return http_serve_answer(&p, rc->path, &answers, rc);
 }

@@ -454,66 +454,47 @@ static enum http_coding sibling(const struct http_site *site,
 
 TEST(sibling_in_the_coding_taken_best)
 {
-	struct http_site site;
-	struct fake_fs fs = { site_nodes };
-	const char *path;
+	static const struct {
+		const char *target, *extra;
+		bool dotfiles;
+		enum http_coding coding;
+		const char *path; /* the sibling sent, "" for none */
+	} cases[] = {
+		/* A tie: the smallest output's. */
+		{ "/s.css", "Accept-Encoding: gzip, br\r\n", false,
+		  HTTP_CODING_BR, "/s.css.br" },
+		{ "/s.css",
+		  "Accept-Encoding: br;q=0.5\r\nAccept-Encoding: gzip\r\n",
+		  false, HTTP_CODING_GZIP, "/s.css.gz" },
+		{ "/s.css", "Accept-Encoding: deflate\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
+		{ "/s.css", "", false, HTTP_CODING_IDENTITY, "" },
+		/* .zst is a nanosecond older: the next coding taken. */
+		{ "/s.css", "Accept-Encoding: zstd, gzip;q=0.5\r\n", false,
+		  HTTP_CODING_GZIP, "/s.css.gz" },
+		{ "/s.css", "Accept-Encoding: zstd\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
+		/* A directory, and a link to a hidden name. */
+		{ "/d.txt", "Accept-Encoding: gzip\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
+		{ "/h.js", "Accept-Encoding: gzip\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
+		{ "/h.js", "Accept-Encoding: gzip\r\n", true, HTTP_CODING_GZIP,
+		  "/h.js.gz" },
+	};
 
-	default_site(&site);
-	/* A tie: the smallest output's. */
-	CHECK_EQ_INT(sibling(&site, &fs, "/s.css",
-			     "Accept-Encoding: gzip, br\r\n", &path),
-		     HTTP_CODING_BR);
-	CHECK_EQ_STR(path, "/s.css.br");
-	CHECK_EQ_INT(sibling(&site, &fs, "/s.css",
-			     "Accept-Encoding: br;q=0.5\r\n"
-			     "Accept-Encoding: gzip\r\n",
-			     &path),
-		     HTTP_CODING_GZIP);
-	CHECK_EQ_STR(path, "/s.css.gz");
-	/* No sibling in a coding accepted: none is opened. */
-	fs.opens = 0;
-	CHECK_EQ_INT(sibling(&site, &fs, "/s.css",
-			     "Accept-Encoding: deflate\r\n", &path),
-		     HTTP_CODING_IDENTITY);
-	CHECK_EQ_INT(fs.opens, 1); /* the file itself */
-	CHECK_EQ_INT(sibling(&site, &fs, "/s.css", "", &path),
-		     HTTP_CODING_IDENTITY);
-}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct http_site site;
+		struct fake_fs fs = { site_nodes };
+		const char *path;
 
-TEST(sibling_older_or_not_a_file_passed_over)
-{
-	struct http_site site;
-	struct fake_fs fs = { site_nodes };
-	const char *path;
-
-	default_site(&site);
-	/* .zst is a nanosecond older: the next coding taken. */
-	CHECK_EQ_INT(sibling(&site, &fs, "/s.css",
-			     "Accept-Encoding: zstd, gzip;q=0.5\r\n", &path),
-		     HTTP_CODING_GZIP);
-	CHECK_EQ_INT(sibling(&site, &fs, "/s.css", "Accept-Encoding: zstd\r\n",
-			     &path),
-		     HTTP_CODING_IDENTITY);
-	CHECK_EQ_INT(sibling(&site, &fs, "/d.txt", "Accept-Encoding: gzip\r\n",
-			     &path),
-		     HTTP_CODING_IDENTITY);
-}
-
-TEST(sibling_linked_to_hidden_name_only_with_dotfiles)
-{
-	struct http_site site;
-	struct fake_fs fs = { site_nodes };
-	const char *path;
-
-	default_site(&site);
-	CHECK_EQ_INT(sibling(&site, &fs, "/h.js", "Accept-Encoding: gzip\r\n",
-			     &path),
-		     HTTP_CODING_IDENTITY);
-	site.dotfiles = true;
-	CHECK_EQ_INT(sibling(&site, &fs, "/h.js", "Accept-Encoding: gzip\r\n",
-			     &path),
-		     HTTP_CODING_GZIP);
-	CHECK_EQ_STR(path, "/h.js.gz");
+		default_site(&site);
+		site.dotfiles = cases[i].dotfiles;
+		CHECK_EQ_INT(sibling(&site, &fs, cases[i].target,
+				     cases[i].extra, &path),
+			     cases[i].coding);
+		CHECK_EQ_STR(path, cases[i].path);
+	}
 }
 
 TEST(sibling_never_for_a_range)
@@ -556,4 +537,77 @@ TEST(sibling_slots_and_usability)
 	CHECK(http_sibling_usable(&sib, &file));
 	sib.type = HTTP_OBJECT_DIR;
 	CHECK(!http_sibling_usable(&sib, &file));
+}
+
+/* Which answer ran, for the plans below. */
+struct answered {
+	const char *what;
+	int status;
+	size_t len;
+};
+
+static int answer_status(struct answered *a, int status)
+{
+	a->what = "status";
+	a->status = status;
+	return 1;
+}
+
+static int answer_options(struct answered *a)
+{
+	a->what = "options";
+	return 2;
+}
+
+static int answer_redirect(struct answered *a, const char *path, size_t len)
+{
+	a->what = path;
+	a->len = len;
+	return 3;
+}
+
+static int answer_entry(struct answered *a, const char *entry)
+{
+	a->what = entry;
+	return 4;
+}
+
+static int answer_object(struct answered *a, const struct http_serve_plan *p)
+{
+	a->what = node_path(p);
+	return 5;
+}
+
+HTTP_SERVE_ANSWERS(test_answers, struct answered, answer_status, answer_options,
+		   answer_redirect, answer_entry, answer_object);
+
+TEST(answers_carry_out_each_action)
+{
+	static const struct {
+		const char *method, *target, *what;
+		int ret;
+	} cases[] = {
+		{ "GET", "/missing", "status", 1 },
+		{ "OPTIONS", "*", "options", 2 },
+		{ "GET", "/noindex", "/noindex", 3 },
+		{ "GET", "/cached.txt", "/cached.txt", 4 },
+		{ "GET", "/a.txt", "/a.txt", 5 },
+		{ "GET", "/noindex/", "/noindex", 5 },
+	};
+	struct http_site site;
+
+	default_site(&site);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fake_fs fs = { site_nodes, "/cached.txt" };
+		struct answered a = { NULL };
+		PLAN(&site, &fs, cases[i].method, cases[i].target);
+
+		CHECK_EQ_INT(http_serve_answer(&p, path, &test_answers, &a),
+			     cases[i].ret);
+		CHECK_EQ_STR(a.what, cases[i].what);
+		if (p.action == HTTP_SERVE_REDIRECT)
+			CHECK_EQ_INT(a.len, strlen("/noindex"));
+		if (p.action == HTTP_SERVE_STATUS)
+			CHECK_EQ_INT(a.status, 404);
+	}
 }
