@@ -325,7 +325,6 @@ class CacheFreshnessTest(OwnTreeTestCase):
         self.assertIsNone(self.check(resp, data, 'gzip'), resp.describe())
 
 
-@needs_process('starts sehttpd with --cache-size')
 class TinyCacheTest(OwnTreeTestCase):
     server_args = ('--cache-size', '1')
     FILES = 24
@@ -363,7 +362,6 @@ class TinyCacheTest(OwnTreeTestCase):
             self.assert_file(resp, url)
 
 
-@needs_process('starts sehttpd with --cache-size 0')
 class NoCacheTest(OwnTreeTestCase):
     server_args = ('--cache-size', '0')
     expect_gzip = False  # unspecified without a cache

@@ -74,7 +74,6 @@ class DefaultTypeTest(TypeCase):
         self.assert_type('/big/1m.bin', 'application/octet-stream')
 
 
-@needs_process('starts sehttpd without a mime.types file')
 class BuiltinTableTest(TypeCase):
     """--mime-types '': the built-in table alone, as khttpd has it."""
     server_args = ('--mime-types', '')
