@@ -25,7 +25,6 @@
 
 #include "compress.h"
 #include "http/conditional.h"
-#include "http/mime.h"
 #include "stats.h"
 
 #define CACHE_HASH_BITS 10
@@ -263,11 +262,6 @@ struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 	e->body_len = body_len;
 	e->cost = sizeof(*e) + key_len + body_len;
 	return e;
-}
-
-void khttpd_cache_compress(struct khttpd_cache_entry *e)
-{
-	e->compressible = http_mime_compressible(e->content_type);
 }
 
 /* Second chance for recently used entries, within a bounded sweep. */

@@ -84,7 +84,9 @@ struct khttpd_cache_entry {
 	int state; /* enum khttpd_fill_state; read with acquire */
 	unsigned long gz_claimed; /* bit 0: someone compresses, or did */
 	bool listing; /* chunked to HTTP/1.1 clients, no validators */
-	bool compressible; /* its type is: responses vary on Accept-Encoding */
+	/* Its type is, and compress= is on: it may be sent coded, and its
+	 * responses vary on Accept-Encoding.  Set before it is filled. */
+	bool compressible;
 	u32 hash;
 	unsigned long expires; /* jiffies; listings only */
 	unsigned long checked; /* jiffies: last found valid */
@@ -163,13 +165,6 @@ struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
  */
 struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 					      size_t body_len);
-
-/*
- * Completes a filled entry: whether its content_type is compressible.  The
- * gzip representation itself is made when a response first carries it
- * (khttpd_cache_gzip).
- */
-void khttpd_cache_compress(struct khttpd_cache_entry *e);
 
 /*
  * Whether e may be sent as gzip: its type is compressible and no one found

@@ -196,7 +196,7 @@ static void khttpd_respond_select_for(const struct khttpd_exchange *x,
 		.ranges = !e->listing,
 		/* A listing's size decides whether it has a gzip form: any
 		 * listing may be compressed for another request. */
-		.varies = e->compressible || e->listing,
+		.varies = e->compressible || (e->listing && x->srv->compress),
 		.coding = http_coding_name(coding),
 	};
 	*body = e->body;

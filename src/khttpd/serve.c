@@ -118,6 +118,13 @@ static const struct http_serve_ops khttpd_plan_ops = {
 	.cache_probe = khttpd_plan_cache_probe,
 };
 
+/* Whether a file of type may be sent coded: compress= and its type. */
+static bool khttpd_compressible(const struct khttpd_exchange *x,
+				const char *type)
+{
+	return x->srv->compress && http_mime_compressible(type);
+}
+
 /* The plan's description of a file as st says it is. */
 static void khttpd_object_of(const struct kstat *st, struct http_object *obj)
 {
@@ -160,7 +167,7 @@ static int khttpd_stream_file(struct khttpd_exchange *x,
 			x, http_status_for_errno(-PTR_ERR(file)));
 	/* Smaller files of its type are compressed: it varies too. */
 	http_select_file(x->buf, x->req, &f, coding,
-			 http_mime_compressible(type), etag, &r, &sel);
+			 khttpd_compressible(x, type), etag, &r, &sel);
 	khttpd_respond_head_init(x, &h, sel.status);
 	http_select_head(&h, type, extra, &r, &sel, x->now);
 	if (http_selection_bodyless(&sel)) {
@@ -287,7 +294,7 @@ khttpd_file_entry(struct khttpd_exchange *x, const struct file *opath,
 	/* What streams anyway has its siblings looked at then. */
 	if (!khttpd_cache_admits(key_len, &v))
 		return NULL;
-	if (http_mime_compressible(type))
+	if (khttpd_compressible(x, type))
 		khttpd_siblings_seen(x, key, key_len, st, &v, sibs);
 	switch (khttpd_cache_claim(key, key_len, &v, &e)) {
 	case KHTTPD_CACHE_NONE:
@@ -296,7 +303,7 @@ khttpd_file_entry(struct khttpd_exchange *x, const struct file *opath,
 	case KHTTPD_CACHE_FILL:
 		e->content_type = type;
 		e->last_modified = st->mtime.tv_sec;
-		khttpd_cache_compress(e);
+		e->compressible = khttpd_compressible(x, type);
 		err = khttpd_fill_entry(opath, sibs, e);
 		khttpd_cache_filled(e, err);
 		if (err) {
@@ -356,7 +363,7 @@ static int khttpd_stream(struct khttpd_exchange *x, const struct file *opath,
 	char *path;
 	int ret;
 
-	if (http_mime_compressible(type)) {
+	if (khttpd_compressible(x, type)) {
 		path = kmalloc(cap, GFP_KERNEL);
 		if (!path)
 			return khttpd_serve_error(x, 503);

@@ -326,6 +326,7 @@ FLAG_PARAMS = {
     '--cors': ('cors', str),
     '--dotfiles': ('dotfiles', '1'),
     '--no-listing': ('listing', '0'),
+    '--no-compress': ('compress', '0'),
     '--cache-size': ('cache_kb', _int_param(1024)),
     '--timeout': ('timeout_ms', _int_param(1000)),
     '--min-rate': ('min_rate', str),

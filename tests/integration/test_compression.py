@@ -3,7 +3,7 @@ compressed, Vary, HEAD, precompressed .gz siblings, large files,
 compressed listings and --no-compress."""
 
 from httpraw import build_request
-from target import ServerTestCase, needs_process
+from target import ServerTestCase
 import tree as treemod
 from codings import (BEST, BIG, BR, COMPRESSIBLE, DEFLATE, INCOMPRESSIBLE,
                      IS_KHTTPD, LARGE, PNG, SMALL, ae_headers, coding_of,
@@ -332,7 +332,6 @@ class CompressionTest(ServerTestCase):
         self.assertIn(b'file_099.txt', plain.body)
 
 
-@needs_process('starts sehttpd with --no-compress')
 class NoCompressTest(ServerTestCase):
     server_args = ('--no-compress',)
 
