@@ -30,6 +30,7 @@ struct khttpd_config {
 	struct http_site site;
 	const char *cors_lines; /* NULL: cors= is off */
 	bool compress; /* gzip and precompressed siblings (compress=) */
+	bool follow_symlinks; /* links may lead out of the root */
 };
 
 struct khttpd_server {
@@ -60,6 +61,7 @@ struct khttpd_server {
 	struct http_header_rule cors_rule;
 	bool cors;
 	bool compress; /* off: never a coding but identity (compress=0) */
+	bool follow_symlinks; /* follow_symlinks=1: links may leave the root */
 };
 
 int khttpd_server_start(struct khttpd_server *srv,

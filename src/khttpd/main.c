@@ -57,6 +57,12 @@ MODULE_PARM_DESC(dotfiles,
 		 "Serve and list names starting with '.' (off: 404 and hidden, "
 		 "but /.well-known/ is served)");
 
+static bool follow_symlinks;
+module_param(follow_symlinks, bool, 0444);
+MODULE_PARM_DESC(follow_symlinks,
+		 "Follow symlinks that lead out of root (off: 403), as "
+		 "sehttpd's --follow-symlinks");
+
 static bool compress = true;
 module_param(compress, bool, 0444);
 MODULE_PARM_DESC(compress,
@@ -106,6 +112,7 @@ static int __init khttpd_init(void)
 		.max_conns = max_conns,
 		.site = { .listing = listing, .dotfiles = dotfiles },
 		.compress = compress,
+		.follow_symlinks = follow_symlinks,
 	};
 	int err;
 

@@ -325,6 +325,7 @@ FLAG_PARAMS = {
     '--spa': ('spa', str),
     '--cors': ('cors', str),
     '--dotfiles': ('dotfiles', '1'),
+    '--follow-symlinks': ('follow_symlinks', '1'),
     '--no-listing': ('listing', '0'),
     '--no-compress': ('compress', '0'),
     '--cache-size': ('cache_kb', _int_param(1024)),
