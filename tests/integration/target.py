@@ -344,8 +344,8 @@ def module_params(args):
     while args:
         flag = args.pop(0)
         if flag not in FLAG_PARAMS:
-            raise unittest.SkipTest('%s has no parameter for sehttpd\'s %s'
-                                    % (KIND, flag))
+            raise unittest.SkipTest('%s has no parameter for sehttpd\'s %s '
+                                    'yet' % (KIND, flag))
         name, conv = FLAG_PARAMS[flag]
         value = conv(args.pop(0)) if callable(conv) else conv
         if name is None:

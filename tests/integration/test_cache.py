@@ -49,21 +49,26 @@ class OwnTreeTestCase(ServerTestCase):
     def path(self, url):
         return os.path.join(self.tree.www, url.lstrip('/'))
 
-    def write(self, url, data, mtime):
+    def write(self, url, data, mtime, sync=True):
+        """Writes url's file; sync=False leaves copying it to the server
+        (in the test guest) to the caller, with others at once, and its
+        removal at the end where the server's copy is."""
         p = self.path(url)
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, 'wb') as fh:
             fh.write(data)
         os.utime(p, (mtime, mtime))
-        self.target.sync(url.lstrip('/'))
-        self.addCleanup(self.remove, url)
+        if sync:
+            self.target.sync(url.lstrip('/'))
+        self.addCleanup(self.remove, url, sync)
 
-    def remove(self, url):
+    def remove(self, url, sync=True):
         try:
             os.unlink(self.path(url))
         except FileNotFoundError:
             pass
-        self.target.sync(url.lstrip('/'))
+        if sync:
+            self.target.sync(url.lstrip('/'))
 
     def fetch(self, url, ae=None, conn=None, method='GET'):
         headers = [] if ae is None else [('Accept-Encoding', ae)]
@@ -336,8 +341,10 @@ class TinyCacheTest(OwnTreeTestCase):
         urls = []
         for i in range(self.FILES):
             url = '/evict/f%02d.txt' % i
-            self.write(url, text(self.SIZE, 1000 + i), treemod.FIXED_MTIME)
+            self.write(url, text(self.SIZE, 1000 + i), treemod.FIXED_MTIME,
+                       sync=False)
             urls.append(url)
+        self.target.sync(*[url.lstrip('/') for url in urls])
         with self.conn() as c:
             for rnd in range(2):
                 for i, url in enumerate(urls):

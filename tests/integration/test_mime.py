@@ -37,7 +37,6 @@ class TypeCase(ServerTestCase):
                              '%s %s' % (method, url))
 
 
-@needs_process('starts sehttpd with --mime and --default-type')
 class MimeFlagsTest(TypeCase):
     server_args = ('--mime', 'py=application/x-test',
                    '--mime', '.XYZZY=text/x-xyzzy',
@@ -64,7 +63,6 @@ class MimeFlagsTest(TypeCase):
         self.assert_type('/mime/noextension', TEXT)
 
 
-@needs_process('starts sehttpd with --default-type')
 class DefaultTypeTest(TypeCase):
     server_args = ('--default-type', 'application/x-unknown')
 

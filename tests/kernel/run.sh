@@ -152,7 +152,8 @@ check "guest boots and loads khttpd ($(($(date +%s) - boot_start)) s)" 0
 
 # --- the shared integration suite ----------------------------------------
 # Tests that start a server with flags load the module again with the
-# parameters for them, through the control channel (target.py).
+# parameters for them, through the control channel (target.py).  Through
+# qemu's emulation the suite takes minutes: its watchdog waits longer.
 filter=()
 IFS=, read -ra patterns <<<"${KHTTPD_TESTS:-}"
 for p in "${patterns[@]}"; do
@@ -161,7 +162,7 @@ done
 HTTPD_TARGET=127.0.0.1:$http_port HTTPD_KIND=khttpd HTTPD_TREE=$tree \
 	HTTPD_TIMEOUT_S=$timeout_s HTTPD_CTL_PORT=$ctl_port \
 	HTTPD_MODULE_ARGS="root=/srv/www port=$guest_port timeout_ms=$((timeout_s * 1000))" \
-	tests/integration/run.sh "${filter[@]}" 2>&1 |
+	tests/integration/run.sh --watchdog 600 "${filter[@]}" 2>&1 |
 	sed -u 's/^integration: \([0-9]* passed\)/kernel-integration: \1/' |
 	tee "$work/integration.out"
 integration_rc=${PIPESTATUS[0]}
