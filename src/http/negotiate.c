@@ -132,6 +132,22 @@ enum http_coding http_choose_coding(const char *accept, size_t len,
 	return http_choose_coding_favouring(accept, len, available, 0);
 }
 
+enum http_coding http_request_coding(const char *buf,
+				     const struct http_request *req,
+				     unsigned available, unsigned favoured)
+{
+	char tmp[HTTP_LIST_JOIN_MAX];
+	const char *accept;
+	size_t len;
+
+	if (!http_has_header(req, HTTP_H_ACCEPT_ENCODING))
+		return HTTP_CODING_IDENTITY;
+	/* Accept-Encoding on several lines is one list (RFC 9110 5.3). */
+	len = http_header_list(buf, req, HTTP_H_ACCEPT_ENCODING, tmp,
+			       sizeof(tmp), &accept);
+	return http_choose_coding_favouring(accept, len, available, favoured);
+}
+
 const char *http_coding_name(enum http_coding c)
 {
 	switch (c) {
@@ -146,4 +162,15 @@ const char *http_coding_name(enum http_coding c)
 	default:
 		return NULL;
 	}
+}
+
+const char *http_coding_etag_suffix(enum http_coding c)
+{
+	static const char *const suffix[HTTP_CODING_COUNT] = {
+		[HTTP_CODING_IDENTITY] = "",  [HTTP_CODING_GZIP] = "gz",
+		[HTTP_CODING_DEFLATE] = "df", [HTTP_CODING_BR] = "br",
+		[HTTP_CODING_ZSTD] = "zst",
+	};
+
+	return suffix[c];
 }

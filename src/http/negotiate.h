@@ -5,6 +5,8 @@
 
 #include "compat.h"
 
+struct http_request;
+
 enum http_coding {
 	HTTP_CODING_IDENTITY,
 	HTTP_CODING_GZIP,
@@ -36,8 +38,24 @@ enum http_coding http_choose_coding_favouring(const char *accept, size_t len,
 enum http_coding http_choose_coding(const char *accept, size_t len,
 				    unsigned available);
 
+/*
+ * The coding for a response to req (buf holds its bytes) among those
+ * available, by its Accept-Encoding (one list however many lines carry
+ * it), favoured ones winning ties: identity without the header.
+ */
+enum http_coding http_request_coding(const char *buf,
+				     const struct http_request *req,
+				     unsigned available, unsigned favoured);
+
 /* Its Content-Encoding value: "gzip", "deflate", "br", "zstd", or NULL for
  * identity. */
 const char *http_coding_name(enum http_coding c);
+
+/*
+ * What a representation's entity tag carries after the file's identity:
+ * "" for identity, "gz" for gzip..., so that different bytes never share
+ * a strong tag.
+ */
+const char *http_coding_etag_suffix(enum http_coding c);
 
 #endif /* HTTP_NEGOTIATE_H */

@@ -164,3 +164,33 @@ size_t http_select_headers(char *out, size_t cap,
 	}
 	return o.error ? 0 : o.len;
 }
+
+void http_select_head(struct http_response_head *h, const char *type,
+		      char *extra, const struct http_representation *rep,
+		      const struct http_selection *sel, int64_t date)
+{
+	h->content_type = type;
+	h->extra = extra;
+	h->extra_len = http_select_headers(extra, HTTP_SELECT_HEADERS_MAX, rep,
+					   sel, date);
+}
+
+void http_select_file(const char *buf, const struct http_request *req,
+		      const struct http_file_id *f, enum http_coding coding,
+		      bool varies, char *etag, struct http_representation *rep,
+		      struct http_selection *sel)
+{
+	*rep = (struct http_representation){
+		.etag = etag,
+		.etag_len = http_format_etag(etag, f->ino, f->size,
+					     http_etag_time(f->mtime_sec,
+							    f->mtime_nsec),
+					     http_coding_etag_suffix(coding)),
+		.last_modified = f->mtime_sec,
+		.size = f->size,
+		.ranges = true,
+		.varies = varies,
+		.coding = http_coding_name(coding),
+	};
+	http_select(buf, req, rep, sel);
+}

@@ -8,6 +8,7 @@
 #define HTTP_SELECT_H
 
 #include "compat.h"
+#include "negotiate.h"
 #include "parser.h"
 #include "response.h"
 
@@ -58,5 +59,33 @@ static inline bool http_selection_bodyless(const struct http_selection *sel)
 size_t http_select_headers(char *out, size_t cap,
 			   const struct http_representation *rep,
 			   const struct http_selection *sel, int64_t date);
+
+/*
+ * Sets h's Content-Type and, written to extra (HTTP_SELECT_HEADERS_MAX
+ * bytes), the header lines of the selection for rep.
+ */
+void http_select_head(struct http_response_head *h, const char *type,
+		      char *extra, const struct http_representation *rep,
+		      const struct http_selection *sel, int64_t date);
+
+/* A file as it was found: what a representation sent from it says. */
+struct http_file_id {
+	uint64_t ino;
+	uint64_t size;
+	int64_t mtime_sec;
+	long mtime_nsec;
+};
+
+/*
+ * The representation of a file sent as it is, with byte ranges: the
+ * resource itself (HTTP_CODING_IDENTITY), or a precompressed sibling
+ * standing for it in coding; varies: the resource has other codings.  Its
+ * ETag, from the file's identity, is written to etag (HTTP_ETAG_MAX
+ * bytes).  Then what to answer of it, as http_select() says.
+ */
+void http_select_file(const char *buf, const struct http_request *req,
+		      const struct http_file_id *f, enum http_coding coding,
+		      bool varies, char *etag, struct http_representation *rep,
+		      struct http_selection *sel);
 
 #endif /* HTTP_SELECT_H */

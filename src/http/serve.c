@@ -2,6 +2,7 @@
 #include "serve.h"
 
 #include "host.h"
+#include "path.h"
 #include "response.h"
 #include "token.h"
 #include "site.h"
@@ -304,4 +305,97 @@ void http_serve(const struct http_site *site, const char *buf,
 	}
 	ops->close(ctx, &obj);
 	plan_status(plan, 403);
+}
+
+int http_serve_answer(const struct http_serve_plan *plan, const char *path,
+		      const struct http_serve_answers *a, void *ctx)
+{
+	switch (plan->action) {
+	case HTTP_SERVE_STATUS:
+		return a->status(ctx, plan->status);
+	case HTTP_SERVE_OPTIONS:
+		return a->options(ctx);
+	case HTTP_SERVE_REDIRECT:
+		return a->redirect(ctx, path, (size_t)plan->path_len);
+	case HTTP_SERVE_ENTRY:
+		return a->entry(ctx, plan->entry);
+	default:
+		return a->object(ctx, plan);
+	}
+}
+
+const struct http_precompressed http_precompressed[HTTP_PRECOMPRESSED_COUNT] = {
+	{ HTTP_CODING_BR, ".br" },
+	{ HTTP_CODING_ZSTD, ".zst" },
+	{ HTTP_CODING_GZIP, ".gz" },
+};
+
+unsigned int http_precompressed_codings(void)
+{
+	unsigned int bits = 0;
+
+	for (unsigned int slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++)
+		bits |= HTTP_CODING_BIT(http_precompressed[slot].coding);
+	return bits;
+}
+
+unsigned int http_precompressed_slot(enum http_coding coding)
+{
+	unsigned int slot = 0;
+
+	while (slot < HTTP_PRECOMPRESSED_COUNT - 1 &&
+	       http_precompressed[slot].coding != coding)
+		slot++;
+	return slot;
+}
+
+bool http_sibling_usable(const struct http_object *sib,
+			 const struct http_object *file)
+{
+	return sib->type == HTTP_OBJECT_FILE &&
+	       (sib->mtime_sec > file->mtime_sec ||
+		(sib->mtime_sec == file->mtime_sec &&
+		 sib->mtime_nsec >= file->mtime_nsec));
+}
+
+int http_serve_open_sibling(const struct http_site *site,
+			    const struct http_serve_ops *ops, void *ctx,
+			    const char *file, size_t len, unsigned int slot,
+			    char *path, size_t cap, struct http_object *sib)
+{
+	if (http_path_join(path, cap, file, len,
+			   http_precompressed[slot].suffix) < 0)
+		return -ENAMETOOLONG;
+	/* "x.css.gz -> .env" stands for nothing. */
+	return open_visible(site, ops, ctx, path, sib);
+}
+
+enum http_coding
+http_serve_sibling(const struct http_site *site, const char *buf,
+		   const struct http_request *req, const char *file, size_t len,
+		   const struct http_object *obj,
+		   const struct http_serve_ops *ops, void *ctx, char *path,
+		   size_t cap, struct http_object *sib)
+{
+	unsigned int left = http_precompressed_codings();
+
+	if (http_has_header(req, HTTP_H_RANGE))
+		return HTTP_CODING_IDENTITY;
+	while (left) {
+		/* Nothing is compressed without a cache: only siblings. */
+		enum http_coding coding =
+			http_request_coding(buf, req, left, 0);
+
+		if (coding == HTTP_CODING_IDENTITY)
+			break;
+		left &= ~HTTP_CODING_BIT(coding);
+		if (http_serve_open_sibling(site, ops, ctx, file, len,
+					    http_precompressed_slot(coding),
+					    path, cap, sib))
+			continue;
+		if (http_sibling_usable(sib, obj))
+			return coding;
+		ops->close(ctx, sib);
+	}
+	return HTTP_CODING_IDENTITY;
 }

@@ -9,6 +9,7 @@
 #define HTTP_SERVE_H
 
 #include "compat.h"
+#include "negotiate.h"
 #include "parser.h"
 #include "route.h"
 
@@ -71,6 +72,8 @@ struct http_object {
 	enum http_object_type type;
 	/* Reached through a link whose target has a hidden name (.git). */
 	bool hidden;
+	int64_t mtime_sec; /* its modification time */
+	long mtime_nsec;
 };
 
 struct http_serve_ops {
@@ -117,6 +120,20 @@ struct http_serve_plan {
 };
 
 /*
+ * How a server carries out each action of a plan; each returns what the
+ * server's response code returns.
+ */
+struct http_serve_answers {
+	int (*status)(void *ctx, int status); /* with its error page, if any */
+	int (*options)(void *ctx);
+	int (*redirect)(void *ctx, const char *path, size_t len);
+	/* Takes over the plan's reference to its entry. */
+	int (*entry)(void *ctx, void *entry);
+	/* FILE, LISTING, SPA: takes over the plan's object. */
+	int (*object)(void *ctx, const struct http_serve_plan *plan);
+};
+
+/*
  * Plans the answer to a GET, HEAD or OPTIONS request (buf holds its bytes,
  * req their offsets) of the site.  path (HTTP_SERVE_PATH_BUF bytes) gets the
  * routed path (path_len bytes; for an index, the index's name follows it,
@@ -128,5 +145,101 @@ void http_serve(const struct http_site *site, const char *buf,
 		const struct http_request *req, char *path,
 		const struct http_serve_ops *ops, void *ctx,
 		struct http_serve_plan *plan);
+
+/* Carries out plan (path as http_serve() left it) with a's answers. */
+int http_serve_answer(const struct http_serve_plan *plan, const char *path,
+		      const struct http_serve_answers *a, void *ctx);
+
+/*
+ * Defines name, the http_serve_answers of a server's functions, which take
+ * its exchange (type *): status_fn(x, status), options_fn(x),
+ * redirect_fn(x, path, len), entry_fn(x, entry) and object_fn(x, plan).
+ */
+#define HTTP_SERVE_ANSWERS(name, type, status_fn, options_fn, redirect_fn, \
+			   entry_fn, object_fn)                            \
+	static int name##_status(void *x, int s)                           \
+	{                                                                  \
+		return status_fn((type *)x, s);                            \
+	}                                                                  \
+	static int name##_options(void *x)                                 \
+	{                                                                  \
+		return options_fn((type *)x);                              \
+	}                                                                  \
+	static int name##_redirect(void *x, const char *p, size_t n)       \
+	{                                                                  \
+		return redirect_fn((type *)x, p, n);                       \
+	}                                                                  \
+	static int name##_entry(void *x, void *e)                          \
+	{                                                                  \
+		return entry_fn((type *)x, e);                             \
+	}                                                                  \
+	static int name##_object(void *x, const struct http_serve_plan *p) \
+	{                                                                  \
+		return object_fn((type *)x, p);                            \
+	}                                                                  \
+	static const struct http_serve_answers name = {                    \
+		.status = name##_status,                                   \
+		.options = name##_options,                                 \
+		.redirect = name##_redirect,                               \
+		.entry = name##_entry,                                     \
+		.object = name##_object,                                   \
+	}
+
+/*
+ * Precompressed siblings: FILE.br, FILE.zst and FILE.gz beside FILE hold
+ * FILE in one content coding each, and are sent as they are when that
+ * coding is chosen, if the sibling is a regular file not older than FILE
+ * (an older one predates FILE's last change).  Only for files of a
+ * compressible type; a Range request asks for FILE's own bytes.
+ */
+struct http_precompressed {
+	enum http_coding coding;
+	const char *suffix; /* appended to FILE's path: ".gz" */
+};
+
+#define HTTP_PRECOMPRESSED_COUNT 3
+#define HTTP_PRECOMPRESSED_SUFFIX_MAX 4 /* the longest suffix's length */
+/* Room for a path the plan opens with a sibling's suffix joined to it. */
+#define HTTP_SIBLING_PATH_BUF \
+	(HTTP_SERVE_PATH_BUF + HTTP_PRECOMPRESSED_SUFFIX_MAX)
+
+/* By slot: a server keeps what it saw of each sibling by slot. */
+extern const struct http_precompressed
+	http_precompressed[HTTP_PRECOMPRESSED_COUNT];
+
+/* The codings siblings can be in, as HTTP_CODING_BIT()s. */
+unsigned int http_precompressed_codings(void);
+
+/* The slot of coding's sibling (coding is one of theirs). */
+unsigned int http_precompressed_slot(enum http_coding coding);
+
+/* Whether the sibling sib may stand for the file it is beside. */
+bool http_sibling_usable(const struct http_object *sib,
+			 const struct http_object *file);
+
+/*
+ * Opens the sibling in http_precompressed[slot] beside file (len bytes,
+ * from '/') as the plan opens anything (a link to a hidden name is no
+ * sibling), its path built in path (cap bytes).  Returns 0, or a negative
+ * errno when there is none.
+ */
+int http_serve_open_sibling(const struct http_site *site,
+			    const struct http_serve_ops *ops, void *ctx,
+			    const char *file, size_t len, unsigned int slot,
+			    char *path, size_t cap, struct http_object *sib);
+
+/*
+ * For the file obj (file, len bytes from '/') of a compressible type,
+ * answered without a cache: the usable sibling in the coding the request
+ * (buf holds its bytes) takes best, none for a Range.  Returns its coding
+ * with *sib open (the caller's to close), or HTTP_CODING_IDENTITY with
+ * nothing open.  path (cap bytes) holds the sibling's path.
+ */
+enum http_coding
+http_serve_sibling(const struct http_site *site, const char *buf,
+		   const struct http_request *req, const char *file, size_t len,
+		   const struct http_object *obj,
+		   const struct http_serve_ops *ops, void *ctx, char *path,
+		   size_t cap, struct http_object *sib);
 
 #endif /* HTTP_SERVE_H */

@@ -10,7 +10,9 @@
  * catches a directory renamed out of the root while the walk was inside
  * it.  Objects are first opened as O_PATH, so that nothing but a regular
  * file or directory is ever really opened (a FIFO would block, a device
- * could have side effects).
+ * could have side effects).  With follow_symlinks=1 links lead anywhere,
+ * as with sehttpd's --follow-symlinks: only the request path itself, free
+ * of "..", stays beneath the root.
  */
 #include "beneath.h"
 
@@ -18,7 +20,9 @@
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/file.h>
+#include <linux/limits.h>
 #include <linux/namei.h>
+#include <linux/slab.h>
 
 #include "http/site.h"
 
@@ -32,6 +36,34 @@
 int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
 		    const char *name, unsigned int flags, struct path *path);
 
+/*
+ * follow_symlinks=1: rel looked up from where the root is now, in the file
+ * system as a whole (vfs_path_lookup() would hold links inside the root as
+ * in a chroot), so that links lead where they point.
+ */
+static int khttpd_lookup_anywhere(const struct khttpd_server *srv,
+				  const char *rel, struct path *found)
+{
+	size_t rel_len = strlen(rel), n;
+	char *buf = kmalloc(PATH_MAX + rel_len + 1, GFP_KERNEL), *root;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	root = d_path(&srv->root, buf, PATH_MAX);
+	err = PTR_ERR_OR_ZERO(root);
+	if (!err) {
+		n = strlen(root);
+		memmove(buf, root, n);
+		buf[n] = '/';
+		memcpy(buf + n + 1, rel, rel_len + 1);
+		err = kern_path(buf, LOOKUP_FOLLOW | LOOKUP_NO_MAGICLINKS,
+				found);
+	}
+	kfree(buf);
+	return err;
+}
+
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 				 const char *path, int flags)
 {
@@ -41,16 +73,21 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 	struct file *f;
 	int err;
 
-	/* EAGAIN: a rename raced a ".." of a link's target; go again. */
-	do {
-		err = vfs_path_lookup(srv->root.dentry, srv->root.mnt, rel,
-				      LOOKUP_FOLLOW | LOOKUP_BENEATH |
-					      LOOKUP_NO_MAGICLINKS,
-				      &found);
-	} while (err == -EAGAIN && --tries);
+	if (srv->follow_symlinks) {
+		err = khttpd_lookup_anywhere(srv, rel, &found);
+	} else {
+		/* EAGAIN: a rename raced a ".." of a link's target. */
+		do {
+			err = vfs_path_lookup(srv->root.dentry, srv->root.mnt,
+					      rel,
+					      LOOKUP_FOLLOW | LOOKUP_BENEATH |
+						      LOOKUP_NO_MAGICLINKS,
+					      &found);
+		} while (err == -EAGAIN && --tries);
+	}
 	if (err)
 		return ERR_PTR(err);
-	if (!path_is_under(&found, &srv->root)) {
+	if (!srv->follow_symlinks && !path_is_under(&found, &srv->root)) {
 		path_put(&found);
 		return ERR_PTR(-EXDEV);
 	}
@@ -59,10 +96,15 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 	return f;
 }
 
+int khttpd_may_read(const struct path *path)
+{
+	return inode_permission(mnt_user_ns(path->mnt), d_inode(path->dentry),
+				MAY_READ);
+}
+
 struct file *khttpd_open_read(const struct path *path, int flags)
 {
-	int err = inode_permission(mnt_user_ns(path->mnt),
-				   d_inode(path->dentry), MAY_READ);
+	int err = khttpd_may_read(path);
 
 	if (err)
 		return ERR_PTR(err);
@@ -73,13 +115,19 @@ struct file *khttpd_open_read(const struct path *path, int flags)
  * Whether path, found beneath the root, has a hidden name there (a link
  * such as "innocent -> .git/config" leads to one): the names from it up to
  * the root, as http_path_hidden() judges a request path.  A mount below
- * the root ends the walk: its own root's name is not a hidden one.
+ * the root ends the walk: its own root's name is not a hidden one.  What
+ * a link led to outside the root (follow_symlinks=1) is not, as sehttpd
+ * judges it.
  */
 bool khttpd_beneath_hidden(const struct khttpd_server *srv,
 			   const struct path *path)
 {
-	struct dentry *d = dget(path->dentry);
+	struct dentry *d;
 	bool hidden = false;
+
+	if (srv->follow_symlinks && !path_is_under(path, &srv->root))
+		return false;
+	d = dget(path->dentry);
 
 	while (!hidden && d != srv->root.dentry && !IS_ROOT(d)) {
 		struct dentry *parent = dget_parent(d);

@@ -12,6 +12,9 @@
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 				 const char *path, int flags);
 
+/* 0 when the serving user may read what path names, else -EACCES... */
+int khttpd_may_read(const struct path *path);
+
 /* Opens what path names for reading, if the serving user may read it. */
 struct file *khttpd_open_read(const struct path *path, int flags);
 

@@ -25,7 +25,6 @@
 
 #include "compress.h"
 #include "http/conditional.h"
-#include "http/mime.h"
 #include "stats.h"
 
 #define CACHE_HASH_BITS 10
@@ -70,8 +69,12 @@ static void khttpd_cache_entry_free_rcu(struct rcu_head *head)
 	struct khttpd_cache_entry *e =
 		container_of(head, struct khttpd_cache_entry, rcu);
 
+	unsigned int slot;
+
 	if (e->budget)
 		khttpd_budget_uncharge(e->budget, e->charged);
+	for (slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++)
+		kvfree(e->sib[slot]);
 	kvfree(e->gz);
 	kvfree(e->body);
 	kfree(e->key);
@@ -109,26 +112,58 @@ void khttpd_cache_exit(void)
 	kmem_cache_destroy(cache.slab);
 }
 
+static void khttpd_file_id_from_stat(struct khttpd_file_id *id,
+				     const struct kstat *st)
+{
+	id->ino = st->ino;
+	id->dev = st->dev;
+	id->size = st->size;
+	id->mtime = st->mtime;
+	id->ctime = st->ctime;
+}
+
 void khttpd_validator_from_stat(struct khttpd_validator *v,
 				const struct kstat *st)
 {
-	v->ino = st->ino;
-	v->dev = st->dev;
-	v->size = st->size;
-	v->mtime = st->mtime;
-	v->ctime = st->ctime;
+	memset(v, 0, sizeof(*v));
+	khttpd_file_id_from_stat(&v->file, st);
+}
+
+void khttpd_validator_sibling(struct khttpd_validator *v, unsigned int slot,
+			      const struct kstat *st, bool usable)
+{
+	v->sib[slot].exists = true;
+	v->sib[slot].usable = usable;
+	khttpd_file_id_from_stat(&v->sib[slot].id, st);
+}
+
+static bool khttpd_file_id_equal(const struct khttpd_file_id *a,
+				 const struct khttpd_file_id *b)
+{
+	return a->ino == b->ino && a->dev == b->dev && a->size == b->size &&
+	       timespec64_equal(&a->mtime, &b->mtime) &&
+	       timespec64_equal(&a->ctime, &b->ctime);
 }
 
 static bool khttpd_cache_entry_valid(const struct khttpd_cache_entry *e,
 				     const struct khttpd_validator *v)
 {
 	const struct khttpd_validator *c = &e->valid;
+	unsigned int slot;
 
 	if (e->listing && time_after(jiffies, e->expires))
 		return false;
-	return c->ino == v->ino && c->dev == v->dev && c->size == v->size &&
-	       timespec64_equal(&c->mtime, &v->mtime) &&
-	       timespec64_equal(&c->ctime, &v->ctime);
+	if (!khttpd_file_id_equal(&c->file, &v->file))
+		return false;
+	for (slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++) {
+		const struct khttpd_sibling *a = &c->sib[slot],
+					    *b = &v->sib[slot];
+
+		if (a->exists != b->exists || a->usable != b->usable ||
+		    (a->exists && !khttpd_file_id_equal(&a->id, &b->id)))
+			return false;
+	}
+	return true;
 }
 
 static bool khttpd_cache_entry_has_key(const struct khttpd_cache_entry *e,
@@ -229,11 +264,6 @@ struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 	return e;
 }
 
-void khttpd_cache_compress(struct khttpd_cache_entry *e)
-{
-	e->compressible = http_mime_compressible(e->content_type);
-}
-
 /* Second chance for recently used entries, within a bounded sweep. */
 static void khttpd_cache_evict_locked(void);
 
@@ -276,15 +306,32 @@ const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len)
 	return gz;
 }
 
-size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
-			 char *out)
+unsigned int khttpd_cache_siblings(const struct khttpd_cache_entry *e)
 {
-	const struct khttpd_validator *v = &e->valid;
+	unsigned int slot, codings = 0;
 
-	return http_format_etag(out, v->ino, v->size,
-				http_etag_time(v->mtime.tv_sec,
-					       v->mtime.tv_nsec),
-				gzip ? "gz" : "");
+	for (slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++) {
+		if (e->sib[slot])
+			codings |= HTTP_CODING_BIT(
+				http_precompressed[slot].coding);
+	}
+	return codings;
+}
+
+size_t khttpd_cache_etag(const struct khttpd_cache_entry *e,
+			 enum http_coding coding, char *out)
+{
+	const struct khttpd_file_id *id = &e->valid.file;
+	unsigned int slot;
+
+	if (khttpd_cache_siblings(e) & HTTP_CODING_BIT(coding)) {
+		slot = http_precompressed_slot(coding);
+		id = &e->valid.sib[slot].id;
+	}
+	return http_format_etag(out, id->ino, id->size,
+				http_etag_time(id->mtime.tv_sec,
+					       id->mtime.tv_nsec),
+				http_coding_etag_suffix(coding));
 }
 
 static void khttpd_cache_evict_locked(void)
@@ -352,11 +399,43 @@ void khttpd_cache_insert(struct khttpd_cache_entry *e)
 	spin_unlock(&cache.lock);
 }
 
-static bool khttpd_cache_admits(size_t key_len, loff_t body_len)
+bool khttpd_cache_admits(size_t key_len, const struct khttpd_validator *v)
 {
-	return body_len <= KHTTPD_CACHE_ENTRY_MAX &&
-	       sizeof(struct khttpd_cache_entry) + key_len + body_len <=
-		       khttpd_cache_entry_limit();
+	size_t cost = sizeof(struct khttpd_cache_entry) + key_len;
+	unsigned int slot;
+
+	if (!cache.max || v->file.size > KHTTPD_CACHE_ENTRY_MAX)
+		return false;
+	cost += v->file.size;
+	for (slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++) {
+		loff_t size = v->sib[slot].id.size;
+
+		if (!v->sib[slot].usable)
+			continue;
+		if (size > KHTTPD_CACHE_ENTRY_MAX)
+			return false;
+		cost += size;
+	}
+	return cost <= khttpd_cache_entry_limit();
+}
+
+/* Room for the bodies of v's usable siblings in e, counted in its cost. */
+static int khttpd_cache_alloc_siblings(struct khttpd_cache_entry *e,
+				       const struct khttpd_validator *v)
+{
+	unsigned int slot;
+
+	for (slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++) {
+		size_t size = v->sib[slot].id.size;
+
+		if (!v->sib[slot].usable)
+			continue;
+		e->sib[slot] = kvmalloc(size ? size : 1, GFP_KERNEL);
+		if (!e->sib[slot])
+			return -ENOMEM;
+		e->cost += size;
+	}
+	return 0;
 }
 
 /*
@@ -365,8 +444,7 @@ static bool khttpd_cache_admits(size_t key_len, loff_t body_len)
  */
 static struct khttpd_cache_entry *
 khttpd_cache_find_or_publish(const char *key, size_t key_len,
-			     const struct khttpd_validator *v, size_t body_len,
-			     bool *fill)
+			     const struct khttpd_validator *v, bool *fill)
 {
 	struct khttpd_cache_entry *e, *fresh;
 	u32 hash = jhash(key, key_len, 0);
@@ -385,9 +463,13 @@ khttpd_cache_find_or_publish(const char *key, size_t key_len,
 	}
 	rcu_read_unlock();
 
-	fresh = khttpd_cache_alloc(key, key_len, body_len);
+	fresh = khttpd_cache_alloc(key, key_len, v->file.size);
 	if (!fresh)
 		return NULL;
+	if (khttpd_cache_alloc_siblings(fresh, v)) {
+		khttpd_cache_put(fresh);
+		return NULL;
+	}
 	fresh->valid = *v;
 	fresh->state = KHTTPD_FILL_BUSY;
 	spin_lock(&cache.lock);
@@ -407,16 +489,15 @@ khttpd_cache_find_or_publish(const char *key, size_t key_len,
 
 enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
 					   const struct khttpd_validator *v,
-					   loff_t body_len,
 					   struct khttpd_cache_entry **out)
 {
 	struct khttpd_cache_entry *e;
 	bool fill;
 
 	*out = NULL;
-	if (!cache.max || !khttpd_cache_admits(key_len, body_len))
+	if (!khttpd_cache_admits(key_len, v))
 		return KHTTPD_CACHE_NONE;
-	e = khttpd_cache_find_or_publish(key, key_len, v, body_len, &fill);
+	e = khttpd_cache_find_or_publish(key, key_len, v, &fill);
 	if (!e)
 		return KHTTPD_CACHE_NONE;
 	if (fill) {

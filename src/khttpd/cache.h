@@ -14,6 +14,9 @@
 #include <linux/stat.h>
 #include <linux/types.h>
 
+#include "http/negotiate.h"
+#include "http/serve.h"
+
 /* Bodies up to this size are cached and compressed; larger ones stream. */
 #define KHTTPD_CACHE_ENTRY_MAX (1024 * 1024)
 /*
@@ -40,13 +43,28 @@ struct khttpd_budget {
 bool khttpd_budget_charge(struct khttpd_budget *b, size_t n);
 void khttpd_budget_uncharge(struct khttpd_budget *b, size_t n);
 
-/* What must not have changed for a cached body to be served. */
-struct khttpd_validator {
+/* A file as it was read: its identity, size and times. */
+struct khttpd_file_id {
 	u64 ino;
 	dev_t dev;
 	loff_t size;
 	struct timespec64 mtime;
 	struct timespec64 ctime;
+};
+
+/* What must not have changed for a cached body to be served. */
+struct khttpd_validator {
+	struct khttpd_file_id file;
+	/*
+	 * A compressible file's precompressed siblings by slot of
+	 * http_precompressed[], as seen (readable) when it was checked: a
+	 * sibling made, changed or removed makes the entry stale too.
+	 */
+	struct khttpd_sibling {
+		bool exists;
+		bool usable; /* it stands for the file: its body is held */
+		struct khttpd_file_id id;
+	} sib[HTTP_PRECOMPRESSED_COUNT];
 };
 
 /* An entry's body: being read by one request, or there to serve. */
@@ -66,7 +84,9 @@ struct khttpd_cache_entry {
 	int state; /* enum khttpd_fill_state; read with acquire */
 	unsigned long gz_claimed; /* bit 0: someone compresses, or did */
 	bool listing; /* chunked to HTTP/1.1 clients, no validators */
-	bool compressible; /* its type is: responses vary on Accept-Encoding */
+	/* Its type is, and compress= is on: it may be sent coded, and its
+	 * responses vary on Accept-Encoding.  Set before it is filled. */
+	bool compressible;
 	u32 hash;
 	unsigned long expires; /* jiffies; listings only */
 	unsigned long checked; /* jiffies: last found valid */
@@ -79,6 +99,8 @@ struct khttpd_cache_entry {
 	size_t gz_len;
 	/* The gzip representation, made on demand if smaller; or NULL. */
 	char *gz; /* published with release after gz_len */
+	/* The usable siblings' bodies, by slot (valid.sib[].id.size bytes). */
+	char *sib[HTTP_PRECOMPRESSED_COUNT];
 	size_t key_len;
 	char *key;
 	/*
@@ -95,8 +117,15 @@ int khttpd_cache_init(size_t max_bytes);
 /* Frees every entry; no user may remain. */
 void khttpd_cache_exit(void);
 
+/* The validator of a file as st describes it, without siblings. */
 void khttpd_validator_from_stat(struct khttpd_validator *v,
 				const struct kstat *st);
+/* A sibling's part of it, from what it is (usable: it stands for it). */
+void khttpd_validator_sibling(struct khttpd_validator *v, unsigned int slot,
+			      const struct kstat *st, bool usable);
+
+/* Whether the cache can take a file (and its usable siblings) as v says. */
+bool khttpd_cache_admits(size_t key_len, const struct khttpd_validator *v);
 
 /* A referenced entry for key that is still valid, or NULL. */
 struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
@@ -109,15 +138,15 @@ enum khttpd_cache_claim {
 };
 
 /*
- * The entry for a file of body_len bytes, as *e (referenced): one already
+ * The entry for a file as v describes it, as *e (referenced): one already
  * filled (after waiting up to KHTTPD_CACHE_FILL_WAIT_MS for a fill in
- * progress), or a new one, published at once so that concurrent misses
- * wait for it instead of reading the file too; its caller fills it and
- * ends with khttpd_cache_filled().
+ * progress), or a new one with room for the file's body and its usable
+ * siblings', published at once so that concurrent misses wait for it
+ * instead of reading the file too; its caller fills it and ends with
+ * khttpd_cache_filled().
  */
 enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
 					   const struct khttpd_validator *v,
-					   loff_t body_len,
 					   struct khttpd_cache_entry **e);
 
 /* Ends a fill: err 0 publishes the body, any other drops the entry. */
@@ -138,13 +167,6 @@ struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 					      size_t body_len);
 
 /*
- * Completes a filled entry: whether its content_type is compressible.  The
- * gzip representation itself is made when a response first carries it
- * (khttpd_cache_gzip).
- */
-void khttpd_cache_compress(struct khttpd_cache_entry *e);
-
-/*
  * Whether e may be sent as gzip: its type is compressible and no one found
  * it not to shrink, nor is compressing it now.
  */
@@ -157,9 +179,16 @@ bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e);
  */
 const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len);
 
-/* The entity tag of a file entry's identity or gzip representation. */
-size_t khttpd_cache_etag(const struct khttpd_cache_entry *e, bool gzip,
-			 char *out);
+/* The codings e holds a precompressed sibling's body in (bits). */
+unsigned int khttpd_cache_siblings(const struct khttpd_cache_entry *e);
+
+/*
+ * The entity tag of a file entry's representation in coding: from the
+ * file (identity, or the gzip form made of it), or from the sibling whose
+ * body e holds in that coding, so different bytes never share a tag.
+ */
+size_t khttpd_cache_etag(const struct khttpd_cache_entry *e,
+			 enum http_coding coding, char *out);
 
 /* The cost of the largest entry khttpd_cache_insert() keeps. */
 size_t khttpd_cache_entry_limit(void);

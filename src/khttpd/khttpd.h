@@ -29,6 +29,8 @@ struct khttpd_config {
 	unsigned int max_conns;
 	struct http_site site;
 	const char *cors_lines; /* NULL: cors= is off */
+	bool compress; /* gzip and precompressed siblings (compress=) */
+	bool follow_symlinks; /* links may lead out of the root */
 };
 
 struct khttpd_server {
@@ -58,6 +60,8 @@ struct khttpd_server {
 	/* cors=: its header lines on every response (and preflights). */
 	struct http_header_rule cors_rule;
 	bool cors;
+	bool compress; /* off: never a coding but identity (compress=0) */
+	bool follow_symlinks; /* follow_symlinks=1: links may leave the root */
 };
 
 int khttpd_server_start(struct khttpd_server *srv,

@@ -347,8 +347,7 @@ static int khttpd_listing_render(struct khttpd_exchange *x,
 	e->content_type = http_listing_content_type(form);
 	e->last_modified = HTTP_NO_TIME;
 	/* Deflating megabytes each second would cost more than it saves. */
-	if (out.len <= KHTTPD_CACHE_ENTRY_MAX)
-		khttpd_cache_compress(e);
+	e->compressible = x->srv->compress && out.len <= KHTTPD_CACHE_ENTRY_MAX;
 	khttpd_cache_insert(e);
 	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);

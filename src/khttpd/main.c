@@ -57,6 +57,18 @@ MODULE_PARM_DESC(dotfiles,
 		 "Serve and list names starting with '.' (off: 404 and hidden, "
 		 "but /.well-known/ is served)");
 
+static bool follow_symlinks;
+module_param(follow_symlinks, bool, 0444);
+MODULE_PARM_DESC(follow_symlinks,
+		 "Follow symlinks that lead out of root (off: 403), as "
+		 "sehttpd's --follow-symlinks");
+
+static bool compress = true;
+module_param(compress, bool, 0444);
+MODULE_PARM_DESC(compress,
+		 "Compress responses and send precompressed siblings (on; "
+		 "compress=0 is sehttpd's --no-compress)");
+
 static char *index_names;
 module_param(index_names, charp, 0444);
 MODULE_PARM_DESC(index_names,
@@ -99,6 +111,8 @@ static int __init khttpd_init(void)
 		.min_rate = min_rate,
 		.max_conns = max_conns,
 		.site = { .listing = listing, .dotfiles = dotfiles },
+		.compress = compress,
+		.follow_symlinks = follow_symlinks,
 	};
 	int err;
 

@@ -154,54 +154,63 @@ int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
 }
 
 /*
- * gzip when the entry's type is compressible, the client takes it and no
- * Range asks for bytes of the identity representation, unless the entry
- * was found not to shrink.  Only decides: the body is made (by
- * khttpd_cache_gzip) once an answer is going to carry it.
+ * The coding to answer from e in, when its type is compressible and no
+ * Range asks for bytes of the identity representation: a precompressed
+ * sibling's that e holds, or gzip unless the entry was found not to
+ * shrink; on a tie a sibling's wins.  Only decides: the gzip body is made
+ * (by khttpd_cache_gzip) once an answer is going to carry it.
  */
-static bool khttpd_respond_wants_gzip(const struct khttpd_exchange *x,
-				      const struct khttpd_cache_entry *e)
+static enum http_coding
+khttpd_respond_coding(const struct khttpd_exchange *x,
+		      const struct khttpd_cache_entry *e)
 {
-	const struct http_request *req = x->req;
-	char tmp[HTTP_LIST_JOIN_MAX];
-	const char *accept;
-	size_t alen;
+	unsigned int held = khttpd_cache_siblings(e), available = held;
 
-	if (!khttpd_cache_gzip_possible(e) ||
-	    !http_has_header(req, HTTP_H_ACCEPT_ENCODING) ||
-	    (!e->listing && http_has_header(req, HTTP_H_RANGE)))
-		return false;
-	/* Accept-Encoding on several lines is one list (RFC 9110 5.3). */
-	alen = http_header_list(x->buf, req, HTTP_H_ACCEPT_ENCODING, tmp,
-				sizeof(tmp), &accept);
-	return http_choose_coding(accept, alen,
-				  HTTP_CODING_BIT(HTTP_CODING_GZIP)) ==
-	       HTTP_CODING_GZIP;
+	if (khttpd_cache_gzip_possible(e))
+		available |= HTTP_CODING_BIT(HTTP_CODING_GZIP);
+	if (!available ||
+	    (!e->listing && http_has_header(x->req, HTTP_H_RANGE)))
+		return HTTP_CODING_IDENTITY;
+	return http_request_coding(x->buf, x->req, available, held);
 }
 
 /*
  * The representation's description and the selection for it.  The gzip
  * representation's ETag and validators do not need its bytes, so a 304 or
  * 412 is decided without compressing; its size is filled in once it is.
+ * A sibling's body is there: its size is known.
  */
 static void khttpd_respond_select_for(const struct khttpd_exchange *x,
 				      const struct khttpd_cache_entry *e,
-				      bool gzip, struct http_representation *r,
-				      char *etag, struct http_selection *sel)
+				      enum http_coding coding,
+				      const char **body,
+				      struct http_representation *r, char *etag,
+				      struct http_selection *sel)
 {
+	bool sibling = khttpd_cache_siblings(e) & HTTP_CODING_BIT(coding);
+	unsigned int slot = http_precompressed_slot(coding);
+
 	*r = (struct http_representation){
 		.last_modified = e->last_modified,
-		.size = gzip ? 0 : e->body_len, /* gzip's: once it is made */
+		.size = e->body_len,
 		.ranges = !e->listing,
 		/* A listing's size decides whether it has a gzip form: any
 		 * listing may be compressed for another request. */
-		.varies = e->compressible || e->listing,
+		.varies = e->compressible || (e->listing && x->srv->compress),
 		.varies_by_type = e->listing, /* HTML or JSON, by Accept */
-		.coding = gzip ? "gzip" : NULL,
+		.coding = http_coding_name(coding),
 	};
+	*body = e->body;
+	if (sibling) {
+		*body = e->sib[slot];
+		r->size = e->valid.sib[slot].id.size;
+	} else if (coding != HTTP_CODING_IDENTITY) {
+		*body = NULL;
+		r->size = 0; /* gzip's: once it is made */
+	}
 	if (!e->listing) {
 		r->etag = etag;
-		r->etag_len = khttpd_cache_etag(e, gzip, etag);
+		r->etag_len = khttpd_cache_etag(e, coding, etag);
 	}
 	http_select(x->buf, x->req, r, sel);
 }
@@ -219,12 +228,12 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 	struct http_response_head h;
 	struct http_selection sel;
 	struct http_layout l;
-	bool gzip = khttpd_respond_wants_gzip(x, e);
-	const char *body = e->body;
+	enum http_coding coding = khttpd_respond_coding(x, e);
+	const char *body;
 	size_t gz_len = 0;
 
-	khttpd_respond_select_for(x, e, gzip, &r, etag, &sel);
-	if (gzip && !http_selection_bodyless(&sel)) {
+	khttpd_respond_select_for(x, e, coding, &body, &r, etag, &sel);
+	if (!body && !http_selection_bodyless(&sel)) {
 		/* Ranges are never of the gzip form: this is the 200. */
 		body = khttpd_cache_gzip(e, &gz_len);
 		if (body) {
@@ -232,16 +241,12 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 			sel.len = gz_len;
 		} else {
 			/* Not smaller, or being made: the identity after all. */
-			gzip = false;
-			body = e->body;
-			khttpd_respond_select_for(x, e, false, &r, etag, &sel);
+			khttpd_respond_select_for(x, e, HTTP_CODING_IDENTITY,
+						  &body, &r, etag, &sel);
 		}
 	}
 	khttpd_respond_head_init(x, &h, sel.status);
-	h.content_type = e->content_type;
-	h.extra = extra;
-	h.extra_len =
-		http_select_headers(extra, sizeof(extra), &r, &sel, x->now);
+	http_select_head(&h, e->content_type, extra, &r, &sel, x->now);
 	if (http_selection_bodyless(&sel))
 		return khttpd_respond_bodyless(x, &h);
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */

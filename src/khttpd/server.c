@@ -214,6 +214,8 @@ int khttpd_server_start(struct khttpd_server *srv,
 	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
 	srv->min_rate = cfg->min_rate;
 	srv->site = cfg->site;
+	srv->compress = cfg->compress;
+	srv->follow_symlinks = cfg->follow_symlinks;
 	srv->cors = cfg->cors_lines;
 	if (srv->cors)
 		srv->cors_rule = (struct http_header_rule){

@@ -165,12 +165,12 @@ static bool still_fresh(struct cache_entry *e, cache_stat_fn *stat_file,
 	if (stat_file(ctx, e->file_path, &st) || !same_identity(&st, &e->file))
 		return false;
 	flen = strlen(e->file_path);
-	for (unsigned i = 0; i < PRECOMPRESSED_COUNT; i++) {
+	for (unsigned i = 0; i < HTTP_PRECOMPRESSED_COUNT; i++) {
 		bool exists;
 
 		if (!e->sibling[i].checked)
 			continue;
-		strcpy(e->sibling_path + flen, precompressed[i].suffix);
+		strcpy(e->sibling_path + flen, http_precompressed[i].suffix);
 		exists = !stat_file(ctx, e->sibling_path, &st);
 		if (exists != e->sibling[i].exists ||
 		    (exists && !same_identity(&st, &e->sibling[i].st)))
@@ -212,17 +212,6 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, unsigned root,
  * entry's, or for a precompressed sibling that file's own identity, so
  * different bytes never share a strong tag.
  */
-const char *content_cache_etag_suffix(enum http_coding coding)
-{
-	static const char *const suffix[HTTP_CODING_COUNT] = {
-		[HTTP_CODING_IDENTITY] = "",  [HTTP_CODING_GZIP] = "gz",
-		[HTTP_CODING_DEFLATE] = "df", [HTTP_CODING_BR] = "br",
-		[HTTP_CODING_ZSTD] = "zst",
-	};
-
-	return suffix[coding];
-}
-
 static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
 			   enum http_coding coding, const struct stat *from)
 {
@@ -234,7 +223,7 @@ static void build_rep_etag(const struct cache_entry *e, struct cache_rep *r,
 	r->etag_len = http_format_etag(
 		r->etag, (uint64_t)f->st_ino, (uint64_t)f->st_size,
 		http_etag_time(f->st_mtim.tv_sec, f->st_mtim.tv_nsec),
-		content_cache_etag_suffix(coding));
+		http_coding_etag_suffix(coding));
 }
 
 static void grow_table(struct content_cache *c)
@@ -314,7 +303,8 @@ entry_new(unsigned root, const char *key, size_t key_len, enum cache_kind kind,
 	 * one block */
 	size_t strings =
 		key_len + 1 +
-		(file_path ? 2 * (flen + 1) + PRECOMPRESSED_SUFFIX_MAX : 0);
+		(file_path ? 2 * (flen + 1) + HTTP_PRECOMPRESSED_SUFFIX_MAX :
+			     0);
 	struct cache_entry *e = calloc(1, sizeof(*e));
 
 	if (!e || !(e->key = malloc(strings))) {
@@ -430,7 +420,7 @@ void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 	if (st)
 		e->sibling[slot].st = *st;
 	if (data)
-		attach_rep(c, e, precompressed[slot].coding, data, len,
+		attach_rep(c, e, http_precompressed[slot].coding, data, len,
 			   &e->sibling[slot].st);
 }
 

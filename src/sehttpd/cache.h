@@ -19,7 +19,7 @@
 #include "http/conditional.h"
 #include "http/negotiate.h"
 #include "list.h"
-#include "precompressed.h"
+#include "http/serve.h"
 
 #define CACHE_FILE_MAX (1024 * 1024) /* larger files are not cached */
 #define CACHE_CHECK_MS 1000 /* how stale an entry may get */
@@ -65,13 +65,13 @@ struct cache_entry {
 	/* file_path with room for a sibling's suffix */
 	char *sibling_path;
 	uint64_t checked_ms;
-	/* Siblings as last seen, by precompressed[] slot, used or not: their
+	/* Siblings as last seen, by http_precompressed[] slot, used or not: their
 	 * change also makes e stale. */
 	struct {
 		bool checked;
 		bool exists;
 		struct stat st;
-	} sibling[PRECOMPRESSED_COUNT];
+	} sibling[HTTP_PRECOMPRESSED_COUNT];
 	size_t bytes; /* counted against the limit */
 	unsigned refs; /* the table's, plus one per response being written */
 	bool linked; /* still in the table */
@@ -151,7 +151,7 @@ struct cache_entry *cache_entry_new_shared(unsigned root, const char *key,
 void content_cache_link(struct content_cache *c, struct cache_entry *e);
 
 /*
- * Records e's sibling in precompressed[slot] as seen (st NULL: none, or
+ * Records e's sibling in http_precompressed[slot] as seen (st NULL: none, or
  * unreadable), so that its change makes e stale, and attaches data (taken;
  * NULL: not used) as the representation in its coding, its ETag from the
  * sibling's own identity.
@@ -192,9 +192,6 @@ bool content_cache_expire_fds(struct content_cache *c, uint64_t now_ms);
  */
 void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
 			       int fd, size_t len, const struct stat *from);
-/* What a representation's ETag carries after the file's identity: "" for
- * identity, "gz" for gzip..., so different bytes never share a strong tag. */
-const char *content_cache_etag_suffix(enum http_coding coding);
 
 /*
  * The representation for coding, compressing on first use (when e holds

@@ -136,6 +136,7 @@ struct option_spec {
 	const char *arg; /* its value's name in --help; NULL: takes none */
 	option_setter *set;
 	size_t field; /* offsetof(struct options, the member set writes) */
+	size_t width; /* a number's: the size of that member (NUMBER()) */
 	size_t count; /* a repeatable option's: offsetof its count */
 	unsigned long min, max; /* a number's range; max: how often repeated */
 	const char *what; /* a bad value is "invalid WHAT 'VALUE'" ... */
@@ -148,6 +149,8 @@ struct option_spec {
 };
 
 #define OPTION(member) offsetof(struct options, member)
+/* The member a number option sets, and its size. */
+#define NUMBER(m) .field = OPTION(m), .width = sizeof(((struct options *)0)->m)
 
 static void *member(struct options *opt, size_t offset)
 {
@@ -164,46 +167,26 @@ static bool value_ok(const struct option_spec *spec, const char *value)
 	return true;
 }
 
-/* A whole number within spec's range. */
-static bool number_ok(const struct option_spec *spec, const char *value,
-		      unsigned long *v)
+/*
+ * A whole number within spec's range (which fits its member), stored in a
+ * member of spec->width bytes: a port, a count, a size.
+ */
+static enum options_result set_number(struct options *opt,
+				      const struct option_spec *spec,
+				      const char *value)
 {
-	if (parse_uint(value, spec->min, spec->max, v))
-		return bad(spec->what, value), false;
-	return true;
-}
-
-static enum options_result
-set_port(struct options *opt, const struct option_spec *spec, const char *value)
-{
+	void *field = member(opt, spec->field);
 	unsigned long v;
 
-	if (!number_ok(spec, value, &v))
-		return OPTIONS_EXIT_USAGE;
-	*(uint16_t *)member(opt, spec->field) = (uint16_t)v;
-	return OPTIONS_RUN;
-}
-
-static enum options_result set_count(struct options *opt,
-				     const struct option_spec *spec,
-				     const char *value)
-{
-	unsigned long v;
-
-	if (!number_ok(spec, value, &v))
-		return OPTIONS_EXIT_USAGE;
-	*(unsigned *)member(opt, spec->field) = (unsigned)v;
-	return OPTIONS_RUN;
-}
-
-static enum options_result
-set_mib(struct options *opt, const struct option_spec *spec, const char *value)
-{
-	unsigned long v;
-
-	if (!number_ok(spec, value, &v))
-		return OPTIONS_EXIT_USAGE;
-	*(uint32_t *)member(opt, spec->field) = (uint32_t)v;
+	if (parse_uint(value, spec->min, spec->max, &v))
+		return bad(spec->what, value), OPTIONS_EXIT_USAGE;
+	/* The members are uint16_t, uint32_t and unsigned int. */
+	_Static_assert(sizeof(unsigned int) == sizeof(uint32_t),
+		       "an unsigned int member is set as a uint32_t");
+	if (spec->width == sizeof(uint16_t))
+		*(uint16_t *)field = (uint16_t)v;
+	else
+		*(uint32_t *)field = (uint32_t)v;
 	return OPTIONS_RUN;
 }
 
@@ -317,8 +300,8 @@ static const struct option_spec option_table[] = {
 		.name = "port",
 		.letter = 'p',
 		.arg = "PORT",
-		.set = set_port,
-		.field = OPTION(port),
+		.set = set_number,
+		NUMBER(port),
 		.max = 65535,
 		.what = "port",
 		.help = "port to listen on where -b names none\n"
@@ -377,8 +360,8 @@ static const struct option_spec option_table[] = {
 		.name = "threads",
 		.letter = 't',
 		.arg = "N",
-		.set = set_count,
-		.field = OPTION(threads),
+		.set = set_number,
+		NUMBER(threads),
 		.min = 1,
 		.max = 1024,
 		.what = "thread count",
@@ -429,8 +412,8 @@ static const struct option_spec option_table[] = {
 	{
 		.name = "min-rate",
 		.arg = "BYTES_PER_SECOND",
-		.set = set_count,
-		.field = OPTION(min_rate),
+		.set = set_number,
+		NUMBER(min_rate),
 		.max = 1u << 30,
 		.what = "minimum rate",
 		.help = "bytes per second a response or skipped\n"
@@ -522,8 +505,8 @@ static const struct option_spec option_table[] = {
 	{
 		.name = "cache-size",
 		.arg = "MIB",
-		.set = set_mib,
-		.field = OPTION(cache_mib),
+		.set = set_number,
+		NUMBER(cache_mib),
 		.max = 1u << 20,
 		.what = "cache size",
 		.help = "memory for cached files and listings\n"
@@ -996,8 +979,8 @@ static const struct option_spec option_table[] = {
 	{
 		.name = "http-redirect",
 		.arg = "PORT",
-		.set = set_port,
-		.field = OPTION(http_redirect),
+		.set = set_number,
+		NUMBER(http_redirect),
 		.min = 1,
 		.max = 65535,
 		.what = "redirect port",

@@ -22,21 +22,6 @@ static int yield_turn(void *conn)
 	return conn_yield_turn(conn);
 }
 
-enum http_coding request_coding(const struct exchange *rc, unsigned available,
-				unsigned favoured)
-{
-	char tmp[HTTP_LIST_JOIN_MAX];
-	const char *accept;
-	size_t accept_len;
-
-	if (!http_has_header(rc->req, HTTP_H_ACCEPT_ENCODING))
-		return HTTP_CODING_IDENTITY;
-	accept_len = http_header_list(rc->buf, rc->req, HTTP_H_ACCEPT_ENCODING,
-				      tmp, sizeof(tmp), &accept);
-	return http_choose_coding_favouring(accept, accept_len, available,
-					    favoured);
-}
-
 /*
  * Answers with a representation of e whose body stays in its file (the
  * entry's own, or a precompressed sibling), held open by e: its head is
@@ -72,8 +57,9 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 	/* On a tie, what a sibling holds beats what we would make. */
 	if (e->compressible &&
 	    !(e->kind == CACHE_FILE && exchange_range_requested(rc)))
-		coding = request_coding(
-			rc, content_cache_codings(e, COMPRESS_CODINGS),
+		coding = http_request_coding(
+			rc->buf, rc->req,
+			content_cache_codings(e, COMPRESS_CODINGS),
 			content_cache_precompressed(e));
 	rep = content_cache_rep(w->cache, e, coding, w->compressor, yield_turn,
 				rc->conn);
@@ -96,10 +82,7 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 	};
 	http_select(rc->buf, rc->req, &r, &sel);
 	respond_head_init(rc, &h, sel.status);
-	h.content_type = e->content_type;
-	h.extra = extra;
-	h.extra_len = http_select_headers(extra, sizeof(extra), &r, &sel,
-					  w->date.second);
+	http_select_head(&h, e->content_type, extra, &r, &sel, w->date.second);
 	if (http_selection_bodyless(&sel))
 		return respond_bodyless(rc, &h);
 
@@ -119,28 +102,22 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 {
 	struct http_response_head h;
 	char extra[HTTP_SELECT_HEADERS_MAX], etag[HTTP_ETAG_MAX];
-	struct http_representation r = {
-		.etag = etag,
-		.last_modified = st->st_mtim.tv_sec,
+	const struct http_file_id f = {
+		.ino = (uint64_t)st->st_ino,
 		.size = (uint64_t)st->st_size,
-		.ranges = true,
-		/* Its smaller siblings are compressed, so it varies too. */
-		.varies = compressible,
-		.coding = http_coding_name(coding),
+		.mtime_sec = st->st_mtim.tv_sec,
+		.mtime_nsec = st->st_mtim.tv_nsec,
 	};
+	struct http_representation r;
 	struct http_selection sel;
 	size_t hlen;
 
-	r.etag_len = http_format_etag(etag, (uint64_t)st->st_ino, r.size,
-				      http_etag_time(st->st_mtim.tv_sec,
-						     st->st_mtim.tv_nsec),
-				      content_cache_etag_suffix(coding));
-	http_select(rc->buf, rc->req, &r, &sel);
+	/* Its smaller siblings are compressed, so it varies too. */
+	http_select_file(rc->buf, rc->req, &f, coding, compressible, etag, &r,
+			 &sel);
 	respond_head_init(rc, &h, sel.status);
-	h.content_type = content_type;
-	h.extra = extra;
-	h.extra_len = http_select_headers(extra, sizeof(extra), &r, &sel,
-					  rc->worker->date.second);
+	http_select_head(&h, content_type, extra, &r, &sel,
+			 rc->worker->date.second);
 	if (http_selection_bodyless(&sel))
 		return respond_bodyless(rc, &h);
 	h.content_length = (int64_t)sel.len;

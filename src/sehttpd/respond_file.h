@@ -25,11 +25,6 @@
 /* Answers from e; takes over the caller's reference to it. */
 int respond_entry(struct exchange *rc, struct cache_entry *e);
 
-/* The coding to answer with among those available (HTTP_CODING_BIT()s),
- * by the request's Accept-Encoding; on a tie one in favoured wins. */
-enum http_coding request_coding(const struct exchange *rc, unsigned available,
-				unsigned favoured);
-
 /*
  * Answers with the body of an open regular file (sendfile beyond
  * FILE_SENDFILE_MIN): the resource itself (identity), or a precompressed

@@ -30,7 +30,6 @@
 #include "http/serve.h"
 #include "http/site.h"
 #include "http/vhost.h"
-#include "precompressed.h"
 #include "beneath.h"
 #include "clock_ms.h"
 #include "respond.h"
@@ -142,9 +141,9 @@ static char *read_all(int fd, size_t size)
 
 /*
  * The cache key of rc->path: the path, and for a directory (a path ending
- * in '/') listed in another order or as JSON, those after a NUL, so that
- * one listing never answers for another.  Written in place: rc->path has
- * room, and stays NUL-terminated at rc->path_len.
+ * in '/') listed in another order, that order after a NUL, so that one
+ * order's listing never answers for another.  Written in place: rc->path
+ * has room, and stays NUL-terminated at rc->path_len.
  */
 static size_t cache_key(struct exchange *rc)
 {
@@ -173,7 +172,7 @@ static struct cache_entry *cache_find(struct exchange *rc, size_t key_len)
 /*
  * A cached entry for rc->path that is still fresh, or NULL.  A directory's
  * index page is cached under the bare path and answers any order a query
- * or form Accept asks for; only a listing is cached per order and form.
+ * asks for; only a listing is cached per order.
  */
 static struct cache_entry *cache_lookup(struct exchange *rc)
 {
@@ -191,153 +190,149 @@ static struct cache_entry *cache_lookup(struct exchange *rc)
 	return cache_find(rc, key_len);
 }
 
-/* Whether a sibling found as sib may stand for the file st: a regular file
- * not older than it (an older one predates the file's last change). */
-static bool sibling_usable(const struct stat *sib, const struct stat *st)
+/* Opens path (from '/') for the serving plan: http_serve_ops.open. */
+static int plan_open(void *ctx, const char *path, struct http_object *obj)
 {
-	return S_ISREG(sib->st_mode) &&
-	       (sib->st_mtim.tv_sec > st->st_mtim.tv_sec ||
-		(sib->st_mtim.tv_sec == st->st_mtim.tv_sec &&
-		 sib->st_mtim.tv_nsec >= st->st_mtim.tv_nsec));
-}
+	struct exchange *rc = ctx;
+	int fd = open_beneath(rc->root->fd, path + 1, O_RDONLY | O_NONBLOCK);
+	struct stat st;
 
-/*
- * Opens the sibling in precompressed[slot] ("FILE.gz", ...) beside file
- * (len bytes, relative to ROOT) and fills sib with what it is.  Returns its
- * descriptor, -1 when there is none or it cannot be opened; usable tells
- * whether it may stand for the file st.
- */
-static int open_sibling(struct exchange *rc, const char *file, size_t len,
-			unsigned slot, const struct stat *st, struct stat *sib,
-			bool *usable)
-{
-	char path[HTTP_PATH_MAX + PRECOMPRESSED_SUFFIX_MAX];
-	int fd;
-
-	*usable = false;
-	if (http_path_join(path, sizeof(path), file, len,
-			   precompressed[slot].suffix) < 0)
-		return -1;
-	fd = open_beneath(rc->root->fd, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
-		return -1;
-	/* "x.css.gz -> .env" stands for nothing. */
-	if ((!rc->worker->server->site->http.dotfiles &&
-	     beneath_hidden(rc->root, fd)) ||
-	    fstat(fd, sib)) {
+		return -errno;
+	if (fstat(fd, &st)) {
+		int err = errno;
+
 		close(fd);
-		return -1;
+		return -err;
 	}
-	*usable = sibling_usable(sib, st);
-	return fd;
+	obj->handle = (void *)(intptr_t)fd;
+	obj->type = S_ISREG(st.st_mode) ? HTTP_OBJECT_FILE :
+		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :
+					  HTTP_OBJECT_OTHER;
+	obj->hidden = !rc->worker->server->site->http.dotfiles &&
+		      beneath_hidden(rc->root, fd);
+	obj->mtime_sec = st.st_mtim.tv_sec;
+	obj->mtime_nsec = st.st_mtim.tv_nsec;
+	return 0;
 }
 
+static void plan_close(void *ctx, struct http_object *obj)
+{
+	(void)ctx;
+	close((int)(intptr_t)obj->handle);
+}
+
+static void *plan_cache_probe(void *ctx, char *path, size_t len)
+{
+	struct exchange *rc = ctx;
+
+	struct cache_entry *e;
+
+	(void)path; /* rc->path */
+	rc->path_len = (int)len;
+	e = cache_lookup(rc);
+	if (!e && content_cache_enabled(rc->worker->cache))
+		stats_add(&rc->worker->stats.cache_misses, 1);
+	return e;
+}
+
+static int plan_authorize(void *ctx, const char *path, size_t len)
+{
+	struct exchange *rc = ctx;
+
+	return rc->worker->server->auth ? authorize_request(rc, path, len) : 0;
+}
+
+static const struct http_serve_ops plan_ops = {
+	.open = plan_open,
+	.close = plan_close,
+	.cache_probe = plan_cache_probe,
+	.authorize = plan_authorize,
+};
+
 /*
- * The sibling in precompressed[slot] beside the file, not older than it, as
- * its body in that coding: held when small, else sent from its descriptor.
+ * Records in e the sibling in http_precompressed[slot] beside the file obj
+ * (file, len bytes from '/'), and when it may stand for the file, attaches
+ * it as the body in its coding: held when small, else sent from its
+ * descriptor.
  */
 static void attach_sibling(struct exchange *rc, struct cache_entry *e,
 			   unsigned slot, const char *file, size_t len,
-			   const struct stat *st)
+			   const struct http_object *obj)
 {
 	struct content_cache *c = rc->worker->cache;
-	struct stat sib_st;
+	char path[HTTP_SIBLING_PATH_BUF];
+	struct http_object sib;
+	struct stat st;
 	char *data = NULL;
 	bool usable;
-	int fd = open_sibling(rc, file, len, slot, st, &sib_st, &usable);
+	int fd;
 
-	if (fd < 0) {
+	if (http_serve_open_sibling(&rc->worker->server->site->http, &plan_ops,
+				    rc, file, len, slot, path, sizeof(path),
+				    &sib)) {
 		content_cache_set_sibling(c, e, slot, NULL, NULL, 0);
 		return;
 	}
-	if (usable && sib_st.st_size <= FILE_SENDFILE_MIN)
-		data = read_all(fd, (size_t)sib_st.st_size);
-	content_cache_set_sibling(c, e, slot, &sib_st, data,
-				  data ? (size_t)sib_st.st_size : 0);
+	fd = (int)(intptr_t)sib.handle;
+	if (fstat(fd, &st)) {
+		close(fd);
+		content_cache_set_sibling(c, e, slot, NULL, NULL, 0);
+		return;
+	}
+	usable = http_sibling_usable(&sib, obj);
+	if (usable && st.st_size <= FILE_SENDFILE_MIN)
+		data = read_all(fd, (size_t)st.st_size);
+	content_cache_set_sibling(c, e, slot, &st, data,
+				  data ? (size_t)st.st_size : 0);
 	if (usable && !data)
-		content_cache_rep_in_file(e, precompressed[slot].coding, fd,
-					  (size_t)sib_st.st_size,
+		content_cache_rep_in_file(e, http_precompressed[slot].coding,
+					  fd, (size_t)st.st_size,
 					  &e->sibling[slot].st);
 	else
 		close(fd);
 }
 
-/* Each precompressed sibling beside the file. */
-static void attach_precompressed(struct exchange *rc, struct cache_entry *e,
-				 const char *file, size_t len,
-				 const struct stat *st)
-{
-	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
-		attach_sibling(rc, e, slot, file, len, st);
-}
-
-/* The codings precompressed siblings can be in, as HTTP_CODING_BIT()s. */
-static unsigned sibling_codings(void)
-{
-	unsigned bits = 0;
-
-	for (unsigned slot = 0; slot < PRECOMPRESSED_COUNT; slot++)
-		bits |= HTTP_CODING_BIT(precompressed[slot].coding);
-	return bits;
-}
-
-static unsigned sibling_slot(enum http_coding coding)
-{
-	unsigned slot = 0;
-
-	while (slot < PRECOMPRESSED_COUNT - 1 &&
-	       precompressed[slot].coding != coding)
-		slot++;
-	return slot;
-}
-
 /*
- * Answers with a file the content cache does not hold, from the file
- * itself or, when the client accepts one, a precompressed sibling.
+ * Answers with a file the content cache does not hold (obj, at file from
+ * '/'), from the file itself or, when the client accepts one, a
+ * precompressed sibling.
  */
 static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
-			     const char *file, const char *type,
-			     bool compressible)
+			     const struct http_object *obj, const char *file,
+			     const char *type, bool compressible)
 {
-	unsigned left = sibling_codings();
-	size_t len = strlen(file);
+	char path[HTTP_SIBLING_PATH_BUF];
+	enum http_coding coding = HTTP_CODING_IDENTITY;
+	struct http_object sib;
+	struct stat sib_st;
+	int sfd;
 
-	if (!compressible || exchange_range_requested(rc))
-		left = 0;
-	while (left) {
-		enum http_coding coding = request_coding(rc, left, 0);
-		struct stat sib;
-		bool usable;
-		int sfd;
-
-		if (coding == HTTP_CODING_IDENTITY)
-			break;
-		left &= ~HTTP_CODING_BIT(coding);
-		sfd = open_sibling(rc, file, len, sibling_slot(coding), st,
-				   &sib, &usable);
-		if (sfd < 0)
-			continue;
-		if (coro_defer(rc->conn->coro, close_fd,
-			       (void *)(intptr_t)sfd)) {
-			close(sfd);
-			return respond_error(rc, 503);
-		}
-		if (usable)
-			return respond_file(rc, sfd, &sib, type, compressible,
-					    coding);
+	if (compressible)
+		coding = http_serve_sibling(&rc->worker->server->site->http,
+					    rc->buf, rc->req, file,
+					    strlen(file), obj, &plan_ops, rc,
+					    path, sizeof(path), &sib);
+	if (coding == HTTP_CODING_IDENTITY)
+		return respond_file(rc, fd, st, type, compressible, coding);
+	sfd = (int)(intptr_t)sib.handle;
+	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)sfd)) {
+		close(sfd);
+		return respond_error(rc, 503);
 	}
-	return respond_file(rc, fd, st, type, compressible,
-			    HTTP_CODING_IDENTITY);
+	if (fstat(sfd, &sib_st))
+		return respond_error(rc, 500);
+	return respond_file(rc, sfd, &sib_st, type, compressible, coding);
 }
 
 /*
- * Answers with an open regular file through the cache: small ones read
- * once (and compressed on demand), larger ones sent from the page cache by
- * sendfile from a descriptor the entry keeps open; their body is read only
- * as the source of compressed variants.  file is its path relative to ROOT.
+ * Answers with an open regular file (obj, at file from '/') through the
+ * cache: small ones read once (and compressed on demand), larger ones sent
+ * from the page cache by sendfile from a descriptor the entry keeps open;
+ * their body is read only as the source of compressed variants.
  */
 static int serve_file(struct exchange *rc, int fd, const struct stat *st,
-		      const char *file)
+		      const struct http_object *obj, const char *file)
 {
 	struct worker *w = rc->worker;
 	size_t file_len = strlen(file);
@@ -350,24 +345,26 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 
 	if (!content_cache_enabled(w->cache) ||
 	    (!in_file && st->st_size > CACHE_FILE_MAX))
-		return serve_file_direct(rc, fd, st, file, type, compressible);
+		return serve_file_direct(rc, fd, st, obj, file, type,
+					 compressible);
 	if (st->st_size <= CACHE_FILE_MAX && (!in_file || compressible)) {
 		body = read_all(fd, (size_t)st->st_size);
 		if (!body)
-			return serve_file_direct(rc, fd, st, file, type,
+			return serve_file_direct(rc, fd, st, obj, file, type,
 						 compressible);
 	}
 	if (in_file) {
 		keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (keep < 0) {
 			free(body);
-			return serve_file_direct(rc, fd, st, file, type,
+			return serve_file_direct(rc, fd, st, obj, file, type,
 						 compressible);
 		}
 	}
+	/* The entry keeps the file's path relative to ROOT. */
 	e = cache_entry_new(root_id(rc), rc->path, (size_t)rc->path_len,
 			    CACHE_FILE, body, body ? (size_t)st->st_size : 0,
-			    st, file, type, compressible, w->now_ms);
+			    st, file + 1, type, compressible, w->now_ms);
 	if (!e) {
 		if (keep >= 0)
 			close(keep);
@@ -376,8 +373,10 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 	if (in_file)
 		content_cache_rep_in_file(e, HTTP_CODING_IDENTITY, keep,
 					  (size_t)st->st_size, NULL);
-	if (e->compressible)
-		attach_precompressed(rc, e, file, file_len, st);
+	/* Each precompressed sibling beside the file. */
+	for (unsigned slot = 0;
+	     e->compressible && slot < HTTP_PRECOMPRESSED_COUNT; slot++)
+		attach_sibling(rc, e, slot, file, file_len, obj);
 	content_cache_link(w->cache, e);
 	return respond_entry(rc, e);
 }
@@ -428,64 +427,6 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 	return respond_entry(rc, e);
 }
 
-/* Opens path (from '/') for the serving plan: http_serve_ops.open. */
-static int plan_open(void *ctx, const char *path, struct http_object *obj)
-{
-	struct exchange *rc = ctx;
-	int fd = open_beneath(rc->root->fd, path + 1, O_RDONLY | O_NONBLOCK);
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		int err = errno;
-
-		close(fd);
-		return -err;
-	}
-	obj->handle = (void *)(intptr_t)fd;
-	obj->type = S_ISREG(st.st_mode) ? HTTP_OBJECT_FILE :
-		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :
-					  HTTP_OBJECT_OTHER;
-	obj->hidden = !rc->worker->server->site->http.dotfiles &&
-		      beneath_hidden(rc->root, fd);
-	return 0;
-}
-
-static void plan_close(void *ctx, struct http_object *obj)
-{
-	(void)ctx;
-	close((int)(intptr_t)obj->handle);
-}
-
-static void *plan_cache_probe(void *ctx, char *path, size_t len)
-{
-	struct exchange *rc = ctx;
-
-	struct cache_entry *e;
-
-	(void)path; /* rc->path */
-	rc->path_len = (int)len;
-	e = cache_lookup(rc);
-	if (!e && content_cache_enabled(rc->worker->cache))
-		stats_add(&rc->worker->stats.cache_misses, 1);
-	return e;
-}
-
-static int plan_authorize(void *ctx, const char *path, size_t len)
-{
-	struct exchange *rc = ctx;
-
-	return rc->worker->server->auth ? authorize_request(rc, path, len) : 0;
-}
-
-static const struct http_serve_ops plan_ops = {
-	.open = plan_open,
-	.close = plan_close,
-	.cache_probe = plan_cache_probe,
-	.authorize = plan_authorize,
-};
-
 /* Carries out the plan for an object it opened, which the request keeps. */
 static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 {
@@ -502,7 +443,7 @@ static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 		return respond_error(rc, 500);
 	switch (p->action) {
 	case HTTP_SERVE_FILE:
-		return serve_file(rc, fd, &st, p->file + 1);
+		return serve_file(rc, fd, &st, &p->obj, p->file);
 	case HTTP_SERVE_LISTING:
 		return serve_listing(rc, fd, &st);
 	default: /* HTTP_SERVE_SPA */
@@ -512,6 +453,16 @@ static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 				    HTTP_CODING_IDENTITY);
 	}
 }
+
+/* A fresh cache entry for the path: a hit. */
+static int serve_entry(struct exchange *rc, struct cache_entry *e)
+{
+	stats_add(&rc->worker->stats.cache_hits, 1);
+	return respond_entry(rc, e);
+}
+
+HTTP_SERVE_ANSWERS(answers, struct exchange, respond_error, respond_options,
+		   respond_redirect, serve_entry, serve_object);
 
 /* ROOT, or the DIR of the --vhost whose name the request's host is. */
 static const struct beneath_root *request_root(const struct exchange *rc)
@@ -530,17 +481,5 @@ int serve_request(struct exchange *rc)
 	rc->root = request_root(rc);
 	http_serve(&site->http, rc->buf, rc->req, rc->path, &plan_ops, rc, &p);
 	rc->path_len = p.path_len;
-	switch (p.action) {
-	case HTTP_SERVE_STATUS:
-		return respond_error(rc, p.status);
-	case HTTP_SERVE_OPTIONS:
-		return respond_options(rc);
-	case HTTP_SERVE_REDIRECT:
-		return respond_redirect(rc, rc->path, (size_t)rc->path_len);
-	case HTTP_SERVE_ENTRY:
-		stats_add(&rc->worker->stats.cache_hits, 1);
-		return respond_entry(rc, p.entry);
-	default:
-		return serve_object(rc, &p);
-	}
+	return http_serve_answer(&p, rc->path, &answers, rc);
 }

@@ -7,8 +7,13 @@ tree.py in a temporary directory, and stops it with SIGTERM at the end
 
 With HTTPD_TARGET=HOST:PORT the tests talk to an already running server
 instead (HTTPD_KIND names it, e.g. khttpd; HTTPD_TREE is the host-side copy
-of its tree, HTTPD_TIMEOUT_S its idle timeout).  Tests that must start a
-server with options, send it signals or watch its process are then skipped.
+of its tree, HTTPD_TIMEOUT_S its idle timeout).  Tests that must send it
+signals or watch its process are then skipped.  So are those that start a
+server with options or over a tree of their own, unless HTTPD_CTL_PORT
+names the control channel of the khttpd test guest (tests/kernel/run.sh):
+then the module is loaded again with the parameters that stand for those
+options (HTTPD_MODULE_ARGS are those it was loaded with), over a copy of
+that tree in the guest, and loaded as it was when the test stops it.
 """
 
 import atexit
@@ -24,6 +29,7 @@ import unittest
 
 import httpraw
 import tree as treemod
+from guest import Guest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -38,11 +44,25 @@ LISTEN_RE = re.compile(r'listening on https?://(\[[0-9A-Fa-f:.]+\]|[^:/\s]+)'
                        r':(\d+)/')
 
 
+CTL_PORT = int(os.environ['HTTPD_CTL_PORT']) \
+    if EXTERNAL and os.environ.get('HTTPD_CTL_PORT') else None
+MODULE_ARGS = os.environ.get('HTTPD_MODULE_ARGS', '')
+# Where a tree of a test's own is copied in the guest.
+GUEST_OWN_ROOT = '/srv/own'
+
+
 def needs_process(why):
     """Skips a test (or class) when the server is not ours to start."""
     return unittest.skipIf(EXTERNAL is not None,
                            'needs its own server process (%s); the '
                            'external %s is already running' % (why, KIND))
+
+
+def only_local(why):
+    """Skips a test (or class) against the external server: why says what
+    a copy of the files in the test guest cannot stand for."""
+    return unittest.skipIf(EXTERNAL is not None, '%s (the external %s)'
+                           % (why, KIND))
 
 
 def resolve_bin(var, default):
@@ -220,12 +240,21 @@ class Target:
     """Where the tests send requests: host, port, the tree it serves and,
     for our own server, its process."""
 
-    def __init__(self, host, port, tree, server=None, kind=KIND):
+    def __init__(self, host, port, tree, server=None, kind=KIND,
+                 mirror=None):
         self.host = host
         self.port = port
         self.tree = tree
         self.server = server
         self.kind = kind
+        self.mirror = mirror
+
+    def sync(self, *rels):
+        """After a test changed the paths rels (relative to the root it
+        serves) on the host: the same changes where the server reads them
+        (a copy in the test guest); nothing for a server on this host."""
+        if self.mirror:
+            self.mirror(rels)
 
     @property
     def hostport(self):
@@ -254,20 +283,195 @@ def external_target():
 
 
 def start_server(args=(), root=None, tree=None, **kw):
-    """Starts our own sehttpd; root defaults to the session tree's www."""
+    """Starts our own sehttpd; root defaults to the session tree's www.
+    Against khttpd in the test guest: the module loaded with the
+    parameters for args, over a copy of root in the guest."""
     if tree is None and root is None:
         tree = session_tree()
     if root is None:
         root = tree.www
+    if EXTERNAL:
+        return module_target(args, root, tree, kw)
     srv = ServerProcess(args, root=root, **kw)
     return Target(srv.host, srv.port, tree, srv, 'sehttpd')
 
 
 def shared_target(args=()):
-    """The external server, or a new sehttpd over the session tree."""
-    if EXTERNAL:
+    """The external server (loaded with the parameters for args, if any),
+    or a new sehttpd over the session tree."""
+    if EXTERNAL and not args:
         return external_target()
     return start_server(args)
+
+
+def _int_param(scale):
+    return lambda v: str(int(float(v) * scale))
+
+
+def _builtin_types(value):
+    """--mime-types: khttpd has the built-in table alone, as '' asks."""
+    if value:
+        raise unittest.SkipTest('%s reads no mime.types file' % KIND)
+    return value
+
+
+# sehttpd's flags as khttpd's parameters: the parameter (None: khttpd needs
+# none, as -t: its work items are not threads of their own) and how the
+# flag's value becomes its value (repeated flags join with ','), or the
+# value of a flag that takes none.
+FLAG_PARAMS = {
+    '--index': ('index_names', str),
+    '--error-page': ('error_pages', str),
+    '--spa': ('spa', str),
+    '--cors': ('cors', str),
+    '--dotfiles': ('dotfiles', '1'),
+    '--follow-symlinks': ('follow_symlinks', '1'),
+    '--no-listing': ('listing', '0'),
+    '--no-compress': ('compress', '0'),
+    '--cache-size': ('cache_kb', _int_param(1024)),
+    '--timeout': ('timeout_ms', _int_param(1000)),
+    '--min-rate': ('min_rate', str),
+    '-t': (None, str),
+    '--mime-types': (None, _builtin_types),
+}
+
+
+def module_params(args):
+    """insmod's parameters for sehttpd's flags args; SkipTest names the
+    first flag that khttpd has no parameter for."""
+    params = {}
+    args = list(args)
+    while args:
+        flag = args.pop(0)
+        if flag not in FLAG_PARAMS:
+            raise unittest.SkipTest('%s has no parameter for sehttpd\'s %s '
+                                    'yet' % (KIND, flag))
+        name, conv = FLAG_PARAMS[flag]
+        value = conv(args.pop(0)) if callable(conv) else conv
+        if name is None:
+            continue
+        if name in params:
+            value = params[name] + ',' + value
+        params[name] = value
+    # Quoted for the shell, and for the kernel where there are spaces.
+    return ' '.join("'%s=%s'" % (k, '"%s"' % v if ' ' in v else v)
+                    for k, v in sorted(params.items()))
+
+
+class ModuleServer:
+    """khttpd loaded again in the test guest with parameters, standing for
+    a server process; stopping it loads the module as it was."""
+
+    def __init__(self, guest, params):
+        self.guest = guest
+        self.loaded = True
+        # The kernel ignores a parameter it does not know, with a warning.
+        out, rc = guest.run(
+            "n=$(dmesg | grep -c 'unknown parameter'); rmmod khttpd; "
+            "insmod /khttpd.ko %s %s || exit 1; "
+            "[ $(dmesg | grep -c 'unknown parameter') = $n ] || exit 2"
+            % (MODULE_ARGS, params))
+        if rc != 0:
+            log, _ = guest.run("dmesg | grep 'khttpd: ' | tail -3")
+            self.kill()
+            raise AssertionError('insmod khttpd %s failed: %s %s'
+                                 % (params, out, log))
+
+    def alive(self):
+        return self.loaded
+
+    def wait(self, timeout):
+        return None
+
+    def stderr_text(self):
+        return ''
+
+    def kill(self):
+        if self.loaded:
+            self.loaded = False
+            out, rc = self.guest.run('rmmod khttpd; insmod /khttpd.ko %s'
+                                     % MODULE_ARGS)
+            if rc != 0:
+                raise AssertionError('khttpd not loaded again as it was: '
+                                     '%s' % out)
+
+    def stop(self):
+        self.kill()
+        return 0
+
+
+def tree_paths(root):
+    """Every path under root, relative to it, parents first."""
+    out = []
+    for top, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(dirs) + sorted(files):
+            out.append(os.path.relpath(os.path.join(top, name), root))
+    return out
+
+
+def same_entry(a, b):
+    """Whether the host paths a and b hold the same thing, as a copy with
+    times in whole seconds would."""
+    try:
+        sa, sb = os.lstat(a), os.lstat(b)
+    except FileNotFoundError:
+        return False
+    if (sa.st_mode, int(sa.st_mtime)) != (sb.st_mode, int(sb.st_mtime)):
+        return False
+    if os.path.islink(a):
+        return os.readlink(a) == os.readlink(b)
+    if os.path.isdir(a):
+        return True
+    if sa.st_size != sb.st_size:
+        return False
+    with open(a, 'rb') as fa, open(b, 'rb') as fb:
+        return fa.read() == fb.read()
+
+
+def module_target(args, root, tree, kw):
+    """khttpd in the test guest loaded with the parameters for args over
+    root: the guest's copy of the session tree, or GUEST_OWN_ROOT made like
+    root (from that copy when root is a tree as tree.py makes it)."""
+    if CTL_PORT is None:
+        raise unittest.SkipTest('needs a server started with %s; the '
+                                'external %s cannot be (no HTTPD_CTL_PORT)'
+                                % (' '.join(args) or 'a tree of its own',
+                                   KIND))
+    if kw:
+        raise unittest.SkipTest('%s takes no %s' % (KIND, ', '.join(kw)))
+    params = module_params(args)
+    guest = Guest(CTL_PORT)
+    session = session_tree().www
+    mirror = None
+    if os.path.realpath(root) != os.path.realpath(session):
+        # A tree as tree.py makes it is the session's but for what the
+        # test changed: a copy of the guest's, and those changes.
+        is_tree = tree is not None and \
+            os.path.realpath(root) == os.path.realpath(tree.www)
+        base = session if is_tree else None
+        out, rc = guest.run('rm -rf {0} && {1} {0}'.format(
+            GUEST_OWN_ROOT, 'cp -a /srv/www' if base else 'mkdir'))
+        if rc != 0:
+            raise AssertionError('%s not made in the guest: %s'
+                                 % (GUEST_OWN_ROOT, out))
+        rels = tree_paths(root)
+        if base:
+            rels = [r for r in rels
+                    if not same_entry(os.path.join(root, r),
+                                      os.path.join(base, r))]
+            rels += [r for r in tree_paths(base)
+                     if not os.path.lexists(os.path.join(root, r))]
+        if rels:
+            guest.put(root, rels, GUEST_OWN_ROOT)
+        params += ' root=' + GUEST_OWN_ROOT
+
+        def mirror(changed):
+            guest.put(root, changed, GUEST_OWN_ROOT)
+    host, _, port = EXTERNAL.rpartition(':')
+    srv = ModuleServer(guest, params)
+    return Target(host.strip('[]'), int(port), tree or session_tree(), srv,
+                  KIND, mirror)
 
 
 class ServerTestCase(unittest.TestCase):

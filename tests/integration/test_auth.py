@@ -447,20 +447,29 @@ class AuthSetupTest(unittest.TestCase):
         """A request that comes just before the idle timeout would fire:
         its check gets the timeout from its start, not what was left of
         the idle time (that once answered it 503)."""
-        pw = self.file('late.htpasswd', bcrypt('slow', 's', cost=11) + '\n')
+        pw = self.file('late.htpasswd', bcrypt('cal', 'c', cost=11) + '\n' +
+                       bcrypt('slow', 's', cost=11) + '\n')
         srv = self.start(['-t', '1', '--timeout', '1',
                           '--auth-file', '/private/:' + pw])
+        # How long one check takes here: the request must come when less
+        # than that is left of the idle time, whatever the machine.
+        start = time.monotonic()
+        self.assertEqual(self.get(srv, '/private/s.txt', [
+            ('Authorization', basic('cal', 'c'))]).status, 200)
+        check = time.monotonic() - start
+        idle = max(0.5, 1.0 - check / 2)
         h = [('Authorization', basic('slow', 's'))]
         with Conn(srv.host, srv.port) as c:
             c.send(build_request('GET', '/index.html'))
             self.assertEqual(c.read_response().status, 200)
-            time.sleep(0.85)
+            time.sleep(idle)
             start = time.monotonic()
             c.send(build_request('GET', '/private/s.txt', headers=h))
             r = c.read_response()
             took = time.monotonic() - start
-        self.assertEqual(r.status, 200, (took, r.describe()))
-        self.assertGreater(took, 0.15)  # the idle time was indeed used up
+        self.assertEqual(r.status, 200, (took, check, r.describe()))
+        # The idle time was indeed used up meanwhile.
+        self.assertGreater(took, 1.0 - idle, (took, check))
         srv.stop()
 
     def test_stop_during_checks(self):

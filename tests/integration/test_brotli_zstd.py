@@ -2,14 +2,16 @@
 smallest output, br, then zstd, then gzip, unless a precompressed sibling
 holds one of the tied codings), variants that decode to the file,
 FILE.br/FILE.zst/FILE.gz siblings sent as they are, and HEAD, 304 and
-Range with each coding.  khttpd makes gzip only: test_compression.py
-holds what it must answer to br and zstd."""
+Range with each coding.  khttpd makes gzip only (test_compression.py
+holds what it must answer to br and zstd), but sends siblings in any
+coding: PrecompressedTest runs against both servers."""
 
 from httpraw import build_request
 from target import ServerTestCase
 import tree as treemod
-from codings import (BIG, COMPRESSIBLE, HAVE_DECODERS, LARGE, ae_headers,
-                     coding_of, decode, sehttpd_only, varies_on_ae)
+from codings import (BIG, BR, COMPRESSIBLE, HAVE_DECODERS, LARGE, ZSTD,
+                     ae_headers, coding_of, decode, sehttpd_only,
+                     varies_on_ae)
 
 # (Accept-Encoding, the coding expected for a big text file, no siblings)
 RULES = [
@@ -47,8 +49,8 @@ HEAD_FIELDS = ('Content-Type', 'Content-Length', 'Content-Encoding', 'ETag',
 ALL = '/precomp/all.txt'
 
 
-@sehttpd_only('Brotli or zstd')
-class BrotliZstdTest(ServerTestCase):
+class CodingsHelpers:
+    """What the tests below share (a mixin: no test class itself)."""
 
     def setUp(self):
         super().setUp()
@@ -71,6 +73,114 @@ class BrotliZstdTest(ServerTestCase):
         self.assertEqual(decode(resp), data, what + ': decodes otherwise')
         if coding != 'identity':
             self.assertLess(len(resp.body), len(data), what)
+
+    def assert_sibling(self, url, ae, coding):
+        resp = self.fetch(url, ae)
+        self.assert_coded(resp, url, coding, ' (%s)' % ae)
+        sibling = self.tree.files.get(url + SIBLING[coding])
+        self.assertIsNotNone(sibling, 'no %s%s in the tree (is the %s tool '
+                             'installed?)' % (url, SIBLING[coding], coding))
+        self.assertEqual(resp.body, sibling, '%s%s not sent as it is'
+                         % (url, SIBLING[coding]))
+        head = self.fetch(url, ae, 'HEAD')
+        self.assertEqual(head.header('Content-Length'), str(len(sibling)))
+        self.assertEqual(head.header('Content-Encoding'), coding)
+        self.assertEqual(head.header('ETag'), resp.header('ETag'))
+        return resp
+
+
+class PerCodingTests(CodingsHelpers):
+    """Each coding a representation of its own, for the URLS of a class
+    (a mixin)."""
+
+    URLS = ()
+
+    def test_etag_per_coding(self):
+        for url in self.URLS:
+            with self.subTest(url=url):
+                tags = [self.fetch(url, ae).header('ETag')
+                        for ae in (None,) + CODINGS]
+                self.assertEqual(len(set(tags)), len(tags), tags)
+                for tag in tags:
+                    self.assertRegex(tag, r'^"[^"]+"$')
+
+    def test_head_matches_get(self):
+        with self.conn() as c:
+            for url in self.URLS:
+                for coding in CODINGS:
+                    with self.subTest(url=url, coding=coding):
+                        c.send(build_request('GET', url,
+                                             headers=ae_headers(coding)))
+                        get = c.read_response()
+                        c.send(build_request('HEAD', url,
+                                             headers=ae_headers(coding)))
+                        head = c.read_response('HEAD')
+                        self.assertEqual(get.header('Content-Encoding'),
+                                         coding)
+                        for name in HEAD_FIELDS:
+                            self.assertEqual(head.header(name),
+                                             get.header(name), name)
+                        self.assertEqual(head.body, b'')
+            self.assert_open(c)
+
+    def test_if_none_match_per_coding(self):
+        for url in self.URLS:
+            tags = {ae: self.fetch(url, ae).header('ETag')
+                    for ae in ('identity',) + CODINGS}
+            for coding in CODINGS:
+                with self.subTest(url=url, coding=coding):
+                    tag = tags[coding]
+                    resp = self.fetch(url, coding,
+                                      extra=[('If-None-Match', tag)])
+                    self.assertEqual(resp.status, 304, resp.describe())
+                    self.assertEqual(resp.header('ETag'), tag)
+                    self.assertEqual(resp.body, b'')
+                    self.assertIsNone(resp.header('Content-Encoding'))
+                    self.assertTrue(varies_on_ae(resp))
+                    head = self.fetch(url, coding, 'HEAD',
+                                      [('If-None-Match', tag)])
+                    self.assertEqual(head.status, 304)
+                    # Another coding's tag does not match this one.
+                    for other in ('identity',) + CODINGS:
+                        if other == coding:
+                            continue
+                        resp = self.fetch(url, coding, extra=[
+                            ('If-None-Match', tags[other])])
+                        self.assert_coded(resp, url, coding,
+                                          ' (If-None-Match of %s)' % other)
+                    # If-Match with the coding's own tag holds.
+                    resp = self.fetch(url, coding,
+                                      extra=[('If-Match', tag)])
+                    self.assert_coded(resp, url, coding, ' (If-Match)')
+
+    def test_range_is_of_the_identity_bytes(self):
+        """As with gzip: a Range request gets identity bytes, identity
+        ETag, and If-Range with a coded tag does not match."""
+        for url in self.URLS:
+            data = self.tree.files[url]
+            plain = self.fetch(url, method='HEAD').header('ETag')
+            for coding in CODINGS:
+                with self.subTest(url=url, coding=coding):
+                    resp = self.fetch(url, coding,
+                                      extra=[('Range', 'bytes=100-1099')])
+                    self.assertEqual(resp.status, 206, resp.describe())
+                    self.assertEqual(coding_of(resp), 'identity')
+                    self.assertEqual(resp.body, data[100:1100])
+                    self.assertEqual(resp.header('ETag'), plain)
+                    self.assertTrue(varies_on_ae(resp))
+                    coded = self.fetch(url, coding).header('ETag')
+                    resp = self.fetch(url, coding,
+                                      extra=[('Range', 'bytes=0-9'),
+                                             ('If-Range', coded)])
+                    self.assertEqual(resp.status, 200, resp.describe())
+                    self.assertEqual(resp.body, data)
+
+
+@sehttpd_only('Brotli or zstd')
+class BrotliZstdTest(PerCodingTests, ServerTestCase):
+    """Codings sehttpd makes itself (siblings: PrecompressedTest)."""
+
+    URLS = (BIG,)
 
     def test_negotiation(self):
         for ae, coding in RULES:
@@ -114,19 +224,25 @@ class BrotliZstdTest(ServerTestCase):
                 self.assertEqual(decode(resp), plain.body)
                 self.assertTrue(varies_on_ae(resp))
 
-    def assert_sibling(self, url, ae, coding):
-        resp = self.fetch(url, ae)
-        self.assert_coded(resp, url, coding, ' (%s)' % ae)
-        sibling = self.tree.files.get(url + SIBLING[coding])
-        self.assertIsNotNone(sibling, 'no %s%s in the tree (is the %s tool '
-                             'installed?)' % (url, SIBLING[coding], coding))
-        self.assertEqual(resp.body, sibling, '%s%s not sent as it is'
-                         % (url, SIBLING[coding]))
-        head = self.fetch(url, ae, 'HEAD')
-        self.assertEqual(head.header('Content-Length'), str(len(sibling)))
-        self.assertEqual(head.header('Content-Encoding'), coding)
-        self.assertEqual(head.header('ETag'), resp.header('ETag'))
-        return resp
+    def test_higher_q_beats_a_sibling(self):
+        """A coding without a sibling but with a higher q is made."""
+        for url, ae, coding in (('/precomp/br.txt', 'br;q=0.5, zstd',
+                                 'zstd'),
+                                ('/precomp/zst.txt', 'zstd;q=0.1, br',
+                                 'br'),
+                                ('/precomp/br.txt', 'br;q=0, gzip', 'gzip')):
+            with self.subTest(url=url, accept_encoding=ae):
+                resp = self.fetch(url, ae)
+                self.assert_coded(resp, url, coding)
+                made = self.tree.files.get(url + SIBLING[coding])
+                self.assertNotEqual(resp.body, made)
+
+
+class PrecompressedTest(PerCodingTests, ServerTestCase):
+    """FILE.br, FILE.zst and FILE.gz sent as they are, by both servers:
+    khttpd makes gzip only, but sends any sibling."""
+
+    URLS = (ALL,)
 
     def test_siblings_sent_as_they_are(self):
         for coding in CODINGS:
@@ -143,103 +259,12 @@ class BrotliZstdTest(ServerTestCase):
         self.assert_sibling('/precomp/zst.txt', '*', 'zstd')
         self.assert_sibling('/precomp/zst.txt', 'br, zstd', 'zstd')
 
-    def test_higher_q_beats_a_sibling(self):
-        """A coding without a sibling but with a higher q is made."""
-        for url, ae, coding in (('/precomp/br.txt', 'br;q=0.5, zstd',
-                                 'zstd'),
-                                ('/precomp/zst.txt', 'zstd;q=0.1, br',
-                                 'br'),
-                                ('/precomp/br.txt', 'br;q=0, gzip', 'gzip')):
-            with self.subTest(url=url, accept_encoding=ae):
-                resp = self.fetch(url, ae)
-                self.assert_coded(resp, url, coding)
-                made = self.tree.files.get(url + SIBLING[coding])
-                self.assertNotEqual(resp.body, made)
-
     def test_older_siblings_ignored(self):
+        """The server makes the coding itself, if it can."""
         url = '/precomp/stale.txt'
+        made = {'br': BR, 'zstd': ZSTD, 'gzip': 'gzip'}
         for coding in CODINGS:
             with self.subTest(coding=coding):
                 resp = self.fetch(url, coding)
-                self.assert_coded(resp, url, coding)
+                self.assert_coded(resp, url, made[coding])
                 self.assertNotIn(treemod.STALE_GZ_TEXT, decode(resp))
-
-    def test_etag_per_coding(self):
-        for url in (BIG, ALL):
-            with self.subTest(url=url):
-                tags = [self.fetch(url, ae).header('ETag')
-                        for ae in (None,) + CODINGS]
-                self.assertEqual(len(set(tags)), len(tags), tags)
-                for tag in tags:
-                    self.assertRegex(tag, r'^"[^"]+"$')
-
-    def test_head_matches_get(self):
-        with self.conn() as c:
-            for url in (BIG, ALL):
-                for coding in CODINGS:
-                    with self.subTest(url=url, coding=coding):
-                        c.send(build_request('GET', url,
-                                             headers=ae_headers(coding)))
-                        get = c.read_response()
-                        c.send(build_request('HEAD', url,
-                                             headers=ae_headers(coding)))
-                        head = c.read_response('HEAD')
-                        self.assertEqual(get.header('Content-Encoding'),
-                                         coding)
-                        for name in HEAD_FIELDS:
-                            self.assertEqual(head.header(name),
-                                             get.header(name), name)
-                        self.assertEqual(head.body, b'')
-            self.assert_open(c)
-
-    def test_if_none_match_per_coding(self):
-        for url in (BIG, ALL):
-            tags = {ae: self.fetch(url, ae).header('ETag')
-                    for ae in ('identity',) + CODINGS}
-            for coding in CODINGS:
-                with self.subTest(url=url, coding=coding):
-                    tag = tags[coding]
-                    resp = self.fetch(url, coding,
-                                      extra=[('If-None-Match', tag)])
-                    self.assertEqual(resp.status, 304, resp.describe())
-                    self.assertEqual(resp.header('ETag'), tag)
-                    self.assertEqual(resp.body, b'')
-                    self.assertIsNone(resp.header('Content-Encoding'))
-                    self.assertTrue(varies_on_ae(resp))
-                    head = self.fetch(url, coding, 'HEAD',
-                                      [('If-None-Match', tag)])
-                    self.assertEqual(head.status, 304)
-                    # Another coding's tag does not match this one.
-                    for other in ('identity',) + CODINGS:
-                        if other == coding:
-                            continue
-                        resp = self.fetch(url, coding, extra=[
-                            ('If-None-Match', tags[other])])
-                        self.assert_coded(resp, url, coding,
-                                          ' (If-None-Match of %s)' % other)
-                    # If-Match with the coding's own tag holds.
-                    resp = self.fetch(url, coding,
-                                      extra=[('If-Match', tag)])
-                    self.assert_coded(resp, url, coding, ' (If-Match)')
-
-    def test_range_is_of_the_identity_bytes(self):
-        """As with gzip: a Range request gets identity bytes, identity
-        ETag, and If-Range with a coded tag does not match."""
-        for url in (BIG, ALL):
-            data = self.tree.files[url]
-            plain = self.fetch(url, method='HEAD').header('ETag')
-            for coding in CODINGS:
-                with self.subTest(url=url, coding=coding):
-                    resp = self.fetch(url, coding,
-                                      extra=[('Range', 'bytes=100-1099')])
-                    self.assertEqual(resp.status, 206, resp.describe())
-                    self.assertEqual(coding_of(resp), 'identity')
-                    self.assertEqual(resp.body, data[100:1100])
-                    self.assertEqual(resp.header('ETag'), plain)
-                    self.assertTrue(varies_on_ae(resp))
-                    coded = self.fetch(url, coding).header('ETag')
-                    resp = self.fetch(url, coding,
-                                      extra=[('Range', 'bytes=0-9'),
-                                             ('If-Range', coded)])
-                    self.assertEqual(resp.status, 200, resp.describe())
-                    self.assertEqual(resp.body, data)

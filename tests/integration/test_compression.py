@@ -3,11 +3,11 @@ compressed, Vary, HEAD, precompressed .gz siblings, large files,
 compressed listings and --no-compress."""
 
 from httpraw import build_request
-from target import ServerTestCase, needs_process
+from target import ServerTestCase
 import tree as treemod
 from codings import (BEST, BIG, BR, COMPRESSIBLE, DEFLATE, INCOMPRESSIBLE,
                      IS_KHTTPD, LARGE, PNG, SMALL, ae_headers, coding_of,
-                     decode, sehttpd_only, varies_on_ae)
+                     decode, varies_on_ae)
 
 # (Accept-Encoding, the coding expected for a big text file)
 RULES = [
@@ -244,7 +244,6 @@ class CompressionTest(ServerTestCase):
                     self.assertEqual(resp.header('Content-Type'),
                                      'application/gzip')
 
-    @sehttpd_only('support for precompressed .gz siblings')
     def test_precompressed_sibling(self):
         url = '/content/pre.txt'
         gz = self.tree.files[url + '.gz']
@@ -275,7 +274,7 @@ class CompressionTest(ServerTestCase):
 
     def test_older_gz_sibling_ignored(self):
         """old.txt.gz is older than old.txt: the server compresses
-        old.txt itself (khttpd has no sibling support: the same)."""
+        old.txt itself."""
         url = '/content/old.txt'
         for ae, coding in (('gzip', 'gzip'), ('*', BEST)):
             with self.subTest(accept_encoding=ae):
@@ -333,7 +332,6 @@ class CompressionTest(ServerTestCase):
         self.assertIn(b'file_099.txt', plain.body)
 
 
-@needs_process('starts sehttpd with --no-compress')
 class NoCompressTest(ServerTestCase):
     server_args = ('--no-compress',)
 

@@ -470,7 +470,6 @@ class ListingTest(ServerTestCase):
             self.assert_file(c.read_response(), '/b.txt')
 
 
-@needs_process('starts sehttpd with --no-listing')
 class NoListingTest(ServerTestCase):
     server_args = ('--no-listing',)
 
@@ -494,7 +493,6 @@ class NoListingTest(ServerTestCase):
         self.assertEqual(self.get('/').body, self.tree.files['/index.html'])
 
 
-@needs_process('serves a directory without index.html as ROOT')
 class RootListingTest(ServerTestCase):
 
     @classmethod

@@ -37,7 +37,6 @@ class TypeCase(ServerTestCase):
                              '%s %s' % (method, url))
 
 
-@needs_process('starts sehttpd with --mime and --default-type')
 class MimeFlagsTest(TypeCase):
     server_args = ('--mime', 'py=application/x-test',
                    '--mime', '.XYZZY=text/x-xyzzy',
@@ -64,7 +63,6 @@ class MimeFlagsTest(TypeCase):
         self.assert_type('/mime/noextension', TEXT)
 
 
-@needs_process('starts sehttpd with --default-type')
 class DefaultTypeTest(TypeCase):
     server_args = ('--default-type', 'application/x-unknown')
 
@@ -74,7 +72,6 @@ class DefaultTypeTest(TypeCase):
         self.assert_type('/big/1m.bin', 'application/octet-stream')
 
 
-@needs_process('starts sehttpd without a mime.types file')
 class BuiltinTableTest(TypeCase):
     """--mime-types '': the built-in table alone, as khttpd has it."""
     server_args = ('--mime-types', '')

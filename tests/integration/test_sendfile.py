@@ -185,12 +185,10 @@ class SiblingTreeTest:
         self.assertTrue(decode(resp) == self.data[self.MID])
 
 
-@needs_process('serves .gz siblings from a tree of its own')
 class SiblingTest(SiblingTreeTest, ServerTestCase):
     pass
 
 
-@needs_process('serves .gz siblings from a tree of its own, uncached')
 class SiblingNoCacheTest(SiblingTreeTest, ServerTestCase):
     server_args = ('--cache-size', '0')
 

@@ -1,6 +1,8 @@
 """Serving a real site: index names, dotfiles, OPTIONS (both servers, by
 default), and sehttpd's --header, --cors, --index, --error-page, --spa,
---dotfiles and --follow-symlinks."""
+--dotfiles and --follow-symlinks: against khttpd, its parameters for them
+(target.py), where it has them; what sehttpd's command line refuses is
+sehttpd's alone."""
 
 import gzip
 import os
@@ -131,7 +133,8 @@ class DefaultsTest(ServerTestCase):
 
 
 class FlagTest(unittest.TestCase):
-    """Helpers for tests that start sehttpd with flags."""
+    """Helpers for tests that start sehttpd with flags (khttpd with the
+    parameters for them)."""
 
     def start(self, *args, root=None):
         t = start_server(list(args), root=root)
@@ -159,7 +162,6 @@ class FlagTest(unittest.TestCase):
             self.assertIn(w, lines[0])
 
 
-@needs_process('starts sehttpd with --header')
 class HeaderFlagTest(FlagTest):
 
     def test_added_to_successful_responses(self):
@@ -215,6 +217,7 @@ class HeaderFlagTest(FlagTest):
                 self.assertEqual(r.header('X-All'), '1')
         t.server.stop()
 
+    @needs_process('runs sehttpd with bad flags')
     def test_bad_headers_refused_at_start(self):
         cases = [
             ('Bad Name: x', 'token'),
@@ -247,7 +250,6 @@ class HeaderFlagTest(FlagTest):
         self.usage_error(many, '--header', 'more than')
 
 
-@needs_process('starts sehttpd with --cors')
 class CorsFlagTest(FlagTest):
 
     def test_any_origin(self):
@@ -293,6 +295,7 @@ class CorsFlagTest(FlagTest):
         self.assertIsNone(r.header('Access-Control-Allow-Headers'))
         t.server.stop()
 
+    @needs_process('runs sehttpd with bad flags')
     def test_header_repeating_cors_refused_at_start(self):
         """A --header of what --cors sends would make two lines of it,
         which browsers refuse, whichever flag comes first."""
@@ -313,6 +316,7 @@ class CorsFlagTest(FlagTest):
         self.assertEqual(r.header('Access-Control-Expose-Headers'), 'X-Id')
         t.server.stop()
 
+    @needs_process('runs sehttpd with bad flags')
     def test_bad_origins_refused_at_start(self):
         for origin in ('https://a.example/', 'a.example', 'https://',
                        'https://a b', '', 'https://a.example?x=1',
@@ -323,7 +327,6 @@ class CorsFlagTest(FlagTest):
                 self.usage_error(['--cors', origin], '--cors')
 
 
-@needs_process('starts sehttpd with --index')
 class IndexFlagTest(FlagTest):
 
     def test_first_existing_wins(self):
@@ -345,13 +348,13 @@ class IndexFlagTest(FlagTest):
                             session_tree().files['/dir_htm/index.htm'])
         t.server.stop()
 
+    @needs_process('runs sehttpd with bad flags')
     def test_bad_names_refused(self):
         for name in ('a/b', '', '..'):
             with self.subTest(name=name):
                 self.usage_error(['--index', name], '--index')
 
 
-@needs_process('starts sehttpd with --error-page and --spa')
 class PagesFlagTest(FlagTest):
 
     def site(self):
@@ -416,6 +419,7 @@ class PagesFlagTest(FlagTest):
                                  'text/html; charset=utf-8')
         t.server.stop()
 
+    @needs_process('runs sehttpd with bad flags')
     def test_missing_or_bad_error_page_refused_at_start(self):
         root = self.site()
         for arg, why in (('404=/errors/none.html', 'No such file'),
@@ -431,6 +435,7 @@ class PagesFlagTest(FlagTest):
                 self.assertIn('--error-page', err)
                 self.assertIn(why, err)
 
+    @needs_process('runs sehttpd with bad flags')
     def test_error_page_over_1mib_refused_at_start(self):
         """A page over the limit would silently become the built-in one
         on every error: refused at start-up; one at the limit serves."""
@@ -475,6 +480,7 @@ class PagesFlagTest(FlagTest):
         self.assertEqual(self.get(t, '/users/42', 'POST').status, 405)
         t.server.stop()
 
+    @needs_process('runs sehttpd with bad flags')
     def test_missing_spa_page_refused_at_start(self):
         root = self.site()
         for arg, why in (('/none.html', 'No such file'),
@@ -488,7 +494,6 @@ class PagesFlagTest(FlagTest):
                 self.assertIn(why, err)
 
 
-@needs_process('starts sehttpd with --dotfiles and --follow-symlinks')
 class FileFlagTest(FlagTest):
 
     def test_dotfiles_served_and_listed(self):

@@ -50,12 +50,15 @@ import sys
 import time
 import traceback
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'integration'))
+from guest import Guest  # noqa: E402  (the control channel)
+
 BAD_LOG = re.compile(
     r'BUG|WARNING|Oops|general protection|Call Trace|refcount_t|'
     r'list_add corruption|list_del corruption|Objects remaining|slab error|'
     r'Poison overwritten|Redzone|Kernel panic|UBSAN|double free|'
     r'use-after-free|soft lockup|hard LOCKUP|rcu.*stall|blocked for more')
-RAW_LINE = re.compile(r'^<(\d+)>(.*)$')
 # What both servers promise for a file changed on disk (as
 # tests/integration/test_cache.py); the guest's clock ticks coarsely.
 FRESH_WITHIN_S = 2.5
@@ -98,65 +101,6 @@ class Checks:
             print('FAIL %s%s' % (name, ': ' + detail if detail else ''),
                   flush=True)
         return ok
-
-
-class Guest:
-    """The control channel: runs shell text in the guest."""
-
-    def __init__(self, port):
-        self.port = port
-        self.klog = []  # every kernel log line fetched so far (raw)
-
-    def run(self, script, timeout=60):
-        """(output without the exit line, exit status)."""
-        conn = http.client.HTTPConnection('127.0.0.1', self.port,
-                                          timeout=timeout)
-        try:
-            conn.request('POST', '/cgi-bin/run', body=script.encode(),
-                         headers={'Content-Type': 'text/plain'})
-            resp = conn.getresponse()
-            text = resp.read().decode('utf-8', 'replace')
-        finally:
-            conn.close()
-        lines = text.rstrip('\n').split('\n')
-        m = re.match(r'^exit=(\d+)$', lines[-1]) if lines else None
-        if not m:
-            raise RuntimeError('control channel: no exit line in %r'
-                               % text[-500:])
-        return '\n'.join(lines[:-1]), int(m.group(1))
-
-    def wait_ready(self, seconds=30):
-        deadline = time.monotonic() + seconds
-        while True:
-            try:
-                out, rc = self.run('echo ready', timeout=10)
-                if rc == 0 and out.strip() == 'ready':
-                    return True
-            except (OSError, http.client.HTTPException, RuntimeError):
-                pass
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.5)
-
-    def dmesg(self):
-        """The kernel log since the last call, as (level, text) pairs."""
-        out, _ = self.run('dmesg -r -c')
-        lines = [ln for ln in out.split('\n') if ln]
-        self.klog.extend(lines)
-        parsed = []
-        for ln in lines:
-            m = RAW_LINE.match(ln)
-            if m:
-                parsed.append((int(m.group(1)) & 7, m.group(2)))
-            else:
-                parsed.append((7, ln))
-        return parsed
-
-    def value(self, script, timeout=60):
-        out, rc = self.run(script, timeout=timeout)
-        if rc != 0:
-            raise RuntimeError('%r failed (%d): %s' % (script, rc, out))
-        return out.strip()
 
 
 def bad_lines(lines):

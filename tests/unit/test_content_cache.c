@@ -55,17 +55,7 @@ static int fake_stat(void *ctx, const char *path, struct stat *st)
 	return 0;
 }
 
-/* The precompressed[] slot of a coding's sibling. */
-static unsigned slot_of(enum http_coding coding)
-{
-	unsigned i = 0;
-
-	while (i < PRECOMPRESSED_COUNT - 1 && precompressed[i].coding != coding)
-		i++;
-	return i;
-}
-
-#define GZ_SLOT slot_of(HTTP_CODING_GZIP)
+#define GZ_SLOT http_precompressed_slot(HTTP_CODING_GZIP)
 
 static struct stat file_stat(ino_t ino, off_t size, time_t mtime)
 {
@@ -313,10 +303,10 @@ TEST(br_and_zst_siblings)
 	fs.file = file_stat(3, 5, 1700000000);
 	fs.br = file_stat(5, 2, 1700000001);
 	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
-	content_cache_set_sibling(c, e, slot_of(HTTP_CODING_BR), &fs.br,
-				  copy("br"), 2);
-	content_cache_set_sibling(c, e, slot_of(HTTP_CODING_ZSTD), NULL, NULL,
-				  0);
+	content_cache_set_sibling(c, e, http_precompressed_slot(HTTP_CODING_BR),
+				  &fs.br, copy("br"), 2);
+	content_cache_set_sibling(
+		c, e, http_precompressed_slot(HTTP_CODING_ZSTD), NULL, NULL, 0);
 	content_cache_set_sibling(c, e, GZ_SLOT, NULL, NULL, 0);
 	content_cache_link(c, e);
 	CHECK_EQ_INT(content_cache_precompressed(e),
@@ -348,8 +338,8 @@ TEST(br_and_zst_siblings)
 
 	/* So does a change to the FILE.br in use. */
 	e = file_entry("/a.txt", "a.txt", "hello", &fs.file, NOW);
-	content_cache_set_sibling(c, e, slot_of(HTTP_CODING_BR), &fs.br,
-				  copy("br"), 2);
+	content_cache_set_sibling(c, e, http_precompressed_slot(HTTP_CODING_BR),
+				  &fs.br, copy("br"), 2);
 	content_cache_link(c, e);
 	content_cache_put(e);
 	fs.br.st_size = 3;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "harness.h"
 #include "http/negotiate.h"
+#include "http/parser.h"
 
 #define BOTH                                 \
 	(HTTP_CODING_BIT(HTTP_CODING_GZIP) | \
@@ -196,4 +197,43 @@ TEST(favoured_codings_win_ties_only)
 	/* Favoured but not available: never chosen. */
 	CHECK_EQ_INT(http_choose_coding_favouring("br, zstd", 8, BOTH, zs),
 		     HTTP_CODING_IDENTITY);
+}
+
+/* "GET / HTTP/1.1" with the header lines extra, through the parser. */
+static enum http_coding request(const char *extra, unsigned available,
+				unsigned favoured)
+{
+	static char s[4096];
+	struct http_request req;
+	struct http_parser parser;
+	int n = snprintf(s, sizeof(s), "GET / HTTP/1.1\r\nHost: h\r\n%s\r\n",
+			 extra);
+
+	http_parser_init(&parser);
+	CHECK_EQ_INT(http_parse_request(&parser, &req, s, (size_t)n), n);
+	return http_request_coding(s, &req, available, favoured);
+}
+
+TEST(request_coding_reads_every_line)
+{
+	CHECK_EQ_INT(request("", ALL, 0), HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(request("Accept-Encoding: gzip\r\n", ALL, 0),
+		     HTTP_CODING_GZIP);
+	/* One list over two lines: br's q=0.5 loses to zstd's 1. */
+	CHECK_EQ_INT(request("Accept-Encoding: br;q=0.5\r\n"
+			     "Accept-Encoding: zstd\r\n",
+			     ALL, 0),
+		     HTTP_CODING_ZSTD);
+	CHECK_EQ_INT(request("Accept-Encoding: br, gzip\r\n", ALL,
+			     HTTP_CODING_BIT(HTTP_CODING_GZIP)),
+		     HTTP_CODING_GZIP);
+}
+
+TEST(etag_suffix_per_coding)
+{
+	CHECK_EQ_STR(http_coding_etag_suffix(HTTP_CODING_IDENTITY), "");
+	CHECK_EQ_STR(http_coding_etag_suffix(HTTP_CODING_GZIP), "gz");
+	CHECK_EQ_STR(http_coding_etag_suffix(HTTP_CODING_DEFLATE), "df");
+	CHECK_EQ_STR(http_coding_etag_suffix(HTTP_CODING_BR), "br");
+	CHECK_EQ_STR(http_coding_etag_suffix(HTTP_CODING_ZSTD), "zst");
 }

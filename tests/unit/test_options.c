@@ -128,6 +128,22 @@ TEST(every_option)
 	CHECK_EQ_INT(p.opt.timeout_ms, 86400000);
 }
 
+/* Each number lands in its member, whatever that member's size, and
+ * leaves the members beside it as they were. */
+TEST(numbers_fill_their_members)
+{
+	struct parsed p = parse("--http-redirect", "65535", "--min-rate",
+				"1073741824", "-p", "1", "--tls-cert", "c.pem",
+				"--tls-key", "k.pem", NULL);
+
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
+	CHECK_EQ_INT(p.opt.http_redirect, 65535);
+	CHECK_EQ_INT(p.opt.min_rate, 1u << 30);
+	CHECK_EQ_INT(p.opt.port, 1);
+	CHECK_EQ_INT(p.opt.cache_mib, 64);
+	CHECK_EQ_INT(p.opt.timeout_ms, 15000);
+}
+
 TEST(help_and_version_exit)
 {
 	struct parsed p;

@@ -9,6 +9,7 @@ struct fake_node {
 	enum http_object_type type;
 	bool hidden; /* a link to a hidden name */
 	int err; /* open fails with -err */
+	int64_t mtime; /* seconds; nanoseconds are mtime % 7 */
 };
 
 struct fake_fs {
@@ -40,6 +41,16 @@ static const struct fake_node site_nodes[] = {
 	{ "/searchable/index.html", HTTP_OBJECT_FILE },
 	{ "/locked", 0, false, EACCES },
 	{ "/busy", 0, false, EMFILE },
+	/* Precompressed siblings: .br as old as its file, .gz newer, .zst
+	 * older (by a nanosecond); a directory and a hidden link. */
+	{ "/s.css", HTTP_OBJECT_FILE, false, 0, 107 },
+	{ "/s.css.br", HTTP_OBJECT_FILE, false, 0, 107 },
+	{ "/s.css.gz", HTTP_OBJECT_FILE, false, 0, 200 },
+	{ "/s.css.zst", HTTP_OBJECT_FILE, false, 0, 106 },
+	{ "/d.txt", HTTP_OBJECT_FILE, false, 0, 100 },
+	{ "/d.txt.gz", HTTP_OBJECT_DIR, false, 0, 200 },
+	{ "/h.js", HTTP_OBJECT_FILE, false, 0, 100 },
+	{ "/h.js.gz", HTTP_OBJECT_FILE, true, 0, 200 },
 	{ NULL },
 };
 
@@ -62,6 +73,8 @@ static int fake_open(void *ctx, const char *path, struct http_object *obj)
 		obj->handle = (void *)n;
 		obj->type = n->type;
 		obj->hidden = n->hidden;
+		obj->mtime_sec = n->mtime / 7;
+		obj->mtime_nsec = n->mtime % 7;
 		fs->open++;
 		fs->opens++;
 		return 0;
@@ -466,4 +479,199 @@ TEST(error_pages_last_wins)
 	CHECK_EQ_STR(http_site_error_page(&site, 404), "/b.html");
 	CHECK_EQ_STR(http_site_error_page(&site, 500), "/5.html");
 	CHECK(http_site_error_page(&site, 403) == NULL);
+}
+
+/*
+ * http_serve_sibling() for "GET target" with the header lines extra,
+ * beside target opened as a file; returns the coding and sets *path to
+ * the sibling's, "" for none.  Only the sibling may be left open.
+ */
+static enum http_coding sibling(const struct http_site *site,
+				struct fake_fs *fs, const char *target,
+				const char *extra, const char **path)
+{
+	static char sib_path[HTTP_SIBLING_PATH_BUF];
+	char s[HTTP_MAX_HEAD];
+	struct http_request req;
+	struct http_parser parser;
+	struct http_object obj, sib;
+	enum http_coding coding;
+	int n = snprintf(s, sizeof(s), "GET %s HTTP/1.1\r\nHost: h\r\n%s\r\n",
+			 target, extra);
+
+	http_parser_init(&parser);
+	CHECK_EQ_INT(http_parse_request(&parser, &req, s, (size_t)n), n);
+	CHECK_EQ_INT(fake_open(fs, target, &obj), 0);
+	coding = http_serve_sibling(site, s, &req, target, strlen(target), &obj,
+				    &fake_ops, fs, sib_path, sizeof(sib_path),
+				    &sib);
+	fake_close(fs, &obj);
+	*path = "";
+	if (coding != HTTP_CODING_IDENTITY) {
+		*path = ((const struct fake_node *)sib.handle)->path;
+		CHECK_EQ_STR(sib_path, *path);
+		fake_close(fs, &sib);
+	}
+	CHECK_EQ_INT(fs->open, 0);
+	return coding;
+}
+
+TEST(sibling_in_the_coding_taken_best)
+{
+	static const struct {
+		const char *target, *extra;
+		bool dotfiles;
+		enum http_coding coding;
+		const char *path; /* the sibling sent, "" for none */
+	} cases[] = {
+		/* A tie: the smallest output's. */
+		{ "/s.css", "Accept-Encoding: gzip, br\r\n", false,
+		  HTTP_CODING_BR, "/s.css.br" },
+		{ "/s.css",
+		  "Accept-Encoding: br;q=0.5\r\nAccept-Encoding: gzip\r\n",
+		  false, HTTP_CODING_GZIP, "/s.css.gz" },
+		{ "/s.css", "Accept-Encoding: deflate\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
+		{ "/s.css", "", false, HTTP_CODING_IDENTITY, "" },
+		/* .zst is a nanosecond older: the next coding taken. */
+		{ "/s.css", "Accept-Encoding: zstd, gzip;q=0.5\r\n", false,
+		  HTTP_CODING_GZIP, "/s.css.gz" },
+		{ "/s.css", "Accept-Encoding: zstd\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
+		/* A directory, and a link to a hidden name. */
+		{ "/d.txt", "Accept-Encoding: gzip\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
+		{ "/h.js", "Accept-Encoding: gzip\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
+		{ "/h.js", "Accept-Encoding: gzip\r\n", true, HTTP_CODING_GZIP,
+		  "/h.js.gz" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct http_site site;
+		struct fake_fs fs = { site_nodes };
+		const char *path;
+
+		default_site(&site);
+		site.dotfiles = cases[i].dotfiles;
+		CHECK_EQ_INT(sibling(&site, &fs, cases[i].target,
+				     cases[i].extra, &path),
+			     cases[i].coding);
+		CHECK_EQ_STR(path, cases[i].path);
+	}
+}
+
+TEST(sibling_never_for_a_range)
+{
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+	const char *path;
+
+	default_site(&site);
+	fs.opens = 0;
+	CHECK_EQ_INT(sibling(&site, &fs, "/s.css",
+			     "Accept-Encoding: gzip\r\nRange: bytes=0-1\r\n",
+			     &path),
+		     HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(fs.opens, 1);
+}
+
+TEST(sibling_slots_and_usability)
+{
+	struct http_object file = { .type = HTTP_OBJECT_FILE,
+				    .mtime_sec = 10,
+				    .mtime_nsec = 5 };
+	struct http_object sib = file;
+
+	CHECK_EQ_INT(http_precompressed_codings(),
+		     HTTP_CODING_BIT(HTTP_CODING_BR) |
+			     HTTP_CODING_BIT(HTTP_CODING_ZSTD) |
+			     HTTP_CODING_BIT(HTTP_CODING_GZIP));
+	for (unsigned int slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++) {
+		CHECK_EQ_INT(http_precompressed_slot(
+				     http_precompressed[slot].coding),
+			     slot);
+		CHECK(strlen(http_precompressed[slot].suffix) <=
+		      HTTP_PRECOMPRESSED_SUFFIX_MAX);
+	}
+	CHECK(http_sibling_usable(&sib, &file));
+	sib.mtime_nsec = 4;
+	CHECK(!http_sibling_usable(&sib, &file));
+	sib.mtime_sec = 11;
+	CHECK(http_sibling_usable(&sib, &file));
+	sib.type = HTTP_OBJECT_DIR;
+	CHECK(!http_sibling_usable(&sib, &file));
+}
+
+/* Which answer ran, for the plans below. */
+struct answered {
+	const char *what;
+	int status;
+	size_t len;
+};
+
+static int answer_status(struct answered *a, int status)
+{
+	a->what = "status";
+	a->status = status;
+	return 1;
+}
+
+static int answer_options(struct answered *a)
+{
+	a->what = "options";
+	return 2;
+}
+
+static int answer_redirect(struct answered *a, const char *path, size_t len)
+{
+	a->what = path;
+	a->len = len;
+	return 3;
+}
+
+static int answer_entry(struct answered *a, const char *entry)
+{
+	a->what = entry;
+	return 4;
+}
+
+static int answer_object(struct answered *a, const struct http_serve_plan *p)
+{
+	a->what = node_path(p);
+	return 5;
+}
+
+HTTP_SERVE_ANSWERS(test_answers, struct answered, answer_status, answer_options,
+		   answer_redirect, answer_entry, answer_object);
+
+TEST(answers_carry_out_each_action)
+{
+	static const struct {
+		const char *method, *target, *what;
+		int ret;
+	} cases[] = {
+		{ "GET", "/missing", "status", 1 },
+		{ "OPTIONS", "*", "options", 2 },
+		{ "GET", "/noindex", "/noindex", 3 },
+		{ "GET", "/cached.txt", "/cached.txt", 4 },
+		{ "GET", "/a.txt", "/a.txt", 5 },
+		{ "GET", "/noindex/", "/noindex", 5 },
+	};
+	struct http_site site;
+
+	default_site(&site);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fake_fs fs = { site_nodes, "/cached.txt" };
+		struct answered a = { NULL };
+		PLAN(&site, &fs, cases[i].method, cases[i].target);
+
+		CHECK_EQ_INT(http_serve_answer(&p, path, &test_answers, &a),
+			     cases[i].ret);
+		CHECK_EQ_STR(a.what, cases[i].what);
+		if (p.action == HTTP_SERVE_REDIRECT)
+			CHECK_EQ_INT(a.len, strlen("/noindex"));
+		if (p.action == HTTP_SERVE_STATUS)
+			CHECK_EQ_INT(a.status, 404);
+	}
 }
