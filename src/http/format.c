@@ -140,20 +140,26 @@ void http_format_date(char *out, int64_t t)
 	memcpy(out + 25, " GMT", 4);
 }
 
+/* "YYYY-MM-DD?hh:mm" (16 bytes), sep between the date and the time. */
+static void put_date_minutes(char *out, const struct http_tm *tm, char sep)
+{
+	four_digits(out, tm->year);
+	out[4] = '-';
+	two_digits(out + 5, tm->month);
+	out[7] = '-';
+	two_digits(out + 8, tm->day);
+	out[10] = sep;
+	two_digits(out + 11, tm->hour);
+	out[13] = ':';
+	two_digits(out + 14, tm->min);
+}
+
 void http_format_listing_time(char *out, int64_t t)
 {
 	struct http_tm tm;
 
 	http_time_to_tm(t, &tm);
-	four_digits(out, tm.year);
-	out[4] = '-';
-	two_digits(out + 5, tm.month);
-	out[7] = '-';
-	two_digits(out + 8, tm.day);
-	out[10] = ' ';
-	two_digits(out + 11, tm.hour);
-	out[13] = ':';
-	two_digits(out + 14, tm.min);
+	put_date_minutes(out, &tm, ' ');
 }
 
 void http_format_rfc3339(char *out, int64_t t)
@@ -161,15 +167,7 @@ void http_format_rfc3339(char *out, int64_t t)
 	struct http_tm tm;
 
 	http_time_to_tm(t, &tm);
-	four_digits(out, tm.year);
-	out[4] = '-';
-	two_digits(out + 5, tm.month);
-	out[7] = '-';
-	two_digits(out + 8, tm.day);
-	out[10] = 'T';
-	two_digits(out + 11, tm.hour);
-	out[13] = ':';
-	two_digits(out + 14, tm.min);
+	put_date_minutes(out, &tm, 'T');
 	out[16] = ':';
 	two_digits(out + 17, tm.sec);
 	out[19] = 'Z';

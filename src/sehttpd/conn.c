@@ -355,24 +355,11 @@ void http_conn_serve(struct coro *coro, void *data)
 		}
 		c->spoke_http1 = true;
 
-		/* Field by field: a compound literal would also zero the
-		 * 8 KiB path buffer on every request. */
-		rc.conn = c;
-		rc.worker = w;
-		rc.out = &http1_writer;
-		rc.out_ctx = NULL;
-		rc.http2 = false;
-		rc.auth_private = false;
-		rc.body_entry = NULL;
-		rc.buf = rb.data + rb.start;
-		rc.req = &req;
-		rc.scratch = rb.data + HTTP_CONN_READ_BUF;
-		rc.head_only = req.method == HTTP_HEAD;
+		exchange_begin(&rc, c, w, &http1_writer, NULL,
+			       rb.data + rb.start, &req,
+			       rb.data + HTTP_CONN_READ_BUF);
 		rc.keep_alive = req.keep_alive && !w->stopping;
-		rc.status = 0;
-		rc.body_bytes = 0;
 		rc.start_us = request_start(w);
-		rc.path_len = 0;
 		/*
 		 * The body is read (skipped) after the reply on a connection
 		 * that stays open: a client holding it back for 100-continue

@@ -66,6 +66,36 @@ struct exchange {
 	char path[HTTP_SERVE_PATH_BUF];
 };
 
+/*
+ * Begins an exchange for req (NULL: refused before it was parsed), whose
+ * bytes are in buf, answered through out.  Field by field: a compound
+ * literal would also zero the 8 KiB path buffer on every request.  The
+ * framing sets what is its own after (http2, keep_alive, start_us).
+ */
+static inline void exchange_begin(struct exchange *rc, struct conn *c,
+				  struct worker *w,
+				  const struct exchange_writer *out,
+				  void *out_ctx, const char *buf,
+				  const struct http_request *req, char *scratch)
+{
+	rc->conn = c;
+	rc->worker = w;
+	rc->out = out;
+	rc->out_ctx = out_ctx;
+	rc->http2 = false;
+	rc->auth_private = false;
+	rc->body_entry = NULL;
+	rc->buf = buf;
+	rc->req = req;
+	rc->scratch = scratch;
+	rc->head_only = req && req->method == HTTP_HEAD;
+	rc->keep_alive = true;
+	rc->status = 0;
+	rc->body_bytes = 0;
+	rc->start_us = 0;
+	rc->path_len = 0;
+}
+
 static inline int exchange_writev(struct exchange *rc, struct iovec *iov,
 				  int iovcnt, bool more)
 {

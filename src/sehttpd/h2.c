@@ -318,22 +318,11 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	int status = h2_stream_parse(st);
 	int r;
 
-	rc.conn = c;
-	rc.worker = w;
-	rc.out = &h2_stream_writer;
-	rc.out_ctx = st;
+	exchange_begin(&rc, c, w, &h2_stream_writer, st, h2_stream_head(st),
+		       status ? NULL : &st->req,
+		       (char *)coro_extra(c->coro) + HTTP_CONN_READ_BUF);
 	rc.http2 = true;
-	rc.auth_private = false;
-	rc.body_entry = NULL;
-	rc.buf = h2_stream_head(st);
-	rc.req = status ? NULL : &st->req;
-	rc.scratch = (char *)coro_extra(c->coro) + HTTP_CONN_READ_BUF;
-	rc.head_only = !status && st->req.method == HTTP_HEAD;
-	rc.keep_alive = true;
-	rc.status = 0;
-	rc.body_bytes = 0;
 	rc.start_us = w->server->timing ? clock_us() : 0;
-	rc.path_len = 0;
 	st->start_us = rc.start_us;
 	if (status)
 		st->refused = status;
