@@ -271,13 +271,18 @@ TEST(json_lines)
 
 TEST(json_without_request)
 {
-	struct client_addr peer = { .family = AF_UNIX };
+	/* No address known (the log is off until a peer is set). */
+	struct client_addr peer = { .family = AF_UNSPEC };
 
 	CHECK_EQ_STR(json_for(&peer, NULL, false, 400, 50, 7),
 		     "{\"time\":\"" ISO_TIME "\",\"remote_addr\":null,"
 		     "\"method\":null,\"target\":null,\"protocol\":null,"
 		     "\"status\":400,\"body_bytes\":50,\"duration_us\":7,"
 		     "\"referer\":null,\"user_agent\":null,\"host\":null}");
+	/* A Unix socket's client, as the combined format shows it. */
+	peer.family = AF_UNIX;
+	CHECK(strstr(json_for(&peer, NULL, false, 400, 50, 7),
+		     "\"remote_addr\":\"unix:\",") != NULL);
 }
 
 TEST(json_escaping)

@@ -122,7 +122,8 @@ TEST(hostile_names_are_escaped_and_encoded)
 	CHECK(strstr(s.data, "{\"name\":\"\xc3\xbcn\xc3\xaf.txt\","));
 	CHECK(strstr(s.data, "\"url\":\"%C3%BCn%C3%AF.txt\"}"));
 	CHECK(strstr(s.data, "{\"name\":\"</script><b>&'.txt\","));
-	CHECK(strstr(s.data, "{\"name\":\"\xe2\x80\xa8sep\","));
+	/* U+2028 ends a line in JavaScript: escaped, as json.c does. */
+	CHECK(strstr(s.data, "{\"name\":\"\\u2028sep\","));
 	/* Nothing raw but what is valid UTF-8 and no control character. */
 	for (size_t i = 0; i < s.len; i++) {
 		unsigned char c = (unsigned char)s.data[i];

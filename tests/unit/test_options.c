@@ -584,6 +584,7 @@ TEST(bind_options)
 		  "-b", "12", "-b", "13", "-b", "14", "-b", "15", NULL);
 	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	CHECK_EQ_INT(p.opt.nbinds, 15);
+}
 
 TEST(auth_options)
 {
