@@ -238,6 +238,15 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		{ "http2_streams_reset_total", "counter",
 		  "HTTP/2 streams the server reset: stalled windows, errors." },
 	};
+	uint64_t classes[5];
+
+	/* Responses before the bytes: a scrape that counts a response
+	 * counts its body too (stats_count_response() writes them the other
+	 * way round). */
+	for (int c = 0; c < 5; c++)
+		classes[c] = SUM(s, responses[c]);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+
 	uint64_t values[] = {
 		SUM(s, body_bytes),
 		SUM(s, accepted),
@@ -268,8 +277,7 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		char label[24];
 
 		snprintf(label, sizeof(label), "{class=\"%dxx\"}", c + 1);
-		off = value(buf, len, off, responses.name, label,
-			    SUM(s, responses[c]));
+		off = value(buf, len, off, responses.name, label, classes[c]);
 	}
 	off = format_requests(s, buf, len, off);
 	off = format_durations(s, buf, len, off);

@@ -9,9 +9,11 @@ const uint64_t stats_duration_bounds_us[STATS_DURATION_BUCKETS] = {
 void stats_count_response(struct worker_stats *st, int status,
 			  uint64_t body_bytes)
 {
+	stats_add(&st->body_bytes, body_bytes);
+	/* The bytes before the response: see metrics_format(). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	if (status >= 100 && status <= 599)
 		stats_add(&st->responses[status / 100 - 1], 1);
-	stats_add(&st->body_bytes, body_bytes);
 }
 
 unsigned stats_duration_bucket(uint64_t us)
