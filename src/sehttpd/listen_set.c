@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "socket_activation.h"
+#include "tcp_congestion.h"
 
 static bool is_tcp(const struct listen_addr *a)
 {
@@ -92,6 +93,8 @@ static int open_column(struct listen_set *set, unsigned col,
 	}
 	for (unsigned w = 0; w < set->nworkers; w++) {
 		like.fd = fds[w];
+		like.loopback_reno = tcp_congestion_listener(
+			fds[w], (struct sockaddr *)&a->ss, set->tcp_congestion);
 		listen_set_row(set, w)[col] = like;
 	}
 	free(fds);
@@ -167,6 +170,14 @@ static int adopt_passed(struct listen_set *set, unsigned passed,
 			.shared = set->nworkers > j + passed,
 			.tcp = is_tcp(&set->addrs[j]),
 		};
+		/* Set on the socket itself: its duplicates share it. */
+		if (w < passed && l->tcp)
+			l->loopback_reno = tcp_congestion_listener(
+				fd, (struct sockaddr *)&set->addrs[j].ss,
+				set->tcp_congestion);
+		else if (l->tcp)
+			l->loopback_reno =
+				listen_set_row(set, j)[j].loopback_reno;
 		if (l->fd < 0) {
 			snprintf(err, errlen, "passed socket: %s",
 				 strerror(errno));
@@ -232,6 +243,7 @@ int listen_set_open(struct listen_set *set, const struct options *opt,
 {
 	memset(set, 0, sizeof(*set));
 	set->nworkers = nworkers;
+	set->tcp_congestion = opt->tcp_congestion;
 	if (passed)
 		return adopt_passed(set, passed, opt->http_redirect, err,
 				    errlen);

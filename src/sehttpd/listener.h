@@ -36,6 +36,8 @@ struct listener {
 	bool redirect; /* --http-redirect's: answered with 308 to https:// */
 	bool shared; /* one socket for several workers: EPOLLEXCLUSIVE */
 	bool tcp; /* TCP: TCP-level options apply to its connections */
+	/* Loopback peers get Reno one by one (tcp_congestion.h). */
+	bool loopback_reno;
 };
 
 /*

@@ -20,6 +20,7 @@
 #include "http/body.h"
 #include "mime_map.h"
 #include "privileges.h"
+#include "tcp_congestion.h"
 #include "version.h"
 
 /* The most of a bad value an error message quotes. */
@@ -425,6 +426,28 @@ static const struct option_spec option_table[] = {
 		       "finish; 0: no minimum, only the progress timeout\n"
 		       "applies); see\n"
 		       ".BR \\-\\-timeout .\n",
+	},
+	{
+		.name = "tcp-congestion",
+		.arg = "NAME",
+		.set = set_string,
+		.field = OPTION(tcp_congestion),
+		.check = tcp_congestion_check,
+		.help = "TCP congestion control for every\n"
+			"connection, or 'system' (default: reno\n"
+			"from loopback, else the system's)",
+		.man = "The TCP congestion control algorithm of every\n"
+		       "connection (one of\n"
+		       ".IR /proc/sys/net/ipv4/tcp_available_congestion_control ),\n"
+		       "or\n"
+		       ".B system\n"
+		       "for the system's own\n"
+		       "(net.ipv4.tcp_congestion_control).\n"
+		       "By default a connection from a loopback address uses\n"
+		       ".BR reno ,\n"
+		       "and every other the system's: a loopback connection\n"
+		       "meets no congested link, and a pacing algorithm such\n"
+		       "as BBR costs there about twice the CPU per byte sent.\n",
 	},
 	{
 		.name = "no-listing",

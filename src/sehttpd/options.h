@@ -23,6 +23,8 @@ struct options {
 	unsigned threads;
 	uint32_t timeout_ms;
 	unsigned int min_rate; /* --min-rate, bytes per second; 0: any */
+	const char
+		*tcp_congestion; /* NULL: Reno on loopback (tcp_congestion.h) */
 	uint32_t drain_ms; /* after SIGINT/SIGTERM, for in-flight responses */
 	bool compress;
 	uint32_t cache_mib;

@@ -28,6 +28,7 @@
 #include "conn_tls.h"
 #include "h2.h"
 #include "server.h"
+#include "tcp_congestion.h"
 #include "tls.h"
 
 #define MAX_EVENTS 256
@@ -357,6 +358,8 @@ static void accept_all(struct worker *w, const struct listener *l)
 			close(fd);
 			continue;
 		}
+		if (l->loopback_reno)
+			tcp_congestion_accepted(fd, (struct sockaddr *)&ss);
 		c = &s->conns[fd];
 		*c = (struct conn){ .fd = fd, .open = true, .worker = w };
 		if (conn_transport(w, c, l)) {

@@ -202,7 +202,7 @@ TEST(help_layout)
 		    !strncmp(line, "  -p, --port PORT ", 18))
 			CHECK(!strncmp(line + 17, "        port to", 15));
 	}
-	CHECK_EQ_INT(options, 34);
+	CHECK_EQ_INT(options, 35);
 	CHECK(strstr(p.out, "  -V, --version          show the version and "
 			    "exit\n") != NULL);
 	CHECK(strstr(p.out,
@@ -229,7 +229,7 @@ TEST(man_entries)
 	CHECK(n < sizeof(man) - 1);
 	for (s = man; (s = strstr(s, ".TP\n")); s++)
 		entries++;
-	CHECK_EQ_INT(entries, 34);
+	CHECK_EQ_INT(entries, 35);
 	CHECK(!strncmp(man, port, strlen(port)));
 	CHECK(strstr(man, ".TP\n.BI \\-\\-timeout \" SECONDS\"\n") != NULL);
 	CHECK(strstr(man, ".TP\n.B \\-\\-no\\-listing\n") != NULL);

@@ -1,0 +1,114 @@
+"""Which TCP congestion control sehttpd's connections use: Reno for a
+loopback peer (pacing costs CPU there and buys nothing), the system's for
+any other, or --tcp-congestion's for all ("system": the system's)."""
+
+import shutil
+import socket
+import subprocess
+import unittest
+
+from httpraw import build_request, Conn
+from target import ServerProcess, needs_process, session_tree
+from test_cli import run_cli
+
+def system_default():
+    with open('/proc/sys/net/ipv4/tcp_congestion_control') as f:
+        return f.read().strip()
+
+
+def available():
+    with open('/proc/sys/net/ipv4/tcp_available_congestion_control') as f:
+        return f.read().split()
+
+
+def server_algorithms(port):
+    """The algorithm of each established connection whose local port is
+    port (the server's side), as ss(8) reports it."""
+    out = subprocess.run(
+        ['ss', '-tinH', 'state', 'established', '( sport = :%d )' % port],
+        capture_output=True, text=True, timeout=10).stdout
+    # ss -i prints each socket's details (the algorithm among them) on
+    # the line after its address.
+    names = available()
+    found = []
+    for line in out.splitlines():
+        found += [w for w in line.split() if w in names][:1]
+    return found
+
+
+def local_address():
+    """A non-loopback address of this host, or None."""
+    for target in ('10.255.255.255', '192.0.2.1'):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((target, 9))
+                addr = s.getsockname()[0]
+            if not addr.startswith('127.'):
+                return addr
+        except OSError:
+            pass
+    return None
+
+
+@needs_process('reads its sockets with ss(8)')
+@unittest.skipUnless(shutil.which('ss'), 'ss(8) not installed')
+class CongestionControlTest(unittest.TestCase):
+
+    def start(self, args=(), bind='127.0.0.1'):
+        srv = ServerProcess(list(args), root=session_tree().www, bind=bind)
+        self.addCleanup(srv.kill)
+        return srv
+
+    def algorithm(self, srv, host='127.0.0.1'):
+        """The server side's algorithm on a kept-alive connection from
+        host."""
+        with Conn(host, srv.port) as c:
+            c.send(build_request('GET', '/a.txt'))
+            self.assertEqual(c.read_response().status, 200)
+            found = server_algorithms(srv.port)
+        self.assertEqual(len(found), 1, found)
+        return found[0]
+
+    def test_loopback_address_reno(self):
+        self.assertEqual(self.algorithm(self.start()), 'reno')
+
+    def test_ipv6_loopback_reno(self):
+        try:
+            srv = self.start(bind='[::1]')
+        except AssertionError:
+            self.skipTest('no IPv6 loopback')
+        self.assertEqual(self.algorithm(srv, '::1'), 'reno')
+
+    def test_wildcard_reno_for_a_loopback_peer(self):
+        srv = self.start(bind='0.0.0.0')
+        self.assertEqual(self.algorithm(srv), 'reno')
+
+    def test_wildcard_system_for_another_peer(self):
+        addr = local_address()
+        if not addr:
+            self.skipTest('no address but loopback')
+        srv = self.start(bind='0.0.0.0')
+        self.assertEqual(self.algorithm(srv, addr), system_default())
+
+    def test_system(self):
+        srv = self.start(['--tcp-congestion', 'system'])
+        self.assertEqual(self.algorithm(srv), system_default())
+
+    def test_named(self):
+        want = 'cubic' if 'cubic' in available() else 'reno'
+        srv = self.start(['--tcp-congestion', want], bind='0.0.0.0')
+        self.assertEqual(self.algorithm(srv), want)
+
+    def test_bad_names(self):
+        for name, why in (('nosuchalgo', 'no such algorithm'),
+                          ('', "not an algorithm's name"),
+                          ('x' * 16, "not an algorithm's name")):
+            rc, out, err = run_cli(['--tcp-congestion', name,
+                                    session_tree().www])
+            self.assertEqual(rc, 2, err)
+            self.assertIn("invalid --tcp-congestion '%s'" % name, err)
+            self.assertIn(why, err)
+
+
+if __name__ == '__main__':
+    unittest.main()
