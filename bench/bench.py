@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""sehttpd against nginx, lighttpd and h2o, side by side (`make bench`).
+"""sehttpd against nginx, lighttpd and h2o (and lwan, when given), side by
+side (`make bench`).
 
 Serves one generated tree from every server (configured alike, see
 servers.py), each pinned to CPU 1, drives them from CPU 0 in interleaved
@@ -34,7 +35,7 @@ import tree  # noqa: E402
 import verify  # noqa: E402
 from scenarios import DEFAULT_SECONDS, SCENARIOS  # noqa: E402
 
-PEERS = ['sehttpd', 'nginx', 'lighttpd', 'h2o']
+PEERS = ['sehttpd', 'nginx', 'lighttpd', 'h2o', 'lwan']
 BALANCED_INSTANCES = (1, 3)  # sehttpd instances behind HAProxy
 IDLE_SETTLE_S = 0.5
 IDLE_CLIENT_TIMEOUT_S = 120
@@ -57,6 +58,9 @@ def parse_args():
                     help='comma-separated subset of ' + ','.join(PEERS))
     ap.add_argument('--scenarios', default=','.join(s.key for s in SCENARIOS),
                     help='comma-separated subset of the scenario keys')
+    ap.add_argument('--lwan', metavar='PATH',
+                    help='a built lwan binary: adds the lwan column '
+                    '(skipped with a note without it)')
     ap.add_argument('--no-floor', action='store_true',
                     help='do not measure the floor server')
     ap.add_argument('--idle-conns', type=int,
@@ -77,7 +81,8 @@ def parse_args():
 
 
 CLASSES = {'sehttpd': servers.Sehttpd, 'nginx': servers.Nginx,
-           'lighttpd': servers.Lighttpd, 'h2o': servers.H2o}
+           'lighttpd': servers.Lighttpd, 'h2o': servers.H2o,
+           'lwan': servers.Lwan}
 
 
 def make_servers(opts, run_dir, www, tls):
@@ -86,8 +91,8 @@ def make_servers(opts, run_dir, www, tls):
     tls the peers that speak HTTPS over it, and the HTTP/2 instances of
     the peers that speak it ({tls: [servers]}: over TLS, in the clear)."""
     def make(name, tls=None, h2=False):
-        binary = [os.path.join(opts.build, 'sehttpd')] \
-            if name == 'sehttpd' else []
+        binary = {'sehttpd': [os.path.join(opts.build, 'sehttpd')],
+                  'lwan': [opts.lwan]}.get(name, [])
         return CLASSES[name](run_dir, www, *binary, tls=tls, h2=h2)
 
     h1 = [sc for sc in opts.scenarios if sc.kind != 'h2']
@@ -312,7 +317,9 @@ class Bench:
                     'user_us': user * 1e6 / n,
                     'sys_us': system * 1e6 / n,
                     'total_us': (user + system) * 1e6 / n,
-                    'client_us': load.client_cpu_s * 1e6 / n})
+                    'client_us': load.client_cpu_s * 1e6 / n,
+                    'both_us': (user + system + load.client_cpu_s) * 1e6 /
+                    n})
                 if load.bytes_read:
                     r['samples'][-1]['wire_bytes'] = round(
                         load.bytes_read / n)

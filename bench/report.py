@@ -10,7 +10,8 @@ from scenarios import TARGETS
 
 TIMED_METRICS = [('rps', 'req/s', 0), ('user_us', 'user us/req', 2),
                  ('sys_us', 'sys us/req', 2), ('total_us', 'total us/req', 2),
-                 ('client_us', 'client us/req', 2)]
+                 ('client_us', 'client us/req', 2),
+                 ('both_us', 'server+client us/req', 2)]
 IDLE_METRICS = [('kib_per_conn', 'KiB/conn', 2),
                 ('rss_before_kib', 'RSS before KiB', 0),
                 ('rss_after_kib', 'RSS after KiB', 0)]
@@ -105,6 +106,8 @@ def check_target(t, scenarios):
     mine = me['summary'][t.metric]['median']
     if t.versus:
         other = sc['servers'].get(t.versus, {})
+        if (other.get('error') or '').startswith('no lwan given'):
+            return dict(entry, status='SKIP', why=other['error'])
         if not other.get('summary'):
             return dict(entry, status='MISS', why='no %s figure: %s' % (
                 t.versus, other.get('error', 'not run')))

@@ -8,10 +8,10 @@ beyond a run's length, room for 16,384 connections, RLIMIT_NOFILE 65536
 in the foreground as a root-started daemon; the PID we measure is the root
 of its process tree.
 
-Compression is on at gzip level GZIP_LEVEL for text/plain wherever the
-server can do it (it only acts on requests that send Accept-Encoding, which
-only the compression scenarios do), and Brotli and zstd where the server
-has them (at sehttpd's levels where it can be told);
+Compression is on at gzip level GZIP_LEVEL for text/plain and
+application/json wherever the server can do it (it only acts on requests
+that send Accept-Encoding, which only the compression scenarios do), and
+Brotli and zstd where the server has them (at sehttpd's levels where it can be told);
 gzip_unsupported(coding) says why not otherwise, how(coding) how the server
 goes about it.
 
@@ -389,7 +389,7 @@ class Lighttpd(Server):
         conf = self.conf_path('conf')
         deflate = '' if self.gzip_unsupported() else f'''\
 server.modules += ( "mod_deflate" )
-deflate.mimetypes = ( "text/plain" )
+deflate.mimetypes = ( "text/plain", "application/json" )
 deflate.allowed-encodings = ( "gzip", "br", "zstd" )
 deflate.compression-level = {GZIP_LEVEL}
 deflate.params = ( "BROTLI_PARAM_QUALITY" => "{BROTLI_LEVEL}",
@@ -414,6 +414,7 @@ mimetype.assign = (
     ".txt" => "text/plain",
     ".html" => "text/html",
     ".bin" => "application/octet-stream",
+    ".json" => "application/json",
 )
 ''')
         return ['lighttpd', '-D', '-f', conf]
@@ -480,6 +481,46 @@ hosts:
         file.dirlisting: ON
 ''')
         return ['h2o', '-c', conf]
+
+
+class Lwan(Server):
+    """lwan, built from its source (make bench LWAN_SRC=DIR) or given
+    built (LWAN=PATH): not packaged in Debian, so optional."""
+    name = 'lwan'
+    # It compresses small files once into its cache (deflate, with gzip
+    # framing for gzip); nothing above its mmap threshold (16 KiB).
+    codings = {}
+
+    def __init__(self, run_dir, www, binary=None, tls=None, h2=False):
+        super().__init__(run_dir, www, tls, h2)
+        self.binary = os.path.abspath(binary) if binary else None
+
+    def available(self):
+        if not self.binary:
+            return 'no lwan given (make bench LWAN_SRC=DIR or LWAN=PATH)'
+        if not os.access(self.binary, os.X_OK):
+            return '%s not executable' % self.binary
+        return None
+
+    def version(self):
+        return _version([self.binary, '--version'])
+
+    def command(self):
+        conf = self.conf_path('conf')
+        with open(conf, 'w') as f:
+            f.write(f'''\
+keep_alive_timeout = {KEEPALIVE_S}
+quiet = true
+threads = 1
+listener 127.0.0.1:{self.port}
+site {{
+    serve_files / {{
+        path = {self.www}
+        auto index = true
+    }}
+}}
+''')
+        return [self.binary, '-c', conf]
 
 
 class Floor(Server):

@@ -57,6 +57,10 @@ figure star box noun field rest correct able pound done beauty drive stood
 contain front teach week final gave green quick develop ocean warm free
 minute strong special mind behind clear tail produce fact street inch
 """.split()
+# A large JSON document (an API dump), beyond sehttpd's cache.
+JSON_FILES = {
+    '/2400k.json': 2400 * 1000,
+}
 LISTING_PATH = '/dir/'
 LISTING_ENTRIES = ['f%03d.txt' % i for i in range(100)]
 
@@ -92,6 +96,28 @@ def _text(path, size):
     return ''.join(lines).encode()[:size - 1] + b'\n'
 
 
+def _json(path, size):
+    """A JSON array of records, size bytes long (padded with spaces
+    before its closing bracket)."""
+    rng = random.Random(path)
+    weights = [1.0 / (rank + 1) for rank in range(len(WORDS))]
+    parts, total, n = [], 2, 0
+    while True:
+        words = rng.choices(WORDS, weights, k=rng.randint(4, 12))
+        rec = ('{"id": %d, "user": "%s%d", "score": %.3f, "tags": [%s], '
+               '"text": "%s"}' % (
+                   n, words[0], rng.randint(1, 99999), rng.random() * 100,
+                   ', '.join('"%s"' % w for w in words[1:3]),
+                   ' '.join(words).capitalize() + '.'))
+        if total + len(rec) + 3 > size:
+            break
+        parts.append(rec)
+        total += len(rec) + 3
+        n += 1
+    body = '[\n' + ',\n'.join(parts)
+    return (body + ' ' * (size - len(body) - 2) + '\n]').encode()
+
+
 def make_tree(root):
     if os.path.isdir(root):
         shutil.rmtree(root)
@@ -104,6 +130,11 @@ def make_tree(root):
         expected[path] = body
     for path, size in TEXT_FILES.items():
         body = _text(path, size)
+        with open(os.path.join(root, path.lstrip('/')), 'wb') as f:
+            f.write(body)
+        expected[path] = body
+    for path, size in JSON_FILES.items():
+        body = _json(path, size)
         with open(os.path.join(root, path.lstrip('/')), 'wb') as f:
             f.write(body)
         expected[path] = body

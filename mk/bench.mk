@@ -8,6 +8,10 @@
 BENCH_DEPS := lighttpd lighttpd-mod-deflate h2o wrk gnuplot-nox haproxy python3 \
 	      brotli zstd openssl nghttp2-client curl
 BENCH_ARGS ?=
+# An lwan column: LWAN=PATH (a built binary) or LWAN_SRC=DIR (its source
+# tree, built here with cmake: Release, without TLS, Brotli and zstd).
+LWAN_SRC ?=
+LWAN ?= $(if $(LWAN_SRC),$(BUILD)/lwan/src/bin/lwan/lwan)
 # Built by `make check` too, so a change that breaks it shows at once.
 CHECK_PROGRAMS += $(BUILD)/bench-floor
 
@@ -21,7 +25,14 @@ bench: deps-build
 		scripts/install-deps.sh nginx
 	@$(MAKE) --no-print-directory $(BUILD)/sehttpd $(BUILD)/htstress \
 		$(BUILD)/bench-floor
-	/usr/bin/python3 bench/bench.py --build $(BUILD) $(BENCH_ARGS)
+ifneq ($(LWAN_SRC),)
+	@scripts/install-deps.sh cmake zlib1g-dev
+	cmake -S $(LWAN_SRC) -B $(BUILD)/lwan -DCMAKE_BUILD_TYPE=Release \
+		-DENABLE_TLS=OFF -DENABLE_BROTLI=OFF -DENABLE_ZSTD=OFF >/dev/null
+	$(MAKE) -C $(BUILD)/lwan lwan >/dev/null
+endif
+	/usr/bin/python3 bench/bench.py --build $(BUILD) \
+		$(if $(LWAN),--lwan $(LWAN)) $(BENCH_ARGS)
 
 # `make bench-kernel`: khttpd against sehttpd inside one qemu guest, both
 # static binaries driven from inside it (bench/kernel/).  sehttpd is built
