@@ -13,7 +13,7 @@ SANFLAGS  := -O1 -g -fno-omit-frame-pointer \
 	     -fsanitize=address,undefined -fno-sanitize-recover=all
 LDLIBS    := -pthread
 # brotlicommon and libm for a static link (make bench-kernel)
-SEHTTPD_LIBS := -lnghttp2 -lssl -lcrypto -lcrypt -ldeflate -lbrotlienc -lbrotlicommon -lzstd -lm
+SEHTTPD_LIBS := -lnghttp2 -lssl -lcrypto -lcrypt -ldeflate -lz -lbrotlienc -lbrotlicommon -lzstd -lm
 
 HTTP_SRCS    := $(wildcard src/http/*.c)
 SEHTTPD_SRCS  := $(filter-out src/sehttpd/main.c,$(wildcard src/sehttpd/*.c)) \
@@ -83,7 +83,7 @@ $(BUILD)/san/tests/%: $(BUILD)/san/obj/tests/unit/%.o \
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(SEHTTPD_LIBS) -lm
 
 # --- set-up, running and testing -----------------------------------------
-DEPS_BUILD := gcc make libc6-dev libdeflate-dev libbrotli-dev libzstd-dev \
+DEPS_BUILD := gcc make libc6-dev libdeflate-dev zlib1g-dev libbrotli-dev libzstd-dev \
 	      libssl-dev libnghttp2-dev libcrypt-dev
 DEPS_CHECK := curl wget python3 python3-h2 nghttp2-client haproxy brotli \
 	      zstd apache2-utils openssl

@@ -21,8 +21,8 @@ static bool if_match_holds(const char *buf, const struct http_request *req,
 	while (http_list_next(list, len, &pos, &start, &end)) {
 		if (end - start == 1 && list[start] == '*')
 			return true;
-		/* A weak tag (W/"x") never matches strongly. */
-		if (rep->etag && end - start == rep->etag_len &&
+		/* A weak tag (W/"x", or ours) never matches strongly. */
+		if (rep->etag && !rep->weak && end - start == rep->etag_len &&
 		    !memcmp(list + start, rep->etag, rep->etag_len))
 			return true;
 	}
@@ -86,13 +86,16 @@ void http_select(const char *buf, const struct http_request *req,
 		 struct http_selection *sel)
 {
 	struct http_span v = req->header[HTTP_H_RANGE];
+	/* If-Range compares strongly: a weak tag never lets it hold. */
+	const char *strong = rep->weak ? NULL : rep->etag;
 	uint64_t first, last;
 
 	*sel = (struct http_selection){ .status = 200, .len = rep->size };
 	sel->status = preconditions(buf, req, rep) ?: 200;
 	if (sel->status != 200 || !rep->ranges ||
 	    !http_has_header(req, HTTP_H_RANGE) ||
-	    !http_if_range_allows(buf, req, rep->etag ?: "", rep->etag_len,
+	    !http_if_range_allows(buf, req, strong ?: "",
+				  strong ? rep->etag_len : 0,
 				  rep->last_modified))
 		return;
 	switch (http_parse_range(buf + v.off, v.len, rep->size, &first,
@@ -118,7 +121,7 @@ size_t http_select_headers(char *out, size_t cap,
 	struct http_out o = { .buf = out, .cap = cap };
 
 	if (rep->etag) {
-		http_out_puts(&o, "ETag: ");
+		http_out_puts(&o, rep->weak ? "ETag: W/" : "ETag: ");
 		http_out_put(&o, rep->etag, rep->etag_len);
 		http_out_puts(&o, "\r\n");
 	}

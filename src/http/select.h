@@ -14,8 +14,11 @@
 
 /* What a server knows of one representation. */
 struct http_representation {
-	const char *etag; /* a strong tag, quotes included; NULL: none */
+	const char *etag; /* a tag, quotes included, no W/; NULL: none */
 	size_t etag_len;
+	/* etag is weak: sent as W/"...", it matches If-None-Match alone,
+	 * never If-Match or If-Range, which compare strongly. */
+	bool weak;
 	int64_t last_modified; /* seconds; HTTP_NO_TIME: none */
 	uint64_t size;
 	bool ranges; /* byte ranges are served (Accept-Ranges: bytes) */

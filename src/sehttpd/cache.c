@@ -411,6 +411,28 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 	}
 }
 
+bool content_cache_attach_coded(struct content_cache *c, struct cache_entry *e,
+				enum http_coding coding, char *data, size_t len,
+				const char *etag, size_t etag_len)
+{
+	struct cache_rep *r = &e->rep[coding];
+
+	if (r->data || r->in_file || !e->linked || etag_len > sizeof(r->etag)) {
+		free(data);
+		return false;
+	}
+	r->tried = true;
+	r->data = data;
+	r->len = len;
+	memcpy(r->etag, etag, etag_len);
+	r->etag_len = etag_len;
+	r->etag_weak = true;
+	e->bytes += len;
+	c->bytes += len;
+	evict(c);
+	return true;
+}
+
 void content_cache_set_sibling(struct content_cache *c, struct cache_entry *e,
 			       unsigned slot, const struct stat *st, char *data,
 			       size_t len)

@@ -40,6 +40,7 @@ struct cache_rep {
 	bool in_file;
 	int fd; /* when in_file; closed with the entry */
 	size_t etag_len; /* 0 for a listing, which has none */
+	bool etag_weak; /* made as the body was sent (respond_coded.h) */
 	char etag[HTTP_ETAG_MAX];
 };
 
@@ -192,6 +193,17 @@ bool content_cache_expire_fds(struct content_cache *c, uint64_t now_ms);
  */
 void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
 			       int fd, size_t len, const struct stat *from);
+
+/*
+ * Attaches data (taken) as e's representation in coding, tagged etag (a
+ * weak tag, written without its W/):
+ * what compressing the body as it was sent made (respond_coded.h), for an
+ * entry whose body is not in memory.  Returns false, data freed, when e
+ * has it already, has left the cache, or the tag does not fit.
+ */
+bool content_cache_attach_coded(struct content_cache *c, struct cache_entry *e,
+				enum http_coding coding, char *data, size_t len,
+				const char *etag, size_t etag_len);
 
 /*
  * The representation for coding, compressing on first use (when e holds

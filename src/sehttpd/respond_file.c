@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include "compress.h"
+#include "compress_stream.h"
 #include "conn_io.h"
 #include "coro.h"
 #include "http/select.h"
 #include "respond.h"
+#include "respond_coded.h"
 #include "server.h"
 
 static void put_entry(void *arg)
@@ -23,18 +25,39 @@ static int yield_turn(void *conn)
 }
 
 /*
+ * The codings e can answer rc in: those it holds or can make from its body
+ * in memory, and for a file too large to hold, those made as it is sent.
+ */
+static unsigned entry_codings(const struct exchange *rc,
+			      const struct cache_entry *e)
+{
+	unsigned codings = content_cache_codings(e, COMPRESS_CODINGS);
+
+	if (e->kind == CACHE_FILE && !e->rep[HTTP_CODING_IDENTITY].data &&
+	    respond_coded_allowed(rc, (uint64_t)e->file.st_size))
+		codings |= COMPRESS_STREAM_CODINGS;
+	return codings;
+}
+
+/*
  * Answers with a representation of e whose body stays in its file (the
  * entry's own, or a precompressed sibling), held open by e: its head is
  * built from what the file is now, so that a file truncated in place since
  * e was checked is announced at the length that can be sent.
  */
 static int respond_rep_file(struct exchange *rc, struct cache_entry *e,
-			    const struct cache_rep *rep)
+			    const struct cache_rep *rep,
+			    enum http_coding coding)
 {
 	struct stat st;
 
 	if (fstat(rep->fd, &st))
 		return respond_status(rc, 500, NULL, 0);
+	/* A coding it does not hold: made as the body is sent. */
+	if (rep == &e->rep[HTTP_CODING_IDENTITY] &&
+	    coding != HTTP_CODING_IDENTITY)
+		return respond_file_coded(rc, rep->fd, &st, e->content_type,
+					  coding, e);
 	return respond_file(rc, rep->fd, &st, e->content_type, e->compressible,
 			    (enum http_coding)(rep - e->rep));
 }
@@ -57,19 +80,19 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 	/* On a tie, what a sibling holds beats what we would make. */
 	if (e->compressible &&
 	    !(e->kind == CACHE_FILE && exchange_range_requested(rc)))
-		coding = http_request_coding(
-			rc->buf, rc->req,
-			content_cache_codings(e, COMPRESS_CODINGS),
-			content_cache_precompressed(e));
+		coding = http_request_coding(rc->buf, rc->req,
+					     entry_codings(rc, e),
+					     content_cache_precompressed(e));
 	rep = content_cache_rep(w->cache, e, coding, w->compressor, yield_turn,
 				rc->conn);
 	if (rep != &e->rep[HTTP_CODING_IDENTITY])
 		stats_add(&w->stats.cache_compressed_hits, 1);
 	if (rep->in_file)
-		return respond_rep_file(rc, e, rep);
+		return respond_rep_file(rc, e, rep, coding);
 	r = (struct http_representation){
 		.etag = rep->etag_len ? rep->etag : NULL,
 		.etag_len = rep->etag_len,
+		.weak = rep->etag_weak,
 		.last_modified = e->kind == CACHE_FILE ?
 					 e->file.st_mtim.tv_sec :
 					 HTTP_NO_TIME,

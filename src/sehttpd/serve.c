@@ -20,6 +20,7 @@
 #include "coro.h"
 #include "listing.h"
 #include "listing_builds.h"
+#include "respond_coded.h"
 #include "respond_file.h"
 #include "mime_map.h"
 #include "http/listing.h"
@@ -293,36 +294,56 @@ static void attach_sibling(struct exchange *rc, struct cache_entry *e,
 		close(fd);
 }
 
-/*
- * Answers with a file the content cache does not hold (obj, at file from
- * '/'), from the file itself or, when the client accepts one, a
- * precompressed sibling.
- */
-static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
-			     const struct http_object *obj, const char *file,
-			     const char *type, bool compressible)
+/* Answers with the precompressed sibling sib, standing for its file. */
+static int respond_sibling(struct exchange *rc, const struct http_object *sib,
+			   const char *type, enum http_coding coding)
 {
-	char path[HTTP_SIBLING_PATH_BUF];
-	enum http_coding coding = HTTP_CODING_IDENTITY;
-	struct http_object sib;
+	int sfd = (int)(intptr_t)sib->handle;
 	struct stat sib_st;
-	int sfd;
 
-	if (compressible)
-		coding = http_serve_sibling(&rc->worker->server->site->http,
-					    rc->buf, rc->req, file,
-					    strlen(file), obj, &plan_ops, rc,
-					    path, sizeof(path), &sib);
-	if (coding == HTTP_CODING_IDENTITY)
-		return respond_file(rc, fd, st, type, compressible, coding);
-	sfd = (int)(intptr_t)sib.handle;
 	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)sfd)) {
 		close(sfd);
 		return respond_error(rc, 503);
 	}
 	if (fstat(sfd, &sib_st))
 		return respond_error(rc, 500);
-	return respond_file(rc, sfd, &sib_st, type, compressible, coding);
+	return respond_file(rc, sfd, &sib_st, type, true, coding);
+}
+
+/*
+ * Answers with a file the content cache does not hold (obj, at file from
+ * '/'): from a precompressed sibling when the client accepts one, else
+ * compressed as it is sent when it is large and compressible, else as it
+ * is.
+ */
+static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
+			     const struct http_object *obj, const char *file,
+			     const char *type, bool compressible)
+{
+	char path[HTTP_SIBLING_PATH_BUF];
+	enum http_coding coding = HTTP_CODING_IDENTITY, made;
+	struct http_object sib;
+
+	if (compressible)
+		coding = http_serve_sibling(&rc->worker->server->site->http,
+					    rc->buf, rc->req, file,
+					    strlen(file), obj, &plan_ops, rc,
+					    path, sizeof(path), &sib);
+	made = respond_coded_choice(rc, (uint64_t)st->st_size, compressible);
+	/* A sibling wins a tie; a coding the client ranks higher is made. */
+	if (coding != HTTP_CODING_IDENTITY && made != HTTP_CODING_IDENTITY &&
+	    made != coding &&
+	    http_request_coding(rc->buf, rc->req,
+				HTTP_CODING_BIT(coding) | HTTP_CODING_BIT(made),
+				HTTP_CODING_BIT(coding)) == made) {
+		plan_ops.close(rc, &sib);
+		coding = HTTP_CODING_IDENTITY;
+	}
+	if (coding != HTTP_CODING_IDENTITY)
+		return respond_sibling(rc, &sib, type, coding);
+	if (made != HTTP_CODING_IDENTITY)
+		return respond_file_coded(rc, fd, st, type, made, NULL);
+	return respond_file(rc, fd, st, type, compressible, made);
 }
 
 /*

@@ -14,7 +14,7 @@ from httpraw import build_request, Conn
 from target import (ServerTestCase, needs_process, nobody_bin, only_local,
                     sehttpd_bin, start_server, temp_dir)
 import tree as treemod
-from codings import coding_of, decode
+from codings import coding_of, decode, streamed
 
 FRESH_WITHIN_S = 2.0  # what the server promises
 POLL_S = 3.0  # how long a test waits for a first fresh response
@@ -86,8 +86,10 @@ class OwnTreeTestCase(ServerTestCase):
                 'status %d, not %d' % (resp.status, want)
         if resp.status != 200:
             return 'status %d' % resp.status
+        # Beyond the cache's per-file limit only sehttpd compresses.
+        large = len(want) > 1 << 20
         if ae == 'gzip' and self.expect_gzip and len(want) > 1000 and \
-                coding_of(resp) != 'gzip':
+                coding_of(resp) != (streamed('gzip') if large else 'gzip'):
             return 'not gzip-coded: %s' % coding_of(resp)
         try:
             body = decode(resp)
@@ -366,7 +368,8 @@ class TinyCacheTest(OwnTreeTestCase):
         url = '/content/large.txt'
         for ae in (None, 'gzip'):
             resp = self.fetch(url, ae)
-            self.assert_file(resp, url)
+            self.assertIsNone(self.check(resp, self.tree.files[url], ae),
+                              resp.describe())
 
 
 class NoCacheTest(OwnTreeTestCase):
@@ -381,8 +384,9 @@ class NoCacheTest(OwnTreeTestCase):
                     resp = self.fetch(url, ae)
                     self.assertIsNone(self.check(resp, self.tree.files[url],
                                                  None), resp.describe())
-                    self.assertEqual(resp.header('Content-Length'),
-                                     str(len(resp.body)))
+                    if resp.framing != 'chunked':
+                        self.assertEqual(resp.header('Content-Length'),
+                                         str(len(resp.body)))
 
     def test_changes_seen(self):
         url = '/fresh/nocache.txt'
@@ -580,12 +584,11 @@ class FarFutureDateTest(OwnTreeTestCase):
             for ae in (None, 'gzip'):
                 with self.subTest(url=url, accept_encoding=ae):
                     resp = self.fetch(url, ae)
-                    # Only cached files are sure to come compressed.
-                    cached = len(data) <= 1 << 20
-                    self.assertIsNone(self.check(resp, data, ae if cached
-                                                 else None), resp.describe())
+                    self.assertIsNone(self.check(resp, data, ae),
+                                      resp.describe())
                     tag = resp.header('ETag')
-                    self.assertRegex(tag or '', r'^"[0-9a-z-]+"$')
+                    # Compressed as sent, a large file's tag is weak.
+                    self.assertRegex(tag or '', r'^(W/)?"[0-9a-z-]+"$')
                     resp = self.send(build_request('GET', url, headers=[
                         ('If-None-Match', tag)] + ([] if ae is None else [
                             ('Accept-Encoding', ae)])))

@@ -222,6 +222,31 @@ TEST(header_lines)
 	CHECK_EQ_INT(headers(&gz, "Range: bytes=1-2\r\n", MTIME, out, 20), 0);
 }
 
+TEST(weak_tag)
+{
+	struct http_representation weak = file;
+	char out[HTTP_SELECT_HEADERS_MAX + 1];
+	size_t n;
+
+	weak.weak = true;
+	/* If-None-Match compares weakly: either form matches. */
+	CHECK_EQ_INT(status_of("GET", "If-None-Match: " TAG "\r\n", &weak),
+		     304);
+	CHECK_EQ_INT(status_of("GET", "If-None-Match: W/" TAG "\r\n", &weak),
+		     304);
+	/* If-Match and If-Range compare strongly: never with a weak tag. */
+	CHECK_EQ_INT(status_of("GET", "If-Match: " TAG "\r\n", &weak), 412);
+	CHECK_EQ_INT(status_of("GET", "If-Match: W/" TAG "\r\n", &weak), 412);
+	CHECK_EQ_INT(status_of("GET",
+			       "Range: bytes=0-9\r\nIf-Range: " TAG "\r\n",
+			       &weak),
+		     200);
+	CHECK_EQ_INT(status_of("GET", "Range: bytes=0-9\r\n", &weak), 206);
+	n = headers(&weak, "", MTIME + 10, out, sizeof(out));
+	out[n] = '\0';
+	CHECK(!strncmp(out, "ETag: W/" TAG "\r\n", strlen("ETag: W/" TAG) + 2));
+}
+
 TEST(last_modified_clamped_to_date)
 {
 	char out[HTTP_SELECT_HEADERS_MAX + 1];
@@ -275,6 +300,7 @@ TEST(longest_headers_fit)
 	r.etag_len = HTTP_ETAG_MAX;
 	r.size = UINT64_MAX - 1;
 	r.varies = r.varies_by_type = true;
+	r.weak = true;
 	r.coding = "deflate";
 	n = headers(&r, "Range: bytes=18446744073709551000-\r\n", MTIME, out,
 		    HTTP_SELECT_HEADERS_MAX);

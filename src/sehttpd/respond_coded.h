@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A file's body compressed as it is sent: for compressible files the cache
+ * does not hold compressed (above CACHE_FILE_MAX, or with the cache off),
+ * framed chunked (HTTP/1.0: ended by closing), read and compressed in
+ * steps through buffers of a fixed size, whatever the file's size.
+ */
+#ifndef SEHTTPD_RESPOND_CODED_H
+#define SEHTTPD_RESPOND_CODED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "cache.h"
+#include "exchange.h"
+#include "http/negotiate.h"
+
+/*
+ * Files beyond this go uncompressed.  Level 6 gzip costs about 25 ms of
+ * CPU per MB here, so 64 MiB is a second and a half for each download;
+ * beyond that sendfile's zero copy and a download that can resume (ranges
+ * come from the identity bytes) serve better than the bytes saved.
+ */
+#define RESPOND_CODED_MAX (64ull << 20)
+/* And below this the framing would eat the gain. */
+#define RESPOND_CODED_MIN 256
+
+/* Input read per step; the output goes out in pieces of scratch's size. */
+#define RESPOND_CODED_STEP (64u << 10)
+
+/*
+ * Whether a compressible file of size bytes may be compressed as it is
+ * sent to rc: a size within bounds, no range asked for, not HTTP/2.
+ */
+bool respond_coded_allowed(const struct exchange *rc, uint64_t size);
+
+/*
+ * The coding in which to send a file of size bytes to rc as it is read,
+ * or HTTP_CODING_IDENTITY: none (not compressible, a range asked for, a
+ * size out of bounds, HTTP/2, or no coding accepted).
+ */
+enum http_coding respond_coded_choice(const struct exchange *rc, uint64_t size,
+				      bool compressible);
+
+/*
+ * Answers with open file fd (st) compressed in coding as it is read.  Its
+ * ETag is the identity's with the coding's suffix, weak: another server
+ * or level may make other bytes of the same content.  With e (the cache
+ * entry fd belongs to, which the caller holds), a copy of what was sent is
+ * kept as e's representation in coding when it is at most
+ * RESPOND_CODED_KEEP_MAX and the file did not change meanwhile, so that
+ * the next request for it costs a write from memory.
+ */
+int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
+		       const char *content_type, enum http_coding coding,
+		       struct cache_entry *e);
+
+/* The largest compressed body kept: the cache's own limit for a body. */
+#define RESPOND_CODED_KEEP_MAX CACHE_FILE_MAX
+
+#endif /* SEHTTPD_RESPOND_CODED_H */
