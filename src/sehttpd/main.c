@@ -254,6 +254,25 @@ static unsigned connection_limit(const struct server *s)
 	return s->max_fds > reserve + 1 ? s->max_fds - reserve : 1;
 }
 
+/* --max-connections, lowered to what the descriptors allow. */
+static unsigned max_connections(const struct sehttpd *d)
+{
+	unsigned most = connection_limit(&d->server);
+	unsigned want = d->opt->max_connections;
+
+	if (!want)
+		return most;
+	if (want > most) {
+		fprintf(stderr,
+			"sehttpd: --max-connections %u: %u descriptors "
+			"(ulimit -n) leave room for %u connections; "
+			"serving at most %u\n",
+			want, d->server.max_fds, most, most);
+		return most;
+	}
+	return want;
+}
+
 /*
  * Starts the workers in turn; returns how many are running.  Each worker
  * set up takes its row of listeners (worker_destroy closes them), whose
@@ -706,7 +725,7 @@ static int sehttpd_run(struct sehttpd *d)
 	bool stop_now = false;
 	int status = 1; /* not every thread started */
 
-	s->max_conns = connection_limit(s);
+	s->max_conns = max_connections(d);
 	running = start_workers(s, &d->listen);
 	if (running == s->nworkers) {
 		announce(d);

@@ -202,6 +202,8 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 		  "Bytes of response bodies written." },
 		{ "connections_accepted_total", "counter",
 		  "Connections accepted." },
+		{ "connections_refused_total", "counter",
+		  "Connections closed at once: --max-connections were open." },
 		{ "connections_open", "gauge", "Connections open." },
 		{ "connections_idle", "gauge",
 		  "Open connections with no request in progress." },
@@ -250,6 +252,7 @@ size_t metrics_format(const struct server *s, char *buf, size_t len)
 	uint64_t values[] = {
 		SUM(s, body_bytes),
 		SUM(s, accepted),
+		SUM(s, refused),
 		SUM(s, open_conns),
 		SUM(s, idle_conns),
 		SUM(s, cache_entries),

@@ -375,6 +375,35 @@ static const struct option_spec option_table[] = {
 		       "and accepts on every Unix socket too.\n",
 	},
 	{
+		.name = "max-connections",
+		.arg = "N",
+		.set = set_number,
+		NUMBER(max_connections),
+		.min = 1,
+		.max = 1u << 22,
+		.what = "connection limit",
+		.help = "connections open at once, over all threads;\n"
+			"beyond, new ones are closed at once\n"
+			"(default: as many as ulimit -n allows)",
+		.man = "The most connections open at once, over all\n"
+		       "threads.\n"
+		       "A connection beyond them is accepted and closed at\n"
+		       "once, and counted\n"
+		       ".RB ( sehttpd_connections_refused_total\n"
+		       "in\n"
+		       ".BR \\-\\-metrics );\n"
+		       "the first one a minute is also reported on standard\n"
+		       "error.\n"
+		       "The default, and the most allowed, is the\n"
+		       "descriptor limit\n"
+		       ".RB ( \"ulimit \\-n\" ,\n"
+		       "raised to its hard limit) less a reserve of an\n"
+		       "eighth of it (at least 16) for the files requests\n"
+		       "open and the cache keeps open, the log and the\n"
+		       "threads' own descriptors; a larger value is lowered to\n"
+		       "it, with a warning.\n",
+	},
+	{
 		.name = "timeout",
 		.arg = "SECONDS",
 		.set = set_seconds,

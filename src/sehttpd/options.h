@@ -21,6 +21,7 @@ struct options {
 	unsigned int nbinds;
 	uint16_t port; /* for the -b addresses given without one */
 	unsigned threads;
+	unsigned int max_connections; /* 0: as many as descriptors allow */
 	uint32_t timeout_ms;
 	unsigned int min_rate; /* --min-rate, bytes per second; 0: any */
 	const char

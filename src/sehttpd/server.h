@@ -70,10 +70,13 @@ struct server {
 	struct worker *workers;
 	struct conn *conns; /* indexed by fd */
 	unsigned max_fds;
-	/* Connections stop being accepted at max_conns, so that descriptors
-	 * remain for opening files; the rest wait in the backlog. */
+	/* Beyond max_conns open connections a new one is closed at once:
+	 * --max-connections, at most what descriptors allow with a reserve
+	 * left for opening files. */
 	unsigned max_conns;
 	atomic_uint open_conns;
+	/* When a refusal was last reported (ms, clock_ms); 0: never. */
+	_Atomic uint64_t refusal_reported_ms;
 	bool proxy_protocol; /* a PROXY header precedes the first request */
 	const char *health_path; /* --health; health_len 0 when off */
 	uint32_t health_len;

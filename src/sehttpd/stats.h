@@ -31,6 +31,7 @@ struct worker_stats {
 	uint64_t responses[5]; /* by status class: [0] 1xx ... [4] 5xx */
 	uint64_t body_bytes; /* response bodies written */
 	uint64_t accepted; /* connections accepted */
+	uint64_t refused; /* closed at once: --max-connections reached */
 	uint64_t cache_hits; /* answered from a fresh cache entry */
 	uint64_t cache_misses; /* looked up and not found, or stale */
 	uint64_t cache_compressed_hits; /* of the hits: a compressed variant */

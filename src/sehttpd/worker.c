@@ -35,6 +35,8 @@
 #define CORO_STACK_SIZE (128 * 1024)
 #define CORO_POOL_KEEP 64
 #define ACCEPT_PAUSE_MS 100
+/* Connections refused over --max-connections: told at most once a minute. */
+#define REFUSAL_REPORT_MS 60000
 /* The descriptors cached files may keep open, as a part of all: half of
  * what connection_limit() leaves for files. */
 #define CACHE_FDS_PART 16
@@ -322,6 +324,24 @@ static int conn_transport(struct worker *w, struct conn *c,
 	return c->ssl ? 0 : -1;
 }
 
+/* A refusal, counted; the first of a minute is also told on stderr. */
+static void refuse_connection(struct worker *w, int fd)
+{
+	struct server *s = w->server;
+	uint64_t last = atomic_load_explicit(&s->refusal_reported_ms,
+					     memory_order_relaxed);
+
+	close(fd);
+	stats_add(&w->stats.refused, 1);
+	if ((!last || w->now_ms - last >= REFUSAL_REPORT_MS) &&
+	    atomic_compare_exchange_strong(&s->refusal_reported_ms, &last,
+					   w->now_ms ?: 1))
+		fprintf(stderr,
+			"sehttpd: %u connections open (--max-connections): "
+			"new ones are closed at once\n",
+			s->max_conns);
+}
+
 static void accept_all(struct worker *w, const struct listener *l)
 {
 	struct server *s = w->server;
@@ -332,12 +352,6 @@ static void accept_all(struct worker *w, const struct listener *l)
 		struct conn *c;
 		int fd;
 
-		if (atomic_load_explicit(&s->open_conns,
-					 memory_order_relaxed) >=
-		    s->max_conns) {
-			pause_accepting(w);
-			return;
-		}
 		fd = accept4(l->fd, (struct sockaddr *)&ss, &sl,
 			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
@@ -356,6 +370,12 @@ static void accept_all(struct worker *w, const struct listener *l)
 		}
 		if ((unsigned)fd >= s->max_fds) {
 			close(fd);
+			continue;
+		}
+		if (atomic_load_explicit(&s->open_conns,
+					 memory_order_relaxed) >=
+		    s->max_conns) {
+			refuse_connection(w, fd);
 			continue;
 		}
 		if (l->loopback_reno)

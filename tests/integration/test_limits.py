@@ -1,15 +1,18 @@
 """Running out of file descriptors: the server must neither spin nor stop
 serving the connections it has, and must recover when clients leave."""
 
+import http.client
+import re
 import resource
 import socket
 import subprocess
 import time
 import unittest
 
-from httpraw import build_request, Conn
-from target import (ServerTestCase, needs_process, sehttpd_bin, start_server,
-                    temp_dir)
+from httpraw import build_request, Conn, ConnectionClosed
+from target import (ServerProcess, ServerTestCase, needs_process, sehttpd_bin,
+                    start_server, temp_dir)
+import tree as treemod
 
 NOFILE = 64
 FLOOD = 150
@@ -122,3 +125,117 @@ class ThreadSetupFailureTest(unittest.TestCase):
                          r'Too many open files\n$')
         self.assertNotIn(b'listening', p.stdout)
         self.assertLess(elapsed, 3.0)
+
+
+MAX_CONNS = 3
+
+
+def closed_at_once(host, port, timeout=3):
+    """Whether a new connection is closed by the server without an
+    answer (EOF or reset) within timeout."""
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        try:
+            s.sendall(build_request('GET', '/a.txt'))
+            return s.recv(4096) == b''
+        except ConnectionError:
+            return True
+
+
+@needs_process('starts sehttpd with --max-connections and --metrics')
+class MaxConnectionsTest(unittest.TestCase):
+    """--max-connections N: the (N+1)th connection is closed at once and
+    counted, the N are served on, and a place that frees is taken."""
+
+    def start(self, args, **kw):
+        srv = ServerProcess(['-t', '2', '--metrics', '127.0.0.1:0'] + args,
+                            root=treemod.make_tree(temp_dir()).www, **kw)
+        self.addCleanup(srv.kill)
+        m = srv.wait_line(lambda s: 'metrics on' in s, 5)
+        return srv, re.search(r'metrics on http://(\S+):(\d+)/', m).groups()
+
+    def refused_total(self, where):
+        c = http.client.HTTPConnection(where[0], int(where[1]), timeout=5)
+        try:
+            c.request('GET', '/metrics')
+            body = c.getresponse().read().decode()
+        finally:
+            c.close()
+        m = re.search(r'^sehttpd_connections_refused_total (\d+)$', body,
+                      re.M)
+        self.assertIsNotNone(m, 'no sehttpd_connections_refused_total')
+        return int(m.group(1))
+
+    def test_beyond_the_limit_closed_at_once(self):
+        srv, where = self.start(['--max-connections', str(MAX_CONNS)])
+        kept = [Conn(srv.host, srv.port) for _ in range(MAX_CONNS)]
+        try:
+            for c in kept:
+                c.send(build_request('GET', '/a.txt'))
+                self.assertEqual(c.read_response().status, 200)
+            self.assertEqual(self.refused_total(where), 0)
+            for i in range(4):
+                self.assertTrue(closed_at_once(srv.host, srv.port),
+                                'connection %d over the limit was kept' % i)
+            # Counted, and told once (not once per connection).
+            self.assertEqual(self.refused_total(where), 4)
+            err = srv.stderr_text()
+            self.assertEqual(err.count('--max-connections'), 1, err)
+            self.assertIn('%d connections open' % MAX_CONNS, err)
+            # Those open are served on.
+            for c in kept:
+                c.send(build_request('GET', '/b.txt'))
+                self.assert_ok(c.read_response())
+            kept.pop().close()
+            deadline = time.monotonic() + 5
+            while True:
+                with Conn(srv.host, srv.port, timeout=3) as c:
+                    try:
+                        c.send(build_request('GET', '/a.txt'))
+                        if c.read_response().status == 200:
+                            break
+                    except (ConnectionError, ConnectionClosed):
+                        pass
+                self.assertLess(time.monotonic(), deadline,
+                                'the freed place was not taken')
+                time.sleep(0.05)
+        finally:
+            for c in kept:
+                c.close()
+
+    def assert_ok(self, resp):
+        self.assertEqual(resp.status, 200, resp.describe())
+
+    def test_bad_values(self):
+        for value in ('0', '-1', 'abc', '4194305', ''):
+            with self.subTest(value=value):
+                p = subprocess.run([sehttpd_bin(), '--max-connections',
+                                    value, temp_dir()],
+                                   stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=5)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(b'connection limit', p.stderr)
+
+    def test_lowered_to_the_descriptors(self):
+        """Beyond what ulimit -n leaves room for: a warning, then the
+        lower limit holds."""
+        srv, where = self.start(['--max-connections', '100000'],
+                                preexec_fn=low_nofile)
+        err = srv.stderr_text()
+        m = re.search(r'--max-connections 100000: %d descriptors '
+                      r'\(ulimit -n\) leave room for (\d+) connections'
+                      % NOFILE, err)
+        self.assertIsNotNone(m, err)
+        most = int(m.group(1))
+        self.assertTrue(0 < most < NOFILE, most)
+        kept = []
+        try:
+            for _ in range(most):
+                c = Conn(srv.host, srv.port)
+                kept.append(c)
+                c.send(build_request('GET', '/a.txt'))
+                self.assertEqual(c.read_response().status, 200)
+            self.assertTrue(closed_at_once(srv.host, srv.port))
+            self.assertEqual(self.refused_total(where), 1)
+        finally:
+            for c in kept:
+                c.close()

@@ -134,10 +134,13 @@ TEST(numbers_fill_their_members)
 {
 	struct parsed p = parse("--http-redirect", "65535", "--min-rate",
 				"1073741824", "-p", "1", "--tls-cert", "c.pem",
-				"--tls-key", "k.pem", NULL);
+				"--tls-key", "k.pem", "--max-connections",
+				"4194304", NULL);
 
 	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	CHECK_EQ_INT(p.opt.http_redirect, 65535);
+	CHECK_EQ_INT(p.opt.max_connections, 1u << 22);
+	CHECK_EQ_INT(p.opt.threads, parse(NULL).opt.threads);
 	CHECK_EQ_INT(p.opt.min_rate, 1u << 30);
 	CHECK_EQ_INT(p.opt.port, 1);
 	CHECK_EQ_INT(p.opt.cache_mib, 64);
@@ -202,7 +205,7 @@ TEST(help_layout)
 		    !strncmp(line, "  -p, --port PORT ", 18))
 			CHECK(!strncmp(line + 17, "        port to", 15));
 	}
-	CHECK_EQ_INT(options, 35);
+	CHECK_EQ_INT(options, 36);
 	CHECK(strstr(p.out, "  -V, --version          show the version and "
 			    "exit\n") != NULL);
 	CHECK(strstr(p.out,
@@ -229,7 +232,7 @@ TEST(man_entries)
 	CHECK(n < sizeof(man) - 1);
 	for (s = man; (s = strstr(s, ".TP\n")); s++)
 		entries++;
-	CHECK_EQ_INT(entries, 35);
+	CHECK_EQ_INT(entries, 36);
 	CHECK(!strncmp(man, port, strlen(port)));
 	CHECK(strstr(man, ".TP\n.BI \\-\\-timeout \" SECONDS\"\n") != NULL);
 	CHECK(strstr(man, ".TP\n.B \\-\\-no\\-listing\n") != NULL);
