@@ -90,3 +90,26 @@ suite-fuzz:
 	sk=; [ $$skip -eq 0 ] || sk=", $$skip skipped"; \
 	echo "fuzz: $$pass passed, $$fail failed$$sk"; \
 	[ $$fail -eq 0 ]
+
+# `make fuzz`: a campaign beyond the suite's smoke, not part of `make check`.
+# Each of FUZZ_TARGETS (or FUZZ_TARGET=NAME alone) runs FUZZ_S seconds
+# (default 1800) from its seeds in tests/fuzz; the inputs that reach new
+# coverage are then merged into those seeds (libFuzzer -merge=1 keeps only
+# inputs that add coverage), so the corpus in the repository grows with each
+# campaign: commit it.  Prints per target its executions, coverage (edges
+# and features) and findings; a crash fails the run and leaves its input in
+# $(BUILD)/fuzz/.  FUZZ_JOBS=N runs the targets at once (default 1).
+FUZZ_S ?= 1800
+FUZZ_TARGET ?= $(FUZZ_TARGETS)
+FUZZ_JOBS ?= 1
+.PHONY: fuzz
+
+fuzz: deps-check
+	@command -v $(FUZZ_CC) >/dev/null && $(FUZZ_HAVE_LIBFUZZER) || \
+		{ echo "fuzz: $(FUZZ_CC) cannot link libFuzzer targets"; \
+		  exit 1; }
+	@$(MAKE) --no-print-directory -s \
+		$(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGET))
+	@printf '%s\n' $(FUZZ_TARGET) | xargs -P $(FUZZ_JOBS) -I{} \
+		tests/fuzz/campaign.sh {} $(FUZZ_DIR) $(FUZZ_S) \
+		"$(FUZZ_ARGS)"

@@ -294,8 +294,23 @@ static void check_select(const char *buf, const struct http_request *req,
 {
 	static const char tag[] = "\"e-1\"";
 	const struct http_representation reps[] = {
-		{ tag, sizeof(tag) - 1, 1700000000, size, true, true, "gzip" },
-		{ NULL, 0, HTTP_NO_TIME, size, false, true, NULL },
+		{ .etag = tag,
+		  .etag_len = sizeof(tag) - 1,
+		  .last_modified = 1700000000,
+		  .size = size,
+		  .ranges = true,
+		  .varies = true,
+		  .coding = "gzip" },
+		/* Compressed as sent: a weak tag, which If-Range never holds. */
+		{ .etag = tag,
+		  .etag_len = sizeof(tag) - 1,
+		  .weak = true,
+		  .last_modified = 1700000000,
+		  .size = size,
+		  .ranges = true,
+		  .varies = true,
+		  .coding = "br" },
+		{ .last_modified = HTTP_NO_TIME, .size = size, .varies = true },
 	};
 	char out[HTTP_SELECT_HEADERS_MAX];
 
