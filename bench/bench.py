@@ -425,7 +425,8 @@ def main():
     with open('/proc/loadavg') as f:
         loadavg = ' '.join(f.read().split()[:3])
     print('bench: %d round(s) of %s per server, servers on CPU %s, load '
-          'on CPU %s, CPU time from /proc/PID/stat in 1/%d s, '
+          'on CPU %s, server CPU time as the scheduler counts it '
+          '(schedstat; user and system in the ratio of 1/%d s ticks), '
           'RLIMIT_NOFILE %d, load average %s; run dir %s' % (
               opts.rounds, '%d s' % opts.seconds if opts.seconds else
               '%d s (HTTP/2: 2 s)' % DEFAULT_SECONDS, servers.SERVER_CPU,

@@ -3,6 +3,13 @@
 A process's /proc/PID/stat counts the time of all its threads, the ones
 that have exited included, so the tree's CPU time is the sum over its
 processes; /proc/PID/task lists the threads (for the affinity check).
+
+But stat's user and system times are sampled at the timer tick, and a
+server that sleeps often can be asleep at nearly every tick: here lwan's
+stat showed 1.3 us per 100 KiB request where the scheduler ran it for 14.
+So the total is the scheduler's own count, to the nanosecond, summed over
+the threads (/proc/PID/task/TID/schedstat, its first field), split into
+user and system in the ratio the ticks saw, as getrusage() does.
 """
 
 import os
@@ -40,15 +47,39 @@ def tree_pids(root):
     return sorted(pids)
 
 
+def run_ns(pid):
+    """Nanoseconds the scheduler ran pid's live threads, or None when
+    schedstat cannot be read."""
+    total = 0
+    try:
+        tids = os.listdir('/proc/%d/task' % pid)
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def cpu_by_pid(pids):
-    """{pid: (user, system) CPU seconds} of the pids still alive."""
+    """{pid: (user, system) CPU seconds} of the pids still alive: the
+    scheduler's total, split as the ticks saw it (see above)."""
     cpu = {}
     for pid in pids:
         try:
             f = _stat_fields(pid)
         except OSError:
             continue
-        cpu[pid] = (int(f[11]) / CLK_TCK, int(f[12]) / CLK_TCK)
+        user, system = int(f[11]) / CLK_TCK, int(f[12]) / CLK_TCK
+        ns = run_ns(pid)
+        if ns is not None:
+            total = ns / 1e9
+            share = user / (user + system) if user + system else 0.0
+            user, system = total * share, total * (1 - share)
+        cpu[pid] = (user, system)
     return cpu
 
 

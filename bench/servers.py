@@ -213,11 +213,29 @@ class Server:
             try:
                 socket.create_connection(('127.0.0.1', self.port),
                                          timeout=1).close()
-                return None
             except OSError:
                 time.sleep(0.02)
+                continue
+            self.pin_threads()
+            return None
         self.stop()
         return '%s did not listen within %.0f s' % (self.name, timeout)
+
+    def pin_threads(self):
+        """Every thread of the server on SERVER_CPU again: taskset only
+        sets the start, and a server may pin its threads itself (lwan puts
+        its N-th worker on CPU N, so its one worker would share CPU 0 with
+        the load generator)."""
+        for pid in self.pids():
+            try:
+                tids = os.listdir('/proc/%d/task' % pid)
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    os.sched_setaffinity(int(tid), {int(SERVER_CPU)})
+                except OSError:
+                    pass
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -266,8 +284,9 @@ class Server:
 class Sehttpd(Server):
     name = 'sehttpd'
     codings = {
-        'gzip': 'compresses once (libdeflate level %d), then serves the '
-                'cached result' % GZIP_LEVEL,
+        'gzip': 'compresses once (libdeflate level %d; a file beyond 1 MiB '
+                'with zlib as it is sent), then serves the kept result'
+                % GZIP_LEVEL,
         'br': 'compresses once (libbrotlienc quality %d), then serves the '
               'cached result' % BROTLI_LEVEL,
         'zstd': 'compresses once (libzstd level %d), then serves the cached '
