@@ -73,6 +73,8 @@ int http_status_for_errno(int err)
 	case EMFILE:
 	case ENFILE:
 	case ENOMEM:
+	/* Opened O_NONBLOCK: a lease on the file is being broken. */
+	case EAGAIN:
 		return 503;
 	default:
 		return 500;

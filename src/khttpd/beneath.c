@@ -102,13 +102,18 @@ int khttpd_may_read(const struct path *path)
 				MAY_READ);
 }
 
+/*
+ * O_NONBLOCK: a lease on the file is broken without waiting for its holder
+ * (up to lease-break-time, 45 s), and a FIFO does not wait for a writer;
+ * the request gets a 503 instead.
+ */
 struct file *khttpd_open_read(const struct path *path, int flags)
 {
 	int err = khttpd_may_read(path);
 
 	if (err)
 		return ERR_PTR(err);
-	return dentry_open(path, flags, current_cred());
+	return dentry_open(path, flags | O_NONBLOCK, current_cred());
 }
 
 /*

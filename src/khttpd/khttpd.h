@@ -68,7 +68,10 @@ int khttpd_server_start(struct khttpd_server *srv,
 			const struct khttpd_config *cfg);
 void khttpd_server_stop(struct khttpd_server *srv);
 
-/* True once unloading began: connections finish their reply and close. */
+/*
+ * True once unloading began: no new work; every connection is reset
+ * (conn_unload.c), one in the middle of a reply too.
+ */
 static inline bool khttpd_stopping(const struct khttpd_server *srv)
 {
 	return READ_ONCE(srv->stopping);

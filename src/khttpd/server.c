@@ -24,6 +24,7 @@
 #include <linux/in.h>
 #include <linux/namei.h>
 #include <linux/net.h>
+#include <linux/netdevice.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -74,17 +75,25 @@ err_sock:
 /*
  * An accepted socket is a clone of the listener, our callback and its
  * sk_user_data included: give it back the socket's own data-ready
- * callback, so that the connection saves and restores that one.
+ * callback, so that the connection saves and restores that one.  False
+ * when another owner (a BPF sockmap's psock, put on by a sockops program
+ * during the handshake) holds sk_user_data: that socket is not ours to
+ * take over, as kcm and espintcp refuse such sockets.
  */
-static void khttpd_disown_accepted(struct khttpd_server *srv,
+static bool khttpd_disown_accepted(struct khttpd_server *srv,
 				   struct socket *sock)
 {
 	struct sock *sk = sock->sk;
+	bool ours;
 
 	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = srv->saved_data_ready;
+	ours = sk->sk_user_data == srv;
+	if (ours) {
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = srv->saved_data_ready;
+	}
 	write_unlock_bh(&sk->sk_callback_lock);
+	return ours;
 }
 
 /*
@@ -121,7 +130,12 @@ static void khttpd_accept_work(struct work_struct *work)
 
 		if (!err) {
 			khttpd_count(&khttpd_stats.accepted);
-			khttpd_disown_accepted(srv, sock);
+			if (!khttpd_disown_accepted(srv, sock)) {
+				pr_warn_ratelimited(
+					"an accepted socket has another owner's sk_user_data (BPF sockmap?): closed\n");
+				sock_release(sock);
+				continue;
+			}
 			khttpd_conn_start(srv, sock, khttpd_next_conn_cpu(srv));
 			cond_resched();
 			continue;
@@ -285,6 +299,12 @@ void khttpd_server_stop(struct khttpd_server *srv)
 
 	khttpd_listener_close(srv);
 	khttpd_conns_close_all(srv);
+	/*
+	 * A softirq that read one of our callbacks from a socket just before
+	 * its restore may still be entering it: a grace period lets every
+	 * such call end before the module's text can go.
+	 */
+	synchronize_net();
 	destroy_workqueue(srv->wq);
 
 	if (atomic_long_read(&khttpd_stats.refused))

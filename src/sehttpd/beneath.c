@@ -61,6 +61,9 @@ void beneath_root_close(struct beneath_root *r)
 	r->real = NULL;
 }
 
+/* As khttpd's LOOKUP_TRIES: renames racing one walk this often are an attack. */
+#define OPEN_BENEATH_TRIES 8
+
 int open_beneath(int root_fd, const char *path, int flags)
 {
 	/* openat2 refuses O_PATH with any flag but a few (EINVAL). */
@@ -69,12 +72,18 @@ int open_beneath(int root_fd, const char *path, int flags)
 		.flags = (uint64_t)(flags | extra),
 		.resolve = beneath | RESOLVE_NO_MAGICLINKS,
 	};
+	unsigned int tries = OPEN_BENEATH_TRIES;
 	long fd;
 
+	/*
+	 * EAGAIN: a rename raced the walk, worth another try; or, for
+	 * O_NONBLOCK, a lease on the file is being broken, which lasts up to
+	 * lease-break-time (45 s): so a few tries, then the caller's 503.
+	 */
 	do {
 		fd = syscall(SYS_openat2, root_fd, path[0] ? path : ".", &how,
 			     sizeof(how));
-	} while (fd < 0 && errno == EAGAIN);
+	} while (fd < 0 && errno == EAGAIN && --tries);
 	return (int)fd;
 }
 

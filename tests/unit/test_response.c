@@ -359,6 +359,8 @@ TEST(status_for_errno)
 	CHECK_EQ_INT(http_status_for_errno(EMFILE), 503);
 	CHECK_EQ_INT(http_status_for_errno(ENFILE), 503);
 	CHECK_EQ_INT(http_status_for_errno(ENOMEM), 503);
+	/* Opened O_NONBLOCK, a file whose lease is being broken. */
+	CHECK_EQ_INT(http_status_for_errno(EAGAIN), 503);
 	CHECK_EQ_INT(http_status_for_errno(EIO), 500);
 	CHECK_EQ_INT(http_status_for_errno(0), 500);
 }
