@@ -294,19 +294,29 @@ static void attach_sibling(struct exchange *rc, struct cache_entry *e,
 		close(fd);
 }
 
+/*
+ * Hands fd to the request, whose end closes it, and reads its stat into
+ * st: 0, or the status to answer instead.
+ */
+static int keep_open(struct exchange *rc, int fd, struct stat *st)
+{
+	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)fd)) {
+		close(fd);
+		return 503;
+	}
+	return fstat(fd, st) ? 500 : 0;
+}
+
 /* Answers with the precompressed sibling sib, standing for its file. */
 static int respond_sibling(struct exchange *rc, const struct http_object *sib,
 			   const char *type, enum http_coding coding)
 {
 	int sfd = (int)(intptr_t)sib->handle;
 	struct stat sib_st;
+	int status = keep_open(rc, sfd, &sib_st);
 
-	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)sfd)) {
-		close(sfd);
-		return respond_error(rc, 503);
-	}
-	if (fstat(sfd, &sib_st))
-		return respond_error(rc, 500);
+	if (status)
+		return respond_error(rc, status);
 	return respond_file(rc, sfd, &sib_st, type, true, coding);
 }
 
@@ -455,13 +465,10 @@ static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 	int fd = (int)(intptr_t)p->obj.handle;
 	const char *type;
 	struct stat st;
+	int status = keep_open(rc, fd, &st);
 
-	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)fd)) {
-		close(fd);
-		return respond_error(rc, 503);
-	}
-	if (fstat(fd, &st))
-		return respond_error(rc, 500);
+	if (status)
+		return respond_error(rc, status);
 	switch (p->action) {
 	case HTTP_SERVE_FILE:
 		return serve_file(rc, fd, &st, &p->obj, p->file);
