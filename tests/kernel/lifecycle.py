@@ -14,6 +14,13 @@ through its forwarded port:
            mid-download (the client stops reading), unload: within one
            second, every connection closed, no thread, socket, slab cache
            or module left, nothing at warning level or above logged.
+  fair:   a client streaming a request body at full speed (inside the
+           guest, streambody) for 4 s, longer than timeout_ms, then one
+           streaming a body of 1-byte chunks, then one pipelining GETs and
+           reading as fast: four requests on new connections meanwhile,
+           two of them on its CPU, are each answered in under 0.5 s, and
+           the stream is not cut off; with another chunked stream going,
+           rmmod takes under one second and ends it.
   crowd: 1,000 idle plus 1,000 half-sent connections opened inside the
            guest (holdconns); an ordinary request is answered in under one
            second beside them, all of them are closed after timeout_ms
@@ -229,6 +236,67 @@ class Lifecycle:
         """Packets the guest's per-CPU input backlogs dropped so far."""
         out = self.g.value('cat /proc/net/softnet_stat')
         return sum(int(ln.split()[1], 16) for ln in out.split('\n') if ln)
+
+    def stream_body(self, args, timeout=60):
+        """streambody's summary (a dict, {} if none)."""
+        out = self.g.value('streambody -p %d -u /a.txt %s'
+                           % (self.args.guest_port, args), timeout=timeout)
+        m = re.search(r'^\{.*\}$', out, re.M)
+        return json.loads(m.group(0)) if m else {}
+
+    def fair_share(self, baseline):
+        """A connection's run gives way after a bounded amount of work: a
+        client streaming a body at full speed holds its CPU's worker only
+        for a turn at a time, and an unload does not wait for it."""
+        name = 'fair'
+        out, rc = self.insmod()
+        if not self.c.check('%s: insmod succeeds' % name, rc == 0, out):
+            return
+        # Connections go to the two CPUs in turn: the second and fourth
+        # request share the stream's CPU.  The stream outlasts
+        # timeout_ms: a body that keeps coming is not cut off.
+        stream_s = max(4.0, self.args.timeout_ms / 1000 + 1)
+        for what, flags in (('a body streamed', ''),
+                            ('a body of 1-byte chunks streamed', ' -c'),
+                            ('GETs pipelined', ' -P')):
+            res = self.stream_body('-s %g -n 4 -d 0.5%s' % (stream_s, flags))
+            self.c.check(
+                '%s: 4 requests beside %s at full speed, 2 on its CPU, '
+                'each answered in under 0.5 s (%s ms; %.0f MB sent, %.0f MB '
+                'received in %.1f s)'
+                % (name, what, res.get('ms'), res.get('streamed', 0) / 1e6,
+                   res.get('received', 0) / 1e6, res.get('stream_s', -1)),
+                res.get('status') == [200] * 4 and res['max_ms'] < 500 and
+                res['gets_end_s'] < res['stream_s'], repr(res))
+            self.c.check('%s: %s, not cut off after timeout_ms=%d (%s '
+                         'after %.1f s)'
+                         % (name, what, self.args.timeout_ms,
+                            res.get('stream_end'), res.get('stream_s', -1)),
+                         res.get('stream_end') == 'time' and
+                         res.get('streamed', 0) > 0, repr(res))
+        # An unload does not wait for a stream that does not stop: it
+        # began 1.5 s before.  (A body of 1-byte chunks: the server takes
+        # longer to parse it than the client to send it, so the socket
+        # always has more.)
+        self.g.value('streambody -p %d -u /a.txt -s 10 -n 0 -d 0 -c '
+                     '</dev/null >/tmp/stream.out 2>&1 & echo started'
+                     % self.args.guest_port)
+        time.sleep(1.5)
+        self.unload(name)
+        res = {}
+        deadline = time.monotonic() + 30
+        while not res and time.monotonic() < deadline:
+            m = re.search(r'^\{.*\}$', self.g.value('cat /tmp/stream.out'),
+                          re.M)
+            res = json.loads(m.group(0)) if m else {}
+            time.sleep(0.5)
+        self.c.check('%s: the unload ended the stream (%s after %.1f s, '
+                     '%.0f MB)' % (name, res.get('stream_end'),
+                                   res.get('stream_s', -1),
+                                   res.get('streamed', 0) / 1e6),
+                     res.get('stream_end') in ('reset', 'closed') and
+                     res['stream_s'] < 4, repr(res))
+        self.check_released(name, baseline)
 
     def crowd(self, baseline):
         """Idle and half-sent clients cost no worker: a request beside
@@ -1212,12 +1280,14 @@ class Lifecycle:
         # KHTTPD_LIFECYCLE=crowd,10000 runs only those parts (while
         # working on one of them).
         only = os.environ.get('KHTTPD_LIFECYCLE',
-                              'cycles,site,crowd,burst,10000,limits')
+                              'cycles,site,fair,crowd,burst,10000,limits')
         if 'cycles' in only:
             for i, params in enumerate(('', 'cache_kb=0', 'listing=0'), 1):
                 self.cycle(i, baseline, params)
         if 'site' in only:
             self.site_params()
+        if 'fair' in only:
+            self.fair_share(baseline)
         if 'crowd' in only:
             self.crowd(baseline)
         if 'burst' in only:

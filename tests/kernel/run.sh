@@ -18,8 +18,8 @@
 # module's timeout during the integration suite, seconds), and
 # KHTTPD_TESTS (-k filters for the integration runner, separated by
 # commas), and
-# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,crowd,burst,10000,
-# limits).
+# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,site,fair,crowd,
+# burst,10000,limits).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
@@ -108,6 +108,11 @@ if ! gcc -static -O2 -std=gnu11 -o "$root/bin/slowread" \
 	tests/kernel/slowread.c >"$work/slowread.log" 2>&1; then
 	tail -n 20 "$work/slowread.log"
 	check "a static slowread for the guest builds" 1
+fi
+if ! gcc -static -O2 -std=gnu11 -o "$root/bin/streambody" \
+	tests/kernel/streambody.c >"$work/streambody.log" 2>&1; then
+	tail -n 20 "$work/streambody.log"
+	check "a static streambody for the guest builds" 1
 fi
 cp "$BUILD/kecho.ko" "$root/kecho.ko"
 if ! guest_static_echo_bench "$root/bin/echo-bench" "$work/echo.log"; then
