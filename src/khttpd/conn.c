@@ -4,12 +4,13 @@
  * write space, state change: conn_sock.c) and a timer only queue the
  * connection's work item; the work item reads what has arrived
  * (MSG_DONTWAIT), answers complete request heads into the output queue,
- * sends what the socket takes and returns.  An idle connection therefore
- * holds no worker, and no receive buffer either: the buffer is allocated
- * when bytes arrive and freed when all of them have been consumed.  The
- * first pass runs where the connection is accepted, before the callbacks
- * are installed: a request that came with the handshake is answered
- * without waking a worker.
+ * sends what the socket takes and returns, or, after a bounded amount of
+ * work, queues itself again behind the other work items of its CPU.  An
+ * idle connection therefore holds no worker, and no receive buffer either:
+ * the buffer is allocated when bytes arrive and freed when all of them
+ * have been consumed.  The first pass runs where the connection is
+ * accepted, before the callbacks are installed: a request that came with
+ * the handshake is answered without waking a worker.
  *
  * The states: a request head is read (HEAD), its response is sent (SEND),
  * its body skipped (BODY), and after a response that ends the connection
@@ -73,8 +74,29 @@ static void khttpd_exchange_init(struct khttpd_exchange *x,
 	http_format_date(x->date, x->now);
 }
 
-/* What one step of the state machine leaves the work item to do. */
-enum step { STEP_WAIT, STEP_AGAIN, STEP_CLOSE };
+/*
+ * What one step of the state machine leaves the work item to do: wait for
+ * the socket or the timer, go on, close, or give way (its budget is spent,
+ * or the server is stopping) and run again later.
+ */
+enum step { STEP_WAIT, STEP_AGAIN, STEP_CLOSE, STEP_YIELD };
+
+/*
+ * What one run may do before it gives way to the other work items of its
+ * CPU's pool (other connections, and the kernel's own work there): the
+ * pool runs another item only when this one returns or sleeps, and a run
+ * never sleeps.  Without a bound, a client streaming a body, or pipelining
+ * requests while reading fast, held the CPU's worker as long as it kept
+ * the socket busy, and an unload waited for it.
+ */
+#define KHTTPD_RUN_STEPS 64 /* steps of the state machine */
+#define KHTTPD_RUN_BYTES (512 * 1024) /* bytes received and sent */
+
+/* Whether the run should give way (STEP_YIELD). */
+static bool khttpd_conn_must_yield(const struct khttpd_conn *c)
+{
+	return c->budget <= 0 || khttpd_stopping(c->srv);
+}
 
 static void khttpd_conn_set_deadline(struct khttpd_conn *c, long timeout)
 {
@@ -169,8 +191,10 @@ static int khttpd_conn_receive(struct khttpd_conn *c)
 	vec = (struct kvec){ .iov_base = c->buf + c->end,
 			     .iov_len = c->cap - c->end };
 	n = kernel_recvmsg(c->sock, &msg, &vec, 1, vec.iov_len, MSG_DONTWAIT);
-	if (n > 0)
+	if (n > 0) {
 		c->end += n;
+		c->budget -= n;
+	}
 	return n;
 }
 
@@ -277,6 +301,11 @@ static enum step khttpd_conn_step_body(struct khttpd_conn *c)
 			if (r == HTTP_BODY_ERROR)
 				return STEP_CLOSE;
 		}
+		/* A body sent at full speed would keep this loop going. */
+		if (khttpd_conn_must_yield(c)) {
+			khttpd_conn_transfer_deadline(c, c->xfer_bytes);
+			return STEP_YIELD;
+		}
 		r = khttpd_conn_receive(c);
 		if (r == -EAGAIN) {
 			khttpd_conn_transfer_deadline(c, c->xfer_bytes);
@@ -299,6 +328,8 @@ static enum step khttpd_conn_step_linger(struct khttpd_conn *c)
 
 	for (;;) {
 		c->start = c->end = 0;
+		if (khttpd_conn_must_yield(c))
+			return STEP_YIELD;
 		r = khttpd_conn_receive(c);
 		if (r == -EAGAIN)
 			return STEP_WAIT;
@@ -373,14 +404,20 @@ static void khttpd_conn_timed_out(struct khttpd_conn *c)
 	if (c->state != KHTTPD_HEAD || c->end == c->start)
 		return;
 	khttpd_conn_respond(c, -408);
-	khttpd_out_flush(&c->out, &sent);
+	khttpd_out_flush(&c->out, SIZE_MAX, &sent);
 }
 
-/* Runs the state machine until it waits (false) or must close (true). */
-static bool khttpd_conn_run(struct khttpd_conn *c)
+/*
+ * Runs the state machine until it waits (STEP_WAIT), must close
+ * (STEP_CLOSE) or has used up its budget or sees the server stopping
+ * (STEP_YIELD).
+ */
+static enum step khttpd_conn_run(struct khttpd_conn *c)
 {
+	unsigned int steps = KHTTPD_RUN_STEPS;
 	enum step s;
 
+	c->budget = KHTTPD_RUN_BYTES;
 	/* Acknowledgements since the last run may have moved it. */
 	if (c->state == KHTTPD_SEND)
 		khttpd_conn_send_progress(c, 0);
@@ -389,18 +426,23 @@ static bool khttpd_conn_run(struct khttpd_conn *c)
 	    (c->state != KHTTPD_BODY ||
 	     khttpd_conn_enter_linger(c) != STEP_AGAIN)) {
 		khttpd_conn_timed_out(c);
-		return true;
+		return STEP_CLOSE;
 	}
 	for (;;) {
 		size_t sent;
-		int r = khttpd_out_flush(&c->out, &sent);
+		int r = khttpd_out_flush(
+			&c->out, c->budget > 0 ? (size_t)c->budget : 0, &sent);
 
+		c->budget -= (long)sent;
 		if (c->state == KHTTPD_SEND)
 			khttpd_conn_send_progress(c, sent);
 		if (r == -EAGAIN)
-			return false;
-		if (r)
-			return true;
+			return STEP_WAIT;
+		if (r < 0)
+			return STEP_CLOSE;
+		/* More to send (r > 0), or the next step: not in this run. */
+		if (r > 0 || !steps-- || khttpd_conn_must_yield(c))
+			return STEP_YIELD;
 		switch (c->state) {
 		case KHTTPD_HEAD:
 			s = khttpd_conn_step_head(c);
@@ -416,7 +458,7 @@ static bool khttpd_conn_run(struct khttpd_conn *c)
 			break;
 		}
 		if (s != STEP_AGAIN)
-			return s == STEP_CLOSE;
+			return s;
 	}
 }
 
@@ -463,18 +505,19 @@ static void khttpd_conn_arm_timer(struct khttpd_conn *c)
 }
 
 /* khttpd_conn_run() with the server's credentials. */
-static bool khttpd_conn_step(struct khttpd_conn *c)
+static enum step khttpd_conn_step(struct khttpd_conn *c)
 {
 	const struct cred *old = override_creds(c->srv->cred);
-	bool done = khttpd_conn_run(c);
+	enum step s = khttpd_conn_run(c);
 
 	revert_creds(old);
-	return done;
+	return s;
 }
 
 static void khttpd_conn_work(struct work_struct *work)
 {
 	struct khttpd_conn *c = container_of(work, struct khttpd_conn, work);
+	enum step s;
 
 	if (c->dead) {
 		khttpd_conn_free(c);
@@ -483,12 +526,21 @@ static void khttpd_conn_work(struct work_struct *work)
 	/* Unloading closes it (khttpd_conns_close_all). */
 	if (khttpd_stopping(c->srv))
 		return;
-	if (khttpd_conn_step(c)) {
+	s = khttpd_conn_step(c);
+	if (s == STEP_CLOSE) {
 		khttpd_conn_close(c);
 		return;
 	}
 	khttpd_conn_drop_empty_buffer(c);
 	khttpd_conn_arm_timer(c);
+	/*
+	 * Its budget spent, it runs again after the work items queued on
+	 * this CPU meanwhile.  Only this run closes the connection, so it is
+	 * alive; a run that finds the server stopping leaves it to the
+	 * unload, whose second flush waits for a run queued during its first.
+	 */
+	if (s == STEP_YIELD && !khttpd_stopping(c->srv))
+		khttpd_conn_queue(c);
 }
 
 static void khttpd_conn_timer(struct timer_list *t)
@@ -511,6 +563,7 @@ static void khttpd_conn_discard(struct khttpd_conn *c)
 void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu)
 {
 	struct khttpd_conn *c;
+	enum step s;
 
 	if ((unsigned int)atomic_inc_return(&srv->nconns) > srv->max_conns) {
 		long refused = atomic_long_inc_return(&khttpd_stats.refused);
@@ -536,7 +589,8 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu)
 	 * The request usually came with the handshake: answered here, while
 	 * nothing else can see the connection, instead of waking a worker.
 	 */
-	if (khttpd_conn_step(c)) {
+	s = khttpd_conn_step(c);
+	if (s == STEP_CLOSE) {
 		khttpd_conn_discard(c);
 		goto err_count;
 	}
@@ -550,7 +604,8 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu)
 	}
 	list_add_tail(&c->node, &srv->conns);
 	spin_unlock(&srv->lock);
-	khttpd_conn_sock_install(c);
+	/* A first pass that gave way goes on in the work item. */
+	khttpd_conn_sock_install(c, s == STEP_YIELD);
 	return;
 
 err_count:

@@ -76,7 +76,7 @@ static bool khttpd_conn_sock_missed_events(struct khttpd_conn *c)
  * Under the lock, so that no callback can queue the work item (which might
  * then close the connection) before the missed events are looked at.
  */
-void khttpd_conn_sock_install(struct khttpd_conn *c)
+void khttpd_conn_sock_install(struct khttpd_conn *c, bool again)
 {
 	struct sock *sk = c->sock->sk;
 
@@ -94,7 +94,7 @@ void khttpd_conn_sock_install(struct khttpd_conn *c)
 	 * restores the callbacks saved above.
 	 */
 	mod_timer(&c->timer, c->deadline);
-	if (khttpd_conn_sock_missed_events(c))
+	if (again || khttpd_conn_sock_missed_events(c))
 		khttpd_conn_queue(c);
 	write_unlock_bh(&sk->sk_callback_lock);
 }

@@ -6,13 +6,16 @@
 #ifndef KHTTPD_CONN_SOCK_H
 #define KHTTPD_CONN_SOCK_H
 
+#include <linux/types.h>
+
 struct khttpd_conn;
 
 /*
  * Hooks c's work item to its socket's callbacks and arms c's timer; queues
- * the work item at once if the socket already has news for it.
+ * the work item at once if the socket already has news for it, or if
+ * again (the first pass gave way with work left).
  */
-void khttpd_conn_sock_install(struct khttpd_conn *c);
+void khttpd_conn_sock_install(struct khttpd_conn *c, bool again);
 
 /* Gives the socket back its own callbacks: nothing of it queues c again. */
 void khttpd_conn_sock_restore(struct khttpd_conn *c);

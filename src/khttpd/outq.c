@@ -178,16 +178,18 @@ int khttpd_out_file(struct khttpd_out *out, struct file *file, loff_t pos,
 
 /*
  * Sends the file segment's next bytes from the page cache while they are
- * there.  Returns 0 when it ended (or a page must be read: s->pos < s->end
- * still), -EAGAIN when the socket is full, or another negative errno.
+ * there, until *sent reaches max.  Returns 0 when it ended (or a page must
+ * be read, or max was reached: s->pos < s->end still), -EAGAIN when the
+ * socket is full, or another negative errno.
  */
 static int khttpd_out_send_pages(struct khttpd_out *out,
-				 struct khttpd_out_seg *s, size_t *sent)
+				 struct khttpd_out_seg *s, size_t max,
+				 size_t *sent)
 {
 	struct address_space *mapping = s->file->f_mapping;
 	struct inode *inode = file_inode(s->file);
 
-	while (s->pos < s->end) {
+	while (s->pos < s->end && *sent < max) {
 		size_t off = offset_in_page(s->pos);
 		size_t len = min_t(loff_t, PAGE_SIZE - off, s->end - s->pos);
 		int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
@@ -248,7 +250,7 @@ static bool khttpd_out_seg_done(const struct khttpd_out_seg *s)
 	return s->off == s->len && (s->kind != SEG_FILE || s->pos >= s->end);
 }
 
-int khttpd_out_flush(struct khttpd_out *out, size_t *sent)
+int khttpd_out_flush(struct khttpd_out *out, size_t max, size_t *sent)
 {
 	*sent = 0;
 	while (!list_empty(&out->segs)) {
@@ -264,12 +266,16 @@ int khttpd_out_flush(struct khttpd_out *out, size_t *sent)
 			khttpd_out_seg_free(s);
 			continue;
 		}
+		if (*sent >= max)
+			return 1;
 		if (s->kind == SEG_FILE && s->off == s->len) {
-			r = khttpd_out_send_pages(out, s, sent);
+			r = khttpd_out_send_pages(out, s, max, sent);
 			if (r)
 				return r;
 			if (khttpd_out_seg_done(s))
 				continue;
+			if (*sent >= max)
+				return 1;
 			r = khttpd_out_fill(s);
 			if (r)
 				return r;

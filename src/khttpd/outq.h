@@ -53,11 +53,13 @@ int khttpd_out_file(struct khttpd_out *out, struct file *file, loff_t pos,
 		    loff_t end);
 
 /*
- * Sends what the socket takes without waiting.  Returns 0 when the queue
- * is empty, -EAGAIN when the socket is full (sent > 0 if anything left),
- * or another negative errno after which the connection must be closed.
+ * Sends what the socket takes without waiting, stopping once max bytes
+ * are sent.  Returns 0 when the queue is empty, 1 when max bytes were sent
+ * and more are queued, -EAGAIN when the socket is full (sent > 0 if
+ * anything left), or another negative errno after which the connection
+ * must be closed.
  */
-int khttpd_out_flush(struct khttpd_out *out, size_t *sent);
+int khttpd_out_flush(struct khttpd_out *out, size_t max, size_t *sent);
 
 /* Drops everything still queued. */
 void khttpd_out_release(struct khttpd_out *out);
