@@ -94,6 +94,7 @@ static int skip_body(struct conn *c, struct read_buffer *rb,
 		     const struct http_request *req)
 {
 	struct http_body_skipper b;
+	unsigned int reads = 0;
 	ssize_t n;
 
 	if (http_body_none(req))
@@ -111,6 +112,10 @@ static int skip_body(struct conn *c, struct read_buffer *rb,
 		if (r == HTTP_BODY_ERROR)
 			return -1;
 		rb->start = rb->end = 0;
+		/* A client streaming a body as fast as it can must not
+		 * keep the thread from its other connections. */
+		if (++reads % CONN_BODY_TURN_READS == 0 && conn_yield_turn(c))
+			return -1;
 		n = conn_read_body(c, rb->data, HTTP_CONN_READ_BUF);
 		if (n <= 0)
 			return -1;

@@ -330,3 +330,61 @@ class PipelineTurnTest(unittest.TestCase):
                                                   max(lat) * 1000))
         self.assertLess(max(lat), max(0.02, took / 3), lat)
         t.server.stop()
+
+
+@needs_process('starts sehttpd with one thread')
+class BodyStreamTurnTest(unittest.TestCase):
+    """A client streaming a request body as fast as loopback allows (a
+    body is skipped: nothing here takes one) takes turns with the
+    thread's other connections, as a pipelined batch does."""
+
+    STREAM_S = 3.0
+
+    def stream(self, t, head, piece, stop):
+        s = socket.create_connection((t.host, t.port))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+        s.settimeout(5)
+        try:
+            s.sendall(head)
+            while not stop.is_set():
+                s.sendall(piece)
+        except OSError:
+            pass
+        finally:
+            s.close()
+
+    def check_others(self, head, piece):
+        t = start_server(['-t', '1', '--timeout', '2'])
+        self.addCleanup(t.server.kill)
+        stop = threading.Event()
+        th = threading.Thread(target=self.stream,
+                              args=(t, head, piece, stop))
+        th.start()
+        self.addCleanup(th.join, 10)
+        self.addCleanup(stop.set)
+        time.sleep(0.3)  # the stream is under way
+        lat = []
+        end = time.monotonic() + self.STREAM_S
+        while time.monotonic() < end:
+            t0 = time.monotonic()
+            with Conn(t.host, t.port, timeout=10) as c:
+                c.send(build_request('GET', '/a.txt'))
+                self.assertEqual(c.read_response().status, 200)
+            lat.append(time.monotonic() - t0)
+        stop.set()
+        # Before: the thread read the body for as long as bytes were
+        # there, answering no one else (seconds).
+        self.assertGreaterEqual(len(lat), 5, lat)
+        slow = sorted(lat)[-5:]
+        self.assertLess(max(lat), 0.25, '%d requests, the slowest %s s'
+                        % (len(lat), ', '.join('%.3f' % x for x in slow)))
+
+    def test_chunked_body_of_one_byte_chunks(self):
+        head = (b'POST /a.txt HTTP/1.1\r\nHost: x\r\n'
+                b'Transfer-Encoding: chunked\r\n\r\n')
+        self.check_others(head, b'1\r\nx\r\n' * 200000)
+
+    def test_long_content_length_body(self):
+        head = (b'POST /a.txt HTTP/1.1\r\nHost: x\r\n'
+                b'Content-Length: 1000000000000\r\n\r\n')
+        self.check_others(head, b'x' * (1 << 20))
