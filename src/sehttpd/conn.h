@@ -10,8 +10,8 @@
 #define HTTP_CONN_EXTRA (HTTP_CONN_READ_BUF + EXCHANGE_SCRATCH)
 /* Requests answered back to back before the others on the thread run. */
 #define CONN_PIPELINE_TURN 32
-/* Reads of a request body being skipped between two turns (256 KiB). */
-#define CONN_BODY_TURN_READS 8
+/* Reads of a request body being skipped between two turns (128 KiB). */
+#define CONN_BODY_TURN_READS 4
 
 _Static_assert(HTTP_CONN_READ_BUF > HTTP_MAX_HEAD,
 	       "a request head within limits must fit the read buffer");
