@@ -41,6 +41,10 @@ struct cache_rep {
 	int fd; /* when in_file; closed with the entry */
 	size_t etag_len; /* 0 for a listing, which has none */
 	bool etag_weak; /* made as the body was sent (respond_coded.h) */
+	/* A response compressing the file as it is sent keeps a copy of
+	 * what it sends for this, or one did and it came out too large:
+	 * the others do not copy too. */
+	bool keeping;
 	char etag[HTTP_ETAG_MAX];
 };
 

@@ -45,12 +45,18 @@ static void free_arg(void *arg)
 struct coded_copy {
 	char *data; /* NULL: none kept (not asked for, or too large) */
 	size_t len;
+	/* The representation it is for, marked keeping until the copy is
+	 * kept, found too large, or given up. */
+	struct cache_rep *rep;
 };
 
+/* Let go: a copy given up (the response cut short) may be tried again. */
 static void free_copy(void *arg)
 {
 	struct coded_copy *k = arg;
 
+	if (k->rep)
+		k->rep->keeping = false;
 	free(k->data);
 	free(k);
 }
@@ -60,8 +66,10 @@ static void copy_append(struct coded_copy *k, const void *out, size_t len)
 	if (!k->data)
 		return;
 	if (k->len + len > RESPOND_CODED_KEEP_MAX) {
+		/* Too large for good: rep stays marked, no one copies it. */
 		free(k->data);
 		k->data = NULL;
+		k->rep = NULL;
 		return;
 	}
 	memcpy(k->data + k->len, out, len);
@@ -140,6 +148,7 @@ static void keep_copy(struct exchange *rc, struct cache_entry *e,
 	content_cache_attach_coded(rc->worker->cache, e, coding, k->data,
 				   k->len, r->etag, r->etag_len);
 	k->data = NULL; /* taken */
+	k->rep = NULL;
 }
 
 int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
@@ -202,8 +211,15 @@ int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 		free(k);
 		return respond_status(rc, 503, NULL, 0);
 	}
-	if (e)
+	/* One response at a time makes the copy, and none once it was too
+	 * large: so a crowd of first requests costs no crowd of copies. */
+	if (e && !e->rep[coding].keeping) {
 		k->data = malloc(RESPOND_CODED_KEEP_MAX);
+		if (k->data) {
+			k->rep = &e->rep[coding];
+			k->rep->keeping = true;
+		}
+	}
 	if (exchange_write(rc, rc->scratch, hlen, true))
 		return -1;
 	/* The head has left: scratch takes the compressed pieces. */
