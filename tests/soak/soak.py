@@ -23,6 +23,7 @@ it writes the samples (soak.dat) and a gnuplot chart (soak.png) into
 
 import argparse
 import collections
+import errno
 import gzip
 import hashlib
 import json
@@ -233,32 +234,35 @@ class Tree:
         v = Version(cur.kind, cur.seed, cur.size, cut)
         with self.lock:
             v.t_from = now()
+            # Its start: a client may see its effect before it returns.
+            st.truncated.append(v.t_from)
             os.truncate(os.path.join(self.www, rel), cut)
-            st.truncated.append(now())
             self._replaced(st, v, now())
 
     def delete(self, rel):
         st = self.state(rel)
         with self.lock:
+            # A change counts from before its call (a client may see it
+            # before the call returns) and what it replaced until after.
+            t0 = now()
             os.unlink(os.path.join(self.www, rel))
-            t = now()
             cur = st.current()
             if cur:
-                cur.t_to = t
-            st.absent.append([t, None])
+                cur.t_to = now()
+            st.absent.append([t0, None])
 
     def rename(self, rel, new_rel):
         st, nst = self.state(rel), self.state(new_rel)
         cur = st.current()
         v = Version(cur.kind, cur.seed, cur.size, cur.cut)
         with self.lock:
+            t0 = now()
             os.rename(os.path.join(self.www, rel),
                       os.path.join(self.www, new_rel))
-            t = now()
-            cur.t_to = t
-            st.absent.append([t, None])
-            v.t_from = t
-            self._replaced(nst, v, t)
+            cur.t_to = now()
+            st.absent.append([t0, None])
+            v.t_from = t0
+            self._replaced(nst, v, now())
 
     def listed_add(self, name):
         path = os.path.join(self.www, 'listed', name)
@@ -540,7 +544,7 @@ class Soak:
         with open(dump, 'wb') as f:
             f.write(body)
         same = [c for c in contents if len(c) >= len(body)]
-        first = min((next((i for i in range(len(body))
+        first = max((next((i for i in range(len(body))
                            if body[i] != c[i]), len(body)) for c in same),
                     default=-1)
         with self.tree.lock:
@@ -563,7 +567,7 @@ class Soak:
             pages[src] += 1
         self.stats.bad_bytes(kind, '%s (offset %d): %d bytes equal to no '
                              'version of the %d it had (lengths %s); %s of '
-                             'them; first difference at %d; asked at 0, '
+                             'them; longest prefix of one %d; asked at 0, '
                              'answered at %.2f s; in-place writes %s; '
                              'its 4 KiB pages from %s; versions (from, to, '
                              'length) %s; body in %s'
@@ -600,8 +604,9 @@ class Soak:
     def refused(self, e):
         """Whether a failed request is a new connection closed while the
         server is out of descriptors (expected then, and counted)."""
-        if self.fd_fault() and isinstance(e, (httpraw.ConnectionClosed,
-                                              ConnectionError)):
+        if self.fd_fault() and (
+                isinstance(e, (httpraw.ConnectionClosed, ConnectionError))
+                or getattr(e, 'errno', None) == errno.ENOTCONN):
             with self.stats.lock:
                 self.stats.refused += 1
             return True
@@ -818,7 +823,10 @@ class Soak:
         try:
             with Conn(self.host, self.port, timeout=20) as c:
                 c.send(data)
-                c.sock.shutdown(socket.SHUT_WR)
+                try:
+                    c.sock.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass  # already reset: the server refused it at once
                 while True:
                     try:
                         resp = c.read_response()
@@ -831,9 +839,8 @@ class Soak:
         except (httpraw.ConnectionClosed, ConnectionResetError):
             self.stats.count('malformed')  # answered all, then closed
         except (OSError, AssertionError) as e:
-            if self.fd_fault() and isinstance(e, ConnectionError):
-                return
-            self.stats.error('malformed', '%s: %r' % (name, e))
+            if not self.refused(e):
+                self.stats.error('malformed', '%s: %r' % (name, e))
 
     def scrape(self):
         """The server's metrics, checked against the text format."""
