@@ -530,9 +530,13 @@ class Soak:
             # by sendfile, zeroed by the truncation (see the report).
             with self.stats.lock:
                 self.stats.zero_filled += 1
-            self.stats.problem('zero-filled', '%s: %d of %d bytes zero, '
-                               'first at %d' % (rel, body.count(0),
-                                                len(body), body.find(0)))
+            c = next(c for c in contents if zeroed_copy(body, c))
+            first = next(i for i in range(len(body)) if body[i] != c[i])
+            self.stats.problem('zero-filled', '%s: %d bytes, zeros instead '
+                               'of %d of them, the first at %d'
+                               % (rel, len(body), sum(
+                                   1 for x, y in zip(body, c) if x != y),
+                                  first))
             return
         with self.stats.lock:
             n = self.stats.wrong
