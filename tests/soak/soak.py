@@ -144,9 +144,13 @@ class PathState:
 class Tree:
     """The served tree and the history of every file in it."""
 
-    FILES = [('files/small.txt', 'txt', 300), ('files/page.html', 'txt', 9000),
-             ('files/text.txt', 'txt', 120000), ('files/data.bin', 'bin', 70000),
-             ('files/big.bin', 'bin', 1 << 21), ('files/big.txt', 'txt', 600000)]
+    # (path, kind, size): faults touch these, never the stable ones.
+    FILES = [('files/small.txt', 'txt', 300),
+             ('files/page.html', 'txt', 9000),
+             ('files/text.txt', 'txt', 120000),
+             ('files/data.bin', 'bin', 70000),
+             ('files/big.bin', 'bin', 1 << 21),
+             ('files/big.txt', 'txt', 600000)]
     STABLE = [('stable/s.txt', 'txt', 20000), ('stable/s.bin', 'bin', 65536)]
     LISTED_STABLE = ['keep-%d.txt' % i for i in range(4)]
 
