@@ -14,11 +14,17 @@ system full; the log reopened by SIGHUP and SIGUSR1.
 
 Every version each file had is kept (as the seed it is generated from), and
 a body must equal one version whole; a body that ends short with the
-connection closed must be a prefix of one.  At the end it prints its
-counts, the server's RSS and descriptors (which must stay flat), any
-sanitizer report, and one line "soak: N passed, N failed" over its checks;
-it writes the samples (soak.dat) and a gnuplot chart (soak.png) into
---out.  Exits 1 on any failed check.  Standard library only.
+connection closed must be a prefix of one.  Allowed, and counted apart: a
+mix of versions read while a file was rewritten in place, a 404 around an
+absence, new connections closed while the server is at its connection
+limit.  A complete body with zeros where its file was truncated in place
+while sent fails, unless --known-defect truncate-zeros.
+
+At the end it prints its counts, the server's RSS and descriptors (which
+must stay flat), any sanitizer report, and one line "soak: N passed, N
+failed" over its checks; it writes the samples (soak.dat) and a gnuplot
+chart (soak.png) into --out.  Exits 1 on any failed check.  Standard
+library only.
 """
 
 import argparse
