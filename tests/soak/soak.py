@@ -41,6 +41,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -373,7 +374,10 @@ class Soak:
         self.stats = Stats()
         self.stop = threading.Event()
         self.out = os.path.abspath(args.out)
-        self.run_dir = os.path.join(self.out, 'run')
+        # The tree and logs lie outside the checkout: the server reopens
+        # its log as nobody, and a checkout may be under a directory only
+        # its owner may search (CI clones into a 0700 one).
+        self.run_dir = tempfile.mkdtemp(prefix='sehttpd-soak-')
         self.mounted = None
         self.fd_fault_until = 0.0  # new connections may be refused before
         self.log_lock = threading.Lock()  # rotation against the full-fs fault
@@ -382,10 +386,7 @@ class Soak:
 
     # --- set-up ---
     def setup(self):
-        if os.path.isdir(self.run_dir):
-            self.unmount(os.path.join(self.run_dir, 'logfull'))
-            shutil.rmtree(self.run_dir)
-        os.makedirs(self.run_dir)
+        os.makedirs(self.out, exist_ok=True)
         for d in (self.out, self.run_dir):
             os.chmod(d, 0o755)
         self.tree = Tree(self.run_dir)
@@ -1404,15 +1405,18 @@ def main():
                                                   args.seed), flush=True)
     soak = Soak(args)
     try:
-        soak.setup()
-    except BaseException:
-        soak.unmount(os.path.join(os.path.abspath(args.out), 'run',
-                                  'logfull'))
-        raise
-    try:
-        soak.run()
+        try:
+            soak.setup()
+        except BaseException:
+            soak.unmount(os.path.join(soak.run_dir, 'logfull'))
+            raise
+        try:
+            soak.run()
+        finally:
+            failed = soak.finish()
     finally:
-        failed = soak.finish()
+        soak.unmount(os.path.join(soak.run_dir, 'logfull'))
+        shutil.rmtree(soak.run_dir, ignore_errors=True)
     sys.exit(1 if failed else 0)
 
 
