@@ -178,10 +178,9 @@ void http_select_head(struct http_response_head *h, const char *type,
 					   sel, date);
 }
 
-void http_select_file(const char *buf, const struct http_request *req,
-		      const struct http_file_id *f, enum http_coding coding,
-		      bool varies, char *etag, struct http_representation *rep,
-		      struct http_selection *sel)
+void http_file_representation(const struct http_file_id *f,
+			      enum http_coding coding, bool varies, char *etag,
+			      struct http_representation *rep)
 {
 	*rep = (struct http_representation){
 		.etag = etag,
@@ -195,5 +194,13 @@ void http_select_file(const char *buf, const struct http_request *req,
 		.varies = varies,
 		.coding = http_coding_name(coding),
 	};
+}
+
+void http_select_file(const char *buf, const struct http_request *req,
+		      const struct http_file_id *f, enum http_coding coding,
+		      bool varies, char *etag, struct http_representation *rep,
+		      struct http_selection *sel)
+{
+	http_file_representation(f, coding, varies, etag, rep);
 	http_select(buf, req, rep, sel);
 }

@@ -80,6 +80,15 @@ struct http_file_id {
 };
 
 /*
+ * The representation of a file in coding, with byte ranges (of the file's
+ * own bytes): its ETag, from the file's identity and the coding, is
+ * written to etag (HTTP_ETAG_MAX bytes); varies: other codings exist.
+ */
+void http_file_representation(const struct http_file_id *f,
+			      enum http_coding coding, bool varies, char *etag,
+			      struct http_representation *rep);
+
+/*
  * The representation of a file sent as it is, with byte ranges: the
  * resource itself (HTTP_CODING_IDENTITY), or a precompressed sibling
  * standing for it in coding; varies: the resource has other codings.  Its

@@ -10,10 +10,10 @@
 #include "conn_io.h"
 #include "coro.h"
 #include "http/conditional.h"
-#include "http/format.h"
 #include "http/layout.h"
 #include "http/select.h"
 #include "respond.h"
+#include "respond_file.h"
 #include "server.h"
 
 bool respond_coded_allowed(const struct exchange *rc, uint64_t size)
@@ -155,6 +155,7 @@ int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 		       const char *content_type, enum http_coding coding,
 		       struct cache_entry *e)
 {
+	const struct http_file_id f = respond_file_id(st);
 	struct coded_copy *k;
 	char extra[HTTP_SELECT_HEADERS_MAX];
 	char etag[HTTP_ETAG_MAX];
@@ -166,19 +167,9 @@ int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 	size_t hlen;
 	char *in;
 
-	r = (struct http_representation){
-		.etag = etag,
-		.etag_len = http_format_etag(
-			etag, (uint64_t)st->st_ino, (uint64_t)st->st_size,
-			http_etag_time(st->st_mtim.tv_sec, st->st_mtim.tv_nsec),
-			http_coding_etag_suffix(coding)),
-		.weak = true,
-		.last_modified = st->st_mtim.tv_sec,
-		.size = (uint64_t)st->st_size,
-		.ranges = true, /* answered from the identity bytes */
-		.varies = true,
-		.coding = http_coding_name(coding),
-	};
+	/* Ranges are answered from the identity bytes. */
+	http_file_representation(&f, coding, true, etag, &r);
+	r.weak = true;
 	http_select(rc->buf, rc->req, &r, &sel);
 	/* HTTP/1.0 has no chunks: the end of the body is the close. */
 	if (!chunked && !http_selection_bodyless(&sel))

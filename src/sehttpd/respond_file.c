@@ -125,12 +125,7 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 {
 	struct http_response_head h;
 	char extra[HTTP_SELECT_HEADERS_MAX], etag[HTTP_ETAG_MAX];
-	const struct http_file_id f = {
-		.ino = (uint64_t)st->st_ino,
-		.size = (uint64_t)st->st_size,
-		.mtime_sec = st->st_mtim.tv_sec,
-		.mtime_nsec = st->st_mtim.tv_nsec,
-	};
+	const struct http_file_id f = respond_file_id(st);
 	struct http_representation r;
 	struct http_selection sel;
 	size_t hlen;

@@ -10,6 +10,7 @@
 
 #include "cache.h"
 #include "http/negotiate.h"
+#include "http/select.h"
 #include "exchange.h"
 
 /*
@@ -21,6 +22,17 @@
 #ifndef FILE_SENDFILE_MIN
 #define FILE_SENDFILE_MIN (16 * 1024)
 #endif
+
+/* What identifies the file st describes, for its ETag. */
+static inline struct http_file_id respond_file_id(const struct stat *st)
+{
+	return (struct http_file_id){
+		.ino = (uint64_t)st->st_ino,
+		.size = (uint64_t)st->st_size,
+		.mtime_sec = st->st_mtim.tv_sec,
+		.mtime_nsec = st->st_mtim.tv_nsec,
+	};
+}
 
 /* Answers from e; takes over the caller's reference to it. */
 int respond_entry(struct exchange *rc, struct cache_entry *e);
