@@ -98,8 +98,7 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 
 int khttpd_may_read(const struct path *path)
 {
-	return inode_permission(mnt_user_ns(path->mnt), d_inode(path->dentry),
-				MAY_READ);
+	return path_permission(path, MAY_READ);
 }
 
 /*

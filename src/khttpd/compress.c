@@ -28,8 +28,8 @@
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
 #include <linux/zlib.h>
-#include <asm/unaligned.h>
 
+#include "compat.h"
 #include "stats.h"
 
 #define GZIP_LEVEL 6

@@ -51,6 +51,7 @@
 #include <linux/tcp.h>
 #include <net/sock.h>
 
+#include "compat.h"
 #include "conn_sock.h"
 #include "respond.h"
 #include "serve.h"
@@ -177,8 +178,8 @@ static int khttpd_conn_receive(struct khttpd_conn *c)
 			c->end -= c->start;
 			c->start = 0;
 		} else if (c->cap < KHTTPD_CONN_BUF) {
-			char *buf = kvrealloc(c->buf, c->cap, 2 * c->cap,
-					      GFP_KERNEL);
+			char *buf = khttpd_kvrealloc(c->buf, c->cap, 2 * c->cap,
+						     GFP_KERNEL);
 
 			if (!buf)
 				return -ENOMEM;
@@ -476,7 +477,7 @@ static void khttpd_conn_close(struct khttpd_conn *c)
 	struct khttpd_server *srv = c->srv;
 
 	khttpd_conn_sock_restore(c);
-	del_timer_sync(&c->timer);
+	timer_shutdown_sync(&c->timer);
 	spin_lock(&srv->lock);
 	list_del(&c->node);
 	spin_unlock(&srv->lock);

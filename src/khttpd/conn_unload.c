@@ -81,7 +81,7 @@ void khttpd_conns_close_all(struct khttpd_server *srv)
 	/* Nothing queues a work item once these are undone... */
 	list_for_each_entry(c, &conns, node) {
 		khttpd_conn_sock_restore(c);
-		del_timer_sync(&c->timer);
+		timer_shutdown_sync(&c->timer);
 		cond_resched();
 	}
 	/* ...and the runs queued before have ended. */

@@ -30,6 +30,7 @@
 
 #include "cache.h"
 #include "beneath.h"
+#include "compat.h"
 #include "http/dirents.h"
 #include "http/layout.h"
 #include "http/listing.h"
@@ -89,7 +90,7 @@ static void *khttpd_listing_resize(void *p, size_t old_size, size_t new_size)
 
 	if (new_size > old_size && !khttpd_listing_charge(new_size - old_size))
 		return NULL;
-	q = kvrealloc(p, old_size, new_size, GFP_KERNEL);
+	q = khttpd_kvrealloc(p, old_size, new_size, GFP_KERNEL);
 	if (!q && new_size > old_size)
 		khttpd_listing_uncharge(new_size - old_size);
 	else if (q && new_size < old_size)

@@ -3,7 +3,7 @@
  * The output queue is a list of segments: bytes copied into memory the
  * queue owns (heads, status pages, listing pieces), bytes of a cached body
  * that the queue holds a reference on (no copy however large), and a range
- * of a file, handed to the socket as its page-cache pages (kernel_sendpage)
+ * of a file, handed to the socket as its page-cache pages (khttpd_send_page)
  * and read into a bounded buffer only where a page is not cached, as the
  * socket takes it.  Sends never wait:
  * MSG_DONTWAIT, and -EAGAIN leaves the rest for the next sk_write_space.
@@ -20,6 +20,7 @@
 #include <linux/swap.h>
 
 #include "cache.h"
+#include "compat.h"
 #include "stats.h"
 
 /* Small copies share a segment of at least this size. */
@@ -209,7 +210,7 @@ static int khttpd_out_send_pages(struct khttpd_out *out,
 		if (s->pos + len < s->end ||
 		    !list_is_last(&s->node, &out->segs))
 			flags |= MSG_MORE;
-		r = kernel_sendpage(out->sock, page, off, len, flags);
+		r = khttpd_send_page(out->sock, page, off, len, flags);
 		if (r > 0)
 			mark_page_accessed(page);
 		put_page(page);

@@ -26,6 +26,7 @@
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
@@ -201,7 +202,7 @@ static void khttpd_listener_close(struct khttpd_server *srv)
 
 static const struct cred *khttpd_unprivileged_cred(void)
 {
-	struct cred *cred = prepare_kernel_cred(NULL);
+	struct cred *cred = prepare_kernel_cred(&init_task);
 
 	if (!cred)
 		return NULL;
