@@ -2,26 +2,19 @@
 # its user-space twin user-echo-server and the echo-bench client
 # (src/kecho/user/).  `make bench-echo` runs the experiment in the qemu guest.
 
-KECHO_DIR := $(BUILD)/kecho
-KECHO_FILES := $(patsubst src/kecho/%,$(KECHO_DIR)/%,\
-	$(wildcard src/kecho/*.c src/kecho/*.h src/kecho/Kbuild))
-
+KECHO_SOURCES := $(wildcard src/kecho/*.c src/kecho/*.h src/kecho/Kbuild)
 
 CHECK_PROGRAMS += $(BUILD)/user-echo-server $(BUILD)/echo-bench
 CHECK_SUITES += echo
 
 .PHONY: suite-echo bench-echo
 
-$(KECHO_DIR)/%: src/kecho/%
-	@mkdir -p $(dir $@)
-	@cp $< $@
-
-$(BUILD)/kecho.ko: $(KECHO_FILES)
-	$(MAKE) -C $(KERNEL_HEADERS) M=$(abspath $(KECHO_DIR)) \
-		CC=$(KERNEL_CC) W=1 modules
-	@cp $(KECHO_DIR)/kecho.ko $@
-
-module: $(BUILD)/kecho.ko
+# For each kernel, as khttpd.ko (mk/kernel.mk).
+$(BUILD)/modules/%/kecho.ko: $(KECHO_SOURCES)
+	@mkdir -p $(@D)/kecho
+	@cp -u -p $^ $(@D)/kecho/
+	$(call kbuild,$*,$(@D)/kecho)
+	@cp $(@D)/kecho/kecho.ko $@
 
 $(BUILD)/user-echo-server: $(call obj,$(BUILD),src/kecho/user/user_echo_server.c)
 	$(CC) $(OPTFLAGS) -o $@ $^ $(LDLIBS)
@@ -33,6 +26,6 @@ suite-echo: $(BUILD)/user-echo-server $(BUILD)/echo-bench
 	@BUILD=$(BUILD) tests/kecho/run.sh
 
 bench-echo: deps-build
-	@scripts/install-deps.sh $(BENCH_KERNEL_DEPS) $(KERNEL_CC) gnuplot-nox
+	@scripts/install-deps.sh $(BENCH_KERNEL_DEPS) $(KERNEL_CC_PACKAGE) gnuplot-nox
 	@$(MAKE) --no-print-directory module
 	BUILD=$(BUILD) bench/kecho/run.sh

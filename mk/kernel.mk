@@ -1,54 +1,62 @@
 # khttpd: the HTTP core as a Linux kernel module (src/khttpd/), built against
-# the installed Debian kernel's headers and tested in a qemu guest that boots
-# that kernel (tests/kernel/).  `make module` builds build/khttpd.ko;
-# `make check-kernel` runs the kernel suite alone.
+# an installed Debian kernel's headers and tested in a qemu guest that boots
+# that kernel (tests/kernel/).  `make module` builds build/khttpd.ko (and
+# build/kecho.ko, mk/kecho.mk) for the newest kernel installed, or for
+# KERNEL_VERSION=VER; `make check-kernel` runs the kernel suite alone, on
+# every kernel installed.  Each kernel's modules are built in
+# $(BUILD)/modules/VER/.
 
 KERNEL_VERSION = $(shell tests/kernel/kver.sh)
-KERNEL_CC := $(or $(shell tests/kernel/kver.sh --cc 2>/dev/null),gcc-12)
-KERNEL_HEADERS = /usr/src/linux-headers-$(KERNEL_VERSION)
+KERNEL_VERSIONS = $(shell tests/kernel/kver.sh --all 2>/dev/null)
+# $(call kernel_cc,VER): the compiler VER's headers were built with.
+kernel_cc = $(or $(shell tests/kernel/kver.sh --cc $(1) 2>/dev/null),gcc-12)
+# The package that brings it: gcc-12 has x86_64-linux-gnu-gcc-12 too.
+KERNEL_CC_PACKAGE := $(lastword $(subst -linux-gnu-, ,$(call kernel_cc)))
 
-# Kbuild cannot reach ../http from M=, so the sources are staged together.
-KMOD_DIR := $(BUILD)/kmod
-KMOD_FILES := \
-	$(patsubst src/khttpd/%,$(KMOD_DIR)/%,\
-		$(wildcard src/khttpd/*.c src/khttpd/*.h src/khttpd/Kbuild)) \
-	$(patsubst src/http/%,$(KMOD_DIR)/http/%,\
-		$(wildcard src/http/*.c src/http/*.h)) \
-	$(KMOD_DIR)/warnings.mk
+# Kbuild cannot reach ../http from M=, so the sources are staged together,
+# one tree per kernel.
+KMOD_SOURCES := $(wildcard src/khttpd/*.c src/khttpd/*.h src/khttpd/Kbuild \
+	src/http/*.c src/http/*.h) mk/warnings.mk
 
+# Debian 12 ships two kernel series: 6.1 (linux-image-amd64) and 6.12.
 DEPS_CHECK += qemu-system-x86 busybox-static linux-image-amd64 \
-	      linux-headers-amd64 cpio openssl $(KERNEL_CC)
+	      linux-headers-amd64 linux-image-6.12-amd64 \
+	      linux-headers-6.12-amd64 cpio openssl xz-utils zstd \
+	      $(KERNEL_CC_PACKAGE)
 CHECK_SUITES += kernel
 
-.PHONY: suite-kernel
+.PHONY: suite-kernel modules-all
 
-$(KMOD_DIR)/http/%: src/http/%
-	@mkdir -p $(dir $@)
-	@cp $< $@
-$(KMOD_DIR)/warnings.mk: mk/warnings.mk
-	@mkdir -p $(dir $@)
-	@cp $< $@
-$(KMOD_DIR)/%: src/khttpd/%
-	@mkdir -p $(dir $@)
-	@cp $< $@
+# $(call kbuild,VER,DIR): DIR's module built with Kbuild against VER's
+# headers, W=1 and -Werror (in Kbuild): any warning fails the build.
+kbuild = $(MAKE) -C /usr/src/linux-headers-$(1) M=$(abspath $(2)) \
+	CC=$(call kernel_cc,$(1)) W=1 modules
 
-# W=1 and -Werror (in Kbuild): any warning fails the build.  Kbuild takes
-# every staged http/*.c, so copies of files gone from src/ go first.
-$(BUILD)/khttpd.ko: $(KMOD_FILES)
-	@for f in $(KMOD_DIR)/http/*.[ch] $(KMOD_DIR)/*.[ch]; do \
-		case $$f in *.mod.c) continue ;; */http/*) src=src/http ;; \
+# Staged with cp -u -p, so that Kbuild rebuilds only what changed.  Kbuild
+# takes every staged .c, so copies of files gone from src/ go first.
+$(BUILD)/modules/%/khttpd.ko: $(KMOD_SOURCES)
+	@d=$(@D)/khttpd; mkdir -p $$d/http; \
+	for f in $$d/http/*.[ch] $$d/*.[ch]; do \
+		case $$f in *.mod.c|*'*'*) continue ;; */http/*) src=src/http ;; \
 		*) src=src/khttpd ;; esac; \
 		[ -e "$$src/$${f##*/}" ] || rm -f "$$f" "$${f%.*}.o"; \
-	done
-	$(MAKE) -C $(KERNEL_HEADERS) M=$(abspath $(KMOD_DIR)) \
-		CC=$(KERNEL_CC) W=1 modules
-	@cp $(KMOD_DIR)/khttpd.ko $@
+	done; \
+	cp -u -p src/khttpd/*.[ch] src/khttpd/Kbuild mk/warnings.mk $$d/ && \
+	cp -u -p src/http/*.[ch] $$d/http/
+	$(call kbuild,$*,$(@D)/khttpd)
+	@cp $(@D)/khttpd/khttpd.ko $@
 
-module: $(BUILD)/khttpd.ko
+module: $(BUILD)/modules/$(KERNEL_VERSION)/khttpd.ko \
+	$(BUILD)/modules/$(KERNEL_VERSION)/kecho.ko
+	@cp $^ $(BUILD)/
+
+# Both modules for every kernel installed: what the kernel suite tests.
+modules-all: $(foreach v,$(KERNEL_VERSIONS),\
+	$(BUILD)/modules/$(v)/khttpd.ko $(BUILD)/modules/$(v)/kecho.ko)
 
 check-kernel: deps-check
 	@BUILD=$(BUILD) MAKE="$(MAKE)" tests/run-suites.sh kernel
 
 suite-kernel: $(BUILD)/htstress
 	@BUILD=$(BUILD) MAKE="$(MAKE)" HTSTRESS_BIN=$(abspath $(BUILD)/htstress) \
-		tests/kernel/run.sh
+		tests/kernel/run-all.sh

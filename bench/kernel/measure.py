@@ -88,7 +88,7 @@ def parse_args():
     ap.add_argument('--conns', type=int, default=50)
     ap.add_argument('--scenarios', default=','.join(s.key for s in SCENARIOS))
     ap.add_argument('--out', default=os.path.join(HERE, '..', 'results',
-                                                  'kernel.json'))
+                                                  'kernel-latest.json'))
     opts = ap.parse_args()
     keys = opts.scenarios.split(',')
     opts.scenarios = [s for s in SCENARIOS if s.key in keys]

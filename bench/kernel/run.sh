@@ -5,8 +5,10 @@
 # suite (tests/kernel/guest.sh) with a static sehttpd added and without the
 # suite's slub_debug, then bench/kernel/measure.py does the measuring
 # through the control channel.  Arguments go to measure.py.
-# Environment: BUILD (build dir; needs BUILD/khttpd.ko and a static
-# BUILD/static/sehttpd, which `make bench-kernel` builds first).
+# Environment: KVER (the kernel to boot; default the newest installed),
+# BUILD (build dir; needs BUILD/modules/KVER/khttpd.ko and a static
+# BUILD/static/sehttpd, which `make bench-kernel` builds first, and runs
+# this on each kernel installed).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/kernel/guest.sh
@@ -22,10 +24,12 @@ die() {
 	exit 1
 }
 
-for f in "$BUILD/khttpd.ko" "$BUILD/static/sehttpd"; do
+kver=${KVER:-$(tests/kernel/kver.sh)} ||
+	die "no kernel image and headers installed"
+module=$BUILD/modules/$kver/khttpd.ko
+for f in "$module" "$BUILD/static/sehttpd"; do
 	[ -f "$f" ] || die "$f not built (run make bench-kernel)"
 done
-kver=$(tests/kernel/kver.sh) || die "no kernel image and headers installed"
 
 work=$(mktemp -d /tmp/khttpd-bench.XXXXXX)
 qemu_pidfile=$work/qemu.pid
@@ -33,7 +37,8 @@ serial=$work/serial.log
 mkdir -p "$BUILD/logs"
 finish() {
 	guest_stop "$qemu_pidfile"
-	[ -f "$serial" ] && cp "$serial" "$BUILD/logs/bench-kernel-serial.log"
+	[ -f "$serial" ] &&
+		cp "$serial" "$BUILD/logs/bench-kernel-$kver-serial.log"
 	rm -rf "$work"
 }
 trap finish EXIT
@@ -41,7 +46,7 @@ trap 'exit 130' INT TERM HUP PIPE
 
 # --- initramfs -----------------------------------------------------------
 root=$work/initramfs
-missing=$(guest_stage "$root" "$kver" "$BUILD/khttpd.ko") ||
+missing=$(guest_stage "$root" "$kver" "$module") ||
 	die "module $missing.ko not found in /lib/modules/$kver"
 guest_static_htstress "$root/bin/htstress" "$work/htstress.log" || {
 	tail -n 20 "$work/htstress.log"
@@ -77,4 +82,5 @@ echo "bench-kernel: guest $kver booted, khttpd loaded in" \
 python3 bench/kernel/measure.py --ctl-port "$host_ctl" \
 	--khttpd "$host_khttpd:$khttpd_port" \
 	--sehttpd "$host_sehttpd:$sehttpd_port" \
-	--tree "$root/srv/www" --serial "$serial" --kernel "$kver" "$@"
+	--tree "$root/srv/www" --serial "$serial" --kernel "$kver" \
+	--out "bench/results/kernel-$(cut -d. -f1,2 <<<"$kver").json" "$@"

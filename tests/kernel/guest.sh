@@ -13,19 +13,49 @@ virtio_pci_legacy_dev virtio_pci failover net_failover virtio_net"
 # (the guest has no modprobe to find them).
 GUEST_KTLS_MODULES="gf128mul ghash-generic ctr gcm tls"
 
-# guest_copy_modules DIR KVER MODULE...: each MODULE.ko of the kernel KVER
-# into DIR.  On a missing one prints its name and fails.
+# guest_copy_modules DIR KVER MODULE...: each MODULE of the kernel KVER
+# that is not built into it, after the modules it depends on
+# (modules.dep), into DIR as a plain NAME.ko (6.12's are .ko.xz, which
+# busybox's insmod cannot read), and their load order appended to
+# DIR/order.  On a missing one prints its name and fails.
 guest_copy_modules() {
-	local dir=$1 kver=$2 m ko
+	local dir=$1 kver=$2 m
 	shift 2
+	touch "$dir/order"
 	for m in "$@"; do
-		ko=$(find "/lib/modules/$kver" -name "$m.ko" | head -n 1)
-		if [ -z "$ko" ]; then
-			echo "$m"
-			return 1
-		fi
-		cp "$ko" "$dir/"
+		guest_copy_module "$dir" "/lib/modules/$kver" "$m" || return 1
 	done
+}
+
+guest_copy_module() {
+	local dir=$1 mdir=$2 m=$3 rel deps dep
+	! grep -qx -- "$m" "$dir/order" || return 0
+	# modules.dep lines: "kernel/net/tls/tls.ko.xz: kernel/...ko.xz ..."
+	{
+		read -r rel
+		read -r deps
+	} < <(awk -F': *' -v m="$m" '{
+		n = $1; sub(/.*\//, "", n); sub(/\.ko.*/, "", n)
+		if (n == m) { print $1; print $2; exit }
+	}' "$mdir/modules.dep")
+	if [ -z "$rel" ]; then
+		grep -q "/$m\.ko\$" "$mdir/modules.builtin" && return 0
+		echo "$m"
+		return 1
+	fi
+	for dep in $deps; do
+		dep=${dep##*/}
+		guest_copy_module "$dir" "$mdir" "${dep%%.ko*}" || return 1
+	done
+	case $rel in
+	*.xz) xz -dc <"$mdir/$rel" ;;
+	*.zst) zstd -qdc <"$mdir/$rel" ;;
+	*) cat "$mdir/$rel" ;;
+	esac >"$dir/$m.ko" || {
+		echo "$m"
+		return 1
+	}
+	echo "$m" >>"$dir/order"
 }
 
 # guest_stage ROOT KVER MODULE: busybox, /init, the control channel, the
@@ -57,7 +87,7 @@ guest_static_echo_bench() {
 }
 
 # guest_stage_ktls ROOT KVER LOG: for ktls.py, into ROOT/ktls: tls.ko and
-# the AES-GCM modules it needs (their load order in ROOT/ktls/modules), a
+# the AES-GCM modules it needs (their load order in ROOT/ktls/order), a
 # certificate and key, and into ROOT/bin a
 # static sehttpd (a sub-make into $BUILD/static) and a static TLS client.
 # On failure prints what is missing.
@@ -68,7 +98,6 @@ guest_stage_ktls() {
 		echo "module $m.ko in /lib/modules/$kver"
 		return 1
 	fi
-	echo "$GUEST_KTLS_MODULES" >"$root/ktls/modules"
 	if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
 		-nodes -keyout "$root/ktls/key.pem" -out "$root/ktls/cert.pem" \
 		-days 2 -subj /CN=guest >>"$log" 2>&1; then

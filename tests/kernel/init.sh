@@ -16,8 +16,8 @@ say() {
 	echo "$*" >/dev/console
 }
 
-for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev \
-	virtio_pci failover net_failover virtio_net; do
+# In load order, those the kernel has not built in (tests/kernel/guest.sh).
+for m in $(cat /modules/order); do
 	insmod "/modules/$m.ko" || say "KHTTPD-INIT: insmod $m failed"
 done
 # The device appears asynchronously after virtio_net loads.

@@ -24,8 +24,8 @@ def tls_stat(g):
 
 
 def start(g, c):
-    # In load order (tests/kernel/guest.sh), each unless built in already.
-    out, rc = g.run('for m in $(cat /ktls/modules); do '
+    # In load order (tests/kernel/guest.sh), each unless loaded already.
+    out, rc = g.run('for m in $(cat /ktls/order); do '
                     'insmod /ktls/$m.ko || grep -q "^$(echo $m | tr - _) " '
                     '/proc/modules || exit 1; done 2>&1')
     if not c.check('tls.ko and AES-GCM modules load', rc == 0, out):
