@@ -273,6 +273,11 @@ bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e)
 	       (smp_load_acquire(&e->gz) || !test_bit(0, &e->gz_claimed));
 }
 
+bool khttpd_cache_gzip_made(const struct khttpd_cache_entry *e)
+{
+	return smp_load_acquire(&e->gz);
+}
+
 const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len)
 {
 	char *gz = smp_load_acquire(&e->gz);

@@ -172,6 +172,9 @@ struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
  */
 bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e);
 
+/* Whether e's gzip representation is made (khttpd_cache_gzip() is cheap). */
+bool khttpd_cache_gzip_made(const struct khttpd_cache_entry *e);
+
 /*
  * The gzip representation of a compressible entry, compressed now if no
  * one did yet; NULL (send the identity) when it is not smaller, or while

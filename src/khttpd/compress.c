@@ -11,7 +11,8 @@
  * A zlib stream is not reentrant, so compressors are pooled, one per CPU
  * (up to DEFLATER_MAX): a caller takes the first free one, starting at its
  * own CPU's, and only when all are busy waits for that one.  The gzip header
- * and trailer (CRC-32 and length) are added here.  The output buffer is one
+ * and trailer (CRC-32 and length) are added here.  Inputs above 64 KiB are
+ * deflated on the unbound queue (offload.h), 32 KiB at a time.  The output buffer is one
  * byte smaller than the input: a stream that does not fit is not worth
  * sending.  The result is copied into memory of its own size, which is what
  * the cache counts.
@@ -24,12 +25,14 @@
 #include <linux/crc32.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
 #include <linux/zlib.h>
 
 #include "compat.h"
+#include "offload.h"
 #include "stats.h"
 
 #define GZIP_LEVEL 6
@@ -37,6 +40,10 @@
 #define GZIP_MEM_LEVEL 8
 /* Compressors at most, whatever the number of CPUs. */
 #define DEFLATER_MAX 16
+/* Input deflated between chances to reschedule: about a millisecond. */
+#define DEFLATE_STEP (32 * 1024)
+/* Larger inputs are deflated off the connection's worker (offload.h). */
+#define GZIP_INLINE_MAX (64 * 1024)
 
 /*
  * Magic, deflate, no flags (no name or comment), no modification time, no
@@ -111,27 +118,46 @@ static struct deflater *khttpd_gzip_deflater_get(void)
 	return &pool[first];
 }
 
-/* Deflates src into dst; the length, or 0 when it does not fit. */
+/*
+ * Deflates src into dst; the length, or 0 when it does not fit.  In steps
+ * of DEFLATE_STEP input bytes, with a chance to reschedule between them.
+ */
 static size_t khttpd_gzip_deflate_into(const void *src, size_t len, u8 *dst,
 				       size_t cap)
 {
 	struct deflater *d = khttpd_gzip_deflater_get();
 	struct z_stream_s *strm = &d->strm;
-	size_t out = 0;
+	size_t left = len, out = 0;
 
 	if (zlib_deflateReset(strm) == Z_OK) {
 		strm->next_in = src;
-		strm->avail_in = len;
 		strm->next_out = dst;
 		strm->avail_out = cap;
-		if (zlib_deflate(strm, Z_FINISH) == Z_STREAM_END)
-			out = strm->total_out;
+		for (;;) {
+			size_t step = min_t(size_t, left, DEFLATE_STEP);
+			int flush = step == left ? Z_FINISH : Z_NO_FLUSH;
+			int r;
+
+			strm->avail_in = step;
+			r = zlib_deflate(strm, flush);
+			if (flush == Z_FINISH) {
+				if (r == Z_STREAM_END)
+					out = strm->total_out;
+				break;
+			}
+			/* Input left over: the output is full. */
+			if (r != Z_OK || strm->avail_in)
+				break;
+			left -= step;
+			cond_resched();
+		}
 	}
 	mutex_unlock(&d->lock);
 	return out;
 }
 
-int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len)
+static int khttpd_gzip_here(const void *src, size_t len, void **out,
+			    size_t *out_len)
 {
 	size_t cap = len ? len - 1 : 0;
 	size_t dlen, n;
@@ -165,4 +191,29 @@ int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len)
 	*out_len = n;
 	*out = exact;
 	return 0;
+}
+
+struct gzip_job {
+	const void *src;
+	size_t len;
+	void **out;
+	size_t *out_len;
+	int err;
+};
+
+static void khttpd_gzip_job(void *arg)
+{
+	struct gzip_job *job = arg;
+
+	job->err = khttpd_gzip_here(job->src, job->len, job->out, job->out_len);
+}
+
+int khttpd_gzip(const void *src, size_t len, void **out, size_t *out_len)
+{
+	struct gzip_job job = { src, len, out, out_len, 0 };
+
+	if (len <= GZIP_INLINE_MAX)
+		return khttpd_gzip_here(src, len, out, out_len);
+	khttpd_offload(khttpd_gzip_job, &job);
+	return job.err;
 }

@@ -10,7 +10,9 @@
  * the buffer is allocated when bytes arrive and freed when all of them
  * have been consumed.  The first pass runs where the connection is
  * accepted, before the callbacks are installed: a request that came with
- * the handshake is answered without waking a worker.
+ * the handshake is answered without waking a worker when the cache holds
+ * its answer; one that needs more is left to the work item, so that the
+ * accept work never waits for an open, a read or a deflate.
  *
  * The states: a request head is read (HEAD), its response is sent (SEND),
  * its body skipped (BODY), and after a response that ends the connection
@@ -216,8 +218,12 @@ static void khttpd_conn_enter_head(struct khttpd_conn *c)
 	khttpd_conn_set_deadline(c, c->srv->timeout);
 }
 
-/* Answers a complete head (r > 0) or refuses one (r < 0) into the queue. */
-static void khttpd_conn_respond(struct khttpd_conn *c, int r)
+/*
+ * Answers a complete head (r > 0) or refuses one (r < 0) into the queue.
+ * Returns false when the first pass left the request to the work item
+ * (khttpd_exchange.inline_only): it is parsed again there.
+ */
+static bool khttpd_conn_respond(struct khttpd_conn *c, int r)
 {
 	struct khttpd_exchange x;
 	int err;
@@ -232,21 +238,30 @@ static void khttpd_conn_respond(struct khttpd_conn *c, int r)
 					     KHTTPD_NEXT_LINGER;
 	} else {
 		khttpd_exchange_init(&x, c, c->buf + c->start, &c->req);
+		x.inline_only = c->first_pass;
 		/* The body is skipped after the reply: a client holding it
 		 * back for 100-continue must be told to send it first. */
 		err = 0;
-		if (x.keep_alive && http_body_expects_continue(x.buf, &c->req))
-			err = khttpd_out_copy(&c->out, HTTP_CONTINUE_RESPONSE,
-					      sizeof(HTTP_CONTINUE_RESPONSE) -
-						      1);
+		if (x.keep_alive &&
+		    http_body_expects_continue(x.buf, &c->req)) {
+			x.deferred = x.inline_only;
+			if (!x.deferred)
+				err = khttpd_out_copy(
+					&c->out, HTTP_CONTINUE_RESPONSE,
+					sizeof(HTTP_CONTINUE_RESPONSE) - 1);
+		}
 		c->path = kmem_cache_alloc(c->srv->path_cache, GFP_KERNEL);
 		x.path = c->path;
-		if (!err)
+		if (!err && !x.deferred)
 			err = c->path ? khttpd_serve(&x) :
 					khttpd_respond_status(&x, 503);
 		if (c->path)
 			kmem_cache_free(c->srv->path_cache, c->path);
 		c->path = NULL;
+		if (x.deferred) {
+			khttpd_conn_enter_head(c);
+			return false;
+		}
 		c->start += c->req.head_len;
 		c->next = err		? KHTTPD_NEXT_CLOSE :
 			  !x.keep_alive ? KHTTPD_NEXT_END :
@@ -255,6 +270,7 @@ static void khttpd_conn_respond(struct khttpd_conn *c, int r)
 	/* A response that could not be completed: the rest is dropped. */
 	if (err)
 		khttpd_out_release(&c->out);
+	return true;
 }
 
 static enum step khttpd_conn_step_head(struct khttpd_conn *c)
@@ -266,10 +282,9 @@ static enum step khttpd_conn_step_head(struct khttpd_conn *c)
 			r = http_parse_request(&c->parser, &c->req,
 					       c->buf + c->start,
 					       c->end - c->start);
-			if (r != HTTP_PARSE_AGAIN) {
-				khttpd_conn_respond(c, r);
-				return STEP_AGAIN;
-			}
+			if (r != HTTP_PARSE_AGAIN)
+				return khttpd_conn_respond(c, r) ? STEP_AGAIN :
+								   STEP_YIELD;
 		}
 		r = khttpd_conn_receive(c);
 		if (r == -ENOBUFS) {
@@ -588,9 +603,13 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu)
 
 	/*
 	 * The request usually came with the handshake: answered here, while
-	 * nothing else can see the connection, instead of waking a worker.
+	 * nothing else can see the connection, instead of waking a worker,
+	 * when the cache has its answer; anything more (an open, a fill, a
+	 * deflate, a listing) would hold up every accept behind it.
 	 */
+	c->first_pass = true;
 	s = khttpd_conn_step(c);
+	c->first_pass = false;
 	if (s == STEP_CLOSE) {
 		khttpd_conn_discard(c);
 		goto err_count;

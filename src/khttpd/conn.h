@@ -59,6 +59,7 @@ struct khttpd_conn {
 	enum khttpd_conn_state state;
 	enum khttpd_conn_next next;
 	bool dead; /* torn down; the work item only frees it */
+	bool first_pass; /* run by the accept work: cache hits only */
 	long budget; /* bytes the current run may still move (conn.c) */
 	int cpu; /* where the work item runs: the accepting CPU */
 	char *buf; /* NULL while nothing is buffered */

@@ -31,6 +31,7 @@
 #include "cache.h"
 #include "beneath.h"
 #include "compat.h"
+#include "offload.h"
 #include "http/dirents.h"
 #include "http/layout.h"
 #include "http/listing.h"
@@ -48,6 +49,8 @@
 /* What all listings being built may hold at once: the cache size, and at
  * least this much. */
 #define LISTING_BUDGET_MIN (4 << 20)
+/* Listings of more entries are built off the connection's worker. */
+#define LISTING_INLINE_MAX 256
 
 static size_t khttpd_listing_budget(void)
 {
@@ -315,9 +318,11 @@ static int khttpd_listing_render(struct khttpd_exchange *x,
 	if (!out.buf)
 		return khttpd_respond_status(x, 503);
 	http_listing_write_begin(&out, form, path, len, order);
-	for (i = 0; i < dc->d.count; i++)
+	for (i = 0; i < dc->d.count; i++) {
 		http_listing_write_entry(&out, form,
 					 http_dirents_entry(&dc->d, i), i);
+		cond_resched();
+	}
 	http_listing_write_end(&out, form);
 
 	if (sink.streaming) {
@@ -384,6 +389,49 @@ static int khttpd_listing_answer_preconditions(struct khttpd_exchange *x)
 	return khttpd_respond_bodyless(x, &h);
 }
 
+/* What is left of a listing's build once its names are read. */
+struct listing_build {
+	struct khttpd_exchange *x;
+	struct dir_collector *dc;
+	const struct file *dir;
+	const struct khttpd_validator *v;
+	const char *path;
+	size_t len;
+	struct http_listing_order order;
+	enum http_listing_format form;
+	const char *key;
+	size_t key_len;
+	int ret;
+};
+
+/* Describes, sorts and renders the names: on the unbound queue if many. */
+static void khttpd_listing_build(void *arg)
+{
+	struct listing_build *b = arg;
+	struct dir_collector *dc = b->dc;
+	size_t i, kept;
+
+	for (i = 0, kept = 0; i < dc->d.count; i++) {
+		struct dir_item *it =
+			(struct dir_item *)http_dirents_entry(&dc->d, i);
+
+		khttpd_listing_describe(b->x->srv, b->dir, b->path, b->len, it);
+		cond_resched();
+		if (it->hidden)
+			continue;
+		if (kept != i)
+			memcpy(http_dirents_entry(&dc->d, kept), it,
+			       dc->d.item_size);
+		kept++;
+	}
+	dc->d.count = kept;
+	sort(dc->d.items, dc->d.count, dc->d.item_size,
+	     http_listing_comparator(b->order), NULL);
+	cond_resched();
+	b->ret = khttpd_listing_render(b->x, dc, b->v, b->path, b->len,
+				       b->order, b->form, b->key, b->key_len);
+}
+
 int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 			 const struct kstat *st, const char *path, size_t len)
 {
@@ -394,7 +442,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	struct khttpd_validator v;
 	const char *key = path;
 	char *key_buf = NULL;
-	size_t i, kept, key_len = len;
+	size_t key_len = len;
 	int ret;
 
 	/* Each order and form is cached apart, under a key of its own. */
@@ -429,23 +477,26 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 		ret = khttpd_respond_status(x, http_status_for_errno(-ret));
 		goto out;
 	}
-	for (i = 0, kept = 0; i < dc.d.count; i++) {
-		struct dir_item *it =
-			(struct dir_item *)http_dirents_entry(&dc.d, i);
+	{
+		struct listing_build b = {
+			.x = x,
+			.dc = &dc,
+			.dir = dir,
+			.v = &v,
+			.path = path,
+			.len = len,
+			.order = order,
+			.form = form,
+			.key = key,
+			.key_len = key_len,
+		};
 
-		khttpd_listing_describe(x->srv, dir, path, len, it);
-		if (it->hidden)
-			continue;
-		if (kept != i)
-			memcpy(http_dirents_entry(&dc.d, kept), it,
-			       dc.d.item_size);
-		kept++;
+		if (dc.d.count <= LISTING_INLINE_MAX)
+			khttpd_listing_build(&b);
+		else
+			khttpd_offload(khttpd_listing_build, &b);
+		ret = b.ret;
 	}
-	dc.d.count = kept;
-	sort(dc.d.items, dc.d.count, dc.d.item_size,
-	     http_listing_comparator(order), NULL);
-	ret = khttpd_listing_render(x, &dc, &v, path, len, order, form, key,
-				    key_len);
 out:
 	khttpd_listing_release(dc.d.items, dc.d.cap * dc.d.item_size);
 	khttpd_listing_release(dc.d.names, dc.d.names_cap);

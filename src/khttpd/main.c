@@ -14,6 +14,7 @@
 
 #include "cache.h"
 #include "compress.h"
+#include "offload.h"
 #include "config.h"
 #include "http/body.h"
 #include "khttpd.h"
@@ -135,9 +136,12 @@ static int __init khttpd_init(void)
 		goto err_site;
 	}
 	cfg.cors_lines = cors_lines;
-	err = khttpd_gzip_init();
+	err = khttpd_offload_init();
 	if (err)
 		goto err_site;
+	err = khttpd_gzip_init();
+	if (err)
+		goto err_offload;
 	err = khttpd_cache_init((size_t)cache_kb * 1024);
 	if (err)
 		goto err_gzip;
@@ -156,6 +160,8 @@ err_cache:
 	khttpd_cache_exit();
 err_gzip:
 	khttpd_gzip_exit();
+err_offload:
+	khttpd_offload_exit();
 err_site:
 	kfree(cors_lines);
 	kfree(pages_copy);
@@ -169,6 +175,7 @@ static void __exit khttpd_exit(void)
 	khttpd_stats_exit();
 	khttpd_cache_exit();
 	khttpd_gzip_exit();
+	khttpd_offload_exit();
 	kfree(cors_lines);
 	kfree(pages_copy);
 	kfree(index_copy);

@@ -234,6 +234,10 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 
 	khttpd_respond_select_for(x, e, coding, &body, &r, etag, &sel);
 	if (!body && !http_selection_bodyless(&sel)) {
+		if (x->inline_only && !khttpd_cache_gzip_made(e)) {
+			x->deferred = true;
+			return 0;
+		}
 		/* Ranges are never of the gzip form: this is the 200. */
 		body = khttpd_cache_gzip(e, &gz_len);
 		if (body) {

@@ -30,6 +30,13 @@ struct khttpd_exchange {
 	const struct http_request *req; /* NULL when the head was refused */
 	bool head_only;
 	bool keep_alive; /* cleared by any reply that must end the connection */
+	/*
+	 * The accept work's first pass: only what needs no file opened and
+	 * no deflate is answered; anything else sets deferred, sends
+	 * nothing and is answered again by the connection's work item.
+	 */
+	bool inline_only;
+	bool deferred;
 	s64 now; /* the Date, in seconds */
 	char date[HTTP_DATE_LEN];
 };

@@ -62,11 +62,16 @@ static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
 static int khttpd_plan_open(void *ctx, const char *path,
 			    struct http_object *obj)
 {
-	const struct khttpd_exchange *x = ctx;
+	struct khttpd_exchange *x = ctx;
 	const struct khttpd_server *srv = x->srv;
-	struct file *f = khttpd_open_beneath(srv, path, O_PATH);
+	struct file *f;
 	struct kstat st;
 
+	if (x->inline_only) {
+		x->deferred = true;
+		return -EAGAIN;
+	}
+	f = khttpd_open_beneath(srv, path, O_PATH);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	if (khttpd_getattr(f, &st)) {
@@ -335,6 +340,10 @@ static int khttpd_serve_error(struct khttpd_exchange *x, int status)
 
 	if (!page)
 		return khttpd_respond_status(x, status);
+	if (x->inline_only) {
+		x->deferred = true;
+		return 0;
+	}
 	f = khttpd_open_beneath(srv, page, O_PATH);
 	if (IS_ERR(f))
 		return khttpd_respond_status(x, status);
@@ -454,5 +463,12 @@ int khttpd_serve(struct khttpd_exchange *x)
 
 	http_serve(&x->srv->site, x->buf, x->req, x->path, &khttpd_plan_ops, x,
 		   &p);
+	if (x->deferred) {
+		if (p.action == HTTP_SERVE_ENTRY)
+			khttpd_cache_put(p.entry);
+		else if (p.action >= HTTP_SERVE_FILE)
+			khttpd_plan_close(x, &p.obj);
+		return 0;
+	}
 	return http_serve_answer(&p, x->path, &khttpd_answers, x);
 }

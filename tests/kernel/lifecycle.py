@@ -21,6 +21,11 @@ through its forwarded port:
            two of them on its CPU, are each answered in under 0.5 s, and
            the stream is not cut off; with another chunked stream going,
            rmmod takes under one second and ends it.
+  heavy: while two clients in the guest ask, one request after another,
+           for gzip forms of 1 MiB files not yet deflated (both CPUs'
+           workers busy deflating), a 12-byte file is each time answered
+           in under a third of the time one such request takes alone; the
+           same beside listings of 20,000 entries being built.
   crowd: 1,000 idle plus 1,000 half-sent connections opened inside the
            guest (holdconns); an ordinary request is answered in under one
            second beside them, all of them are closed after timeout_ms
@@ -296,6 +301,88 @@ class Lifecycle:
                                    res.get('streamed', 0) / 1e6),
                      res.get('stream_end') in ('reset', 'closed') and
                      res['stream_s'] < 4, repr(res))
+        self.check_released(name, baseline)
+
+    def latency(self, url, n=1, header=''):
+        """The slowest of n requests of url inside the guest, each on a new
+        connection (htstress's own measure, seconds), or None if one
+        failed."""
+        out = self.g.value('htstress --json -n %d %s "http://127.0.0.1:%d%s" '
+                           '</dev/null 2>&1; true'
+                           % (n, header, self.args.guest_port, url),
+                           timeout=120)
+        m = re.search(r'^\{.*\}$', out, re.M)
+        res = json.loads(m.group(0)) if m else {}
+        if res.get('good') != n:
+            print(out, flush=True)
+            return None
+        return res['latency_us']['max'] / 1e6
+
+    def beside(self, name, what, heavy, script, done):
+        """Runs script (in the guest's background; it writes 2 lines to the
+        files done names once finished) and checks that small requests
+        meanwhile are answered in under a third of one heavy request
+        alone."""
+        alone = self.latency('/a.txt', 4)
+        self.g.value('(%s) </dev/null >/dev/null 2>&1 & echo started'
+                     % script)
+        time.sleep(0.3)
+        during = self.latency('/a.txt', 8)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and self.g.value(
+                'cat %s 2>/dev/null | wc -l' % done) != '2':
+            time.sleep(1)
+        self.c.check(
+            '%s: small requests beside two clients %s answered in under a '
+            'third of one such request alone (%.3f s; %.3f s alone; the '
+            'heavy request %.3f s)' % (name, what, during or -1, alone or -1,
+                                       heavy or -1),
+            during is not None and heavy is not None and
+            during < heavy / 3, repr(during))
+
+    def heavy(self, baseline):
+        """Deflating a large entry and building a large listing happen off
+        the connection workers: a small request on the same CPU is answered
+        meanwhile, not after them."""
+        name = 'heavy'
+        files = 16
+        out, rc = self.insmod()
+        if not self.c.check('%s: insmod succeeds' % name, rc == 0, out):
+            return
+        # 0.9 MiB (a cache entry's limit is 1 MiB) of random A, C, G and T
+        # each: compressible (to about 30%), and slow to deflate, with many
+        # short matches to weigh.
+        self.g.value(
+            'mkdir -p /srv/www/heavy /srv/www/heavylist && i=0; '
+            'while [ $i -lt %d ]; do head -c 700000 /dev/urandom | base64 | '
+            'tr A-Za-z0-9+/ %s >/srv/www/heavy/f$i.txt; i=$((i + 1)); '
+            'done; cd /srv/www/heavylist && i=0; while [ $i -lt 20000 ]; '
+            'do : >entry-with-a-longish-name-$i.txt; i=$((i + 1)); done; '
+            'echo made' % (files, 'ACGT' * 16), timeout=300)
+        gz = "-H 'Accept-Encoding: gzip'"
+        one = self.latency('/heavy/f%d.txt' % (files - 1), header=gz)
+        # Two clients, so that both CPUs work: a new connection goes to
+        # each CPU in turn.
+        self.beside(
+            name, 'deflating 1 MiB files', one,
+            'for k in 0 1; do (i=$k; while [ $i -lt %d ]; do '
+            'htstress -n 1 %s http://127.0.0.1:%d/heavy/f$i.txt; '
+            'i=$((i + 2)); done; echo done >/tmp/heavy$k.out) & done'
+            % (files - 1, gz, self.args.guest_port),
+            '/tmp/heavy0.out /tmp/heavy1.out')
+        # Listings of 20,000 entries, each request a new build (each sort
+        # order is cached apart).
+        one = self.latency('/heavylist/?sort=name&order=desc')
+        self.beside(
+            name, 'building listings of 20,000 entries', one,
+            'for k in 0 1; do (for o in size time; do for d in asc desc; '
+            'do htstress -n 1 "http://127.0.0.1:%d/heavylist/?sort=$o&'
+            'order=$d"; done; done; echo done >/tmp/list$k.out) & '
+            'sleep 0.2; done' % self.args.guest_port,
+            '/tmp/list0.out /tmp/list1.out')
+        self.g.value('rm -rf /srv/www/heavy /srv/www/heavylist '
+                     '/tmp/heavy*.out /tmp/list*.out; echo gone')
+        self.unload(name)
         self.check_released(name, baseline)
 
     def crowd(self, baseline):
@@ -1280,7 +1367,8 @@ class Lifecycle:
         # KHTTPD_LIFECYCLE=crowd,10000 runs only those parts (while
         # working on one of them).
         only = os.environ.get('KHTTPD_LIFECYCLE',
-                              'cycles,site,fair,crowd,burst,10000,limits')
+                              'cycles,site,fair,heavy,crowd,burst,10000,'
+                              'limits')
         if 'cycles' in only:
             for i, params in enumerate(('', 'cache_kb=0', 'listing=0'), 1):
                 self.cycle(i, baseline, params)
@@ -1288,6 +1376,8 @@ class Lifecycle:
             self.site_params()
         if 'fair' in only:
             self.fair_share(baseline)
+        if 'heavy' in only:
+            self.heavy(baseline)
         if 'crowd' in only:
             self.crowd(baseline)
         if 'burst' in only:
