@@ -3,12 +3,15 @@
  * The classic form: one work item per connection that sleeps in recv and
  * send for the connection's whole life, so each connected client, idle or
  * not, holds a worker (and the workqueue's max_active bounds how many are
- * served at once).  Kept to compare against the event-driven form.
+ * served at once).  Kept to compare against the event-driven form.  The
+ * socket's receive and send timeouts are timeout_ms: a client silent, or
+ * not reading, that long is closed.
  */
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
+#include <net/sock.h>
 
 #include "kecho.h"
 
@@ -47,6 +50,12 @@ static void blocking_work(struct work_struct *work)
 
 void kecho_blocking_start(struct kecho_conn *c)
 {
+	struct sock *sk = c->sock->sk;
+
+	lock_sock(sk);
+	sk->sk_rcvtimeo = c->srv->timeout;
+	sk->sk_sndtimeo = c->srv->timeout;
+	release_sock(sk);
 	INIT_WORK(&c->work, blocking_work);
 	queue_work(c->srv->wq, &c->work);
 }

@@ -3,7 +3,8 @@
  * The event-driven form: the socket's callbacks only queue the connection's
  * work item, which reads and writes without waiting until the socket has
  * nothing more to give or take, then returns.  A connection waiting for its
- * client holds no worker and no buffer.
+ * client holds no worker and no buffer, only a timer, which closes it once
+ * the client has sent or read nothing for timeout_ms.
  */
 #include <linux/net.h>
 #include <linux/slab.h>
@@ -35,6 +36,13 @@ static void echo_data_ready(struct sock *sk)
 static void echo_state_change(struct sock *sk)
 {
 	queue_conn(sk);
+}
+
+static void echo_timer(struct timer_list *t)
+{
+	struct kecho_conn *c = from_timer(c, t, timer);
+
+	queue_work(c->srv->wq, &c->work);
 }
 
 static void echo_write_space(struct sock *sk)
@@ -88,6 +96,7 @@ static int flush(struct kecho_conn *c)
 		if (n <= 0)
 			return n ? n : -EPIPE;
 		c->sent += n;
+		c->last = jiffies;
 	}
 	return 0;
 }
@@ -117,6 +126,7 @@ static int receive(struct kecho_conn *c)
 		return n ? n : -ECONNRESET;
 	c->len = n;
 	c->sent = 0;
+	c->last = jiffies;
 	return 1;
 }
 
@@ -134,21 +144,28 @@ static void event_work(struct work_struct *work)
 	for (;;) {
 		err = flush(c);
 		if (err == -EAGAIN)
-			return; /* echo_write_space() queues us again */
+			break; /* echo_write_space() queues us again */
 		if (err)
-			break;
+			goto close;
 		if (!budget--) {
 			queue_work(c->srv->wq, &c->work);
 			return;
 		}
 		err = receive(c);
-		if (err <= 0)
-			break;
+		if (err < 0)
+			goto close;
+		if (!err)
+			break; /* echo_data_ready() queues us again */
 	}
-	if (!err)
-		return; /* echo_data_ready() queues us again */
-
+	/* Waiting for the client, for timeout at most. */
+	if (time_before(jiffies, c->last + c->srv->timeout)) {
+		mod_timer(&c->timer, c->last + c->srv->timeout);
+		return;
+	}
+close:
 	restore_callbacks(c);
+	/* Only this work item arms it; it may still have queued us. */
+	timer_shutdown_sync(&c->timer);
 	kfree(c->buf);
 	kecho_conn_close(c);
 	/*
@@ -166,6 +183,8 @@ static void event_work(struct work_struct *work)
 void kecho_event_start(struct kecho_conn *c)
 {
 	INIT_WORK(&c->work, event_work);
+	timer_setup(&c->timer, echo_timer, 0);
+	c->last = jiffies;
 	install_callbacks(c);
 	/* Bytes that arrived before the callbacks were in place. */
 	queue_work(c->srv->wq, &c->work);

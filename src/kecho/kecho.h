@@ -5,6 +5,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -21,9 +22,12 @@ struct kecho_server {
 	struct task_struct *thread;
 	struct workqueue_struct *wq;
 	bool event_driven; /* else one sleeping work item per connection */
+	unsigned long timeout; /* jiffies a client may stay silent */
+	unsigned int max_conns; /* more are closed as soon as accepted */
 	struct mutex lock; /* protects conns, nr_conns and stopping */
 	struct list_head conns;
 	unsigned int nr_conns;
+	unsigned long refused; /* connections closed at max_conns */
 	bool stopping;
 	wait_queue_head_t drained; /* woken as nr_conns drops */
 };
@@ -39,11 +43,22 @@ struct kecho_conn {
 	void (*saved_state_change)(struct sock *sk);
 	char *buf; /* bytes received, held only until they are echoed */
 	size_t len, sent;
+	struct timer_list timer; /* queues the work at the idle deadline */
+	unsigned long last; /* jiffies of the last byte moved */
 	bool closed; /* socket released; the next run frees the conn */
 };
 
-int kecho_server_start(struct kecho_server *srv, unsigned short port,
-		       int backlog, bool bound, bool event_driven);
+struct kecho_config {
+	unsigned short port;
+	int backlog;
+	bool bound; /* a per-CPU workqueue, else unbound */
+	bool event_driven;
+	unsigned int timeout_ms;
+	unsigned int max_conns;
+};
+
+int kecho_server_start(struct kecho_server *srv,
+		       const struct kecho_config *cfg);
 void kecho_server_stop(struct kecho_server *srv);
 
 /* Removes c from the server and releases its socket (process context). */

@@ -32,10 +32,23 @@ MODULE_PARM_DESC(mode,
 		 "event: work runs only when a socket is ready (default); "
 		 "classic: one work item per connection sleeping in recv");
 
+static uint timeout_ms = 30000;
+module_param(timeout_ms, uint, 0444);
+MODULE_PARM_DESC(
+	timeout_ms,
+	"close a connection whose client sends or reads nothing for this long (default 30000)");
+
+static uint max_conns = 4096;
+module_param(max_conns, uint, 0444);
+MODULE_PARM_DESC(
+	max_conns,
+	"connections served at once; more are closed when accepted (default 4096)");
+
 static struct kecho_server server;
 
 static int __init kecho_init(void)
 {
+	struct kecho_config cfg;
 	bool event_driven;
 	int err;
 
@@ -51,7 +64,17 @@ static int __init kecho_init(void)
 		pr_err("backlog=%d: expected at least 1\n", backlog);
 		return -EINVAL;
 	}
-	err = kecho_server_start(&server, port, backlog, bench, event_driven);
+	if (!timeout_ms || !max_conns) {
+		pr_err("timeout_ms and max_conns must be positive\n");
+		return -EINVAL;
+	}
+	cfg.port = port;
+	cfg.backlog = backlog;
+	cfg.bound = bench;
+	cfg.event_driven = event_driven;
+	cfg.timeout_ms = timeout_ms;
+	cfg.max_conns = max_conns;
+	err = kecho_server_start(&server, &cfg);
 	if (err)
 		return err;
 	pr_info("echoing on port %u (%s, %s workqueue)\n", port, mode,

@@ -64,8 +64,14 @@ static void conn_start(struct kecho_server *srv, struct socket *sock)
 	tcp_sock_set_nodelay(sock->sk);
 
 	mutex_lock(&srv->lock);
-	if (srv->stopping) {
+	if (srv->stopping || srv->nr_conns >= srv->max_conns) {
+		unsigned long refused = srv->stopping ? 0 : ++srv->refused;
+
 		mutex_unlock(&srv->lock);
+		if (refused)
+			pr_notice_ratelimited(
+				"max_conns=%u reached: new connections closed at once (%lu so far)\n",
+				srv->max_conns, refused);
 		sock_release(sock);
 		kfree(c);
 		return;
@@ -130,8 +136,7 @@ static int listen_thread(void *data)
 	return 0;
 }
 
-int kecho_server_start(struct kecho_server *srv, unsigned short port,
-		       int backlog, bool bound, bool event_driven)
+int kecho_server_start(struct kecho_server *srv, const struct kecho_config *cfg)
 {
 	int err;
 
@@ -139,13 +144,16 @@ int kecho_server_start(struct kecho_server *srv, unsigned short port,
 	INIT_LIST_HEAD(&srv->conns);
 	init_waitqueue_head(&srv->drained);
 	srv->nr_conns = 0;
+	srv->refused = 0;
 	srv->stopping = false;
-	srv->event_driven = event_driven;
+	srv->event_driven = cfg->event_driven;
+	srv->timeout = msecs_to_jiffies(cfg->timeout_ms);
+	srv->max_conns = cfg->max_conns;
 
-	srv->wq = alloc_workqueue("kecho", bound ? 0 : WQ_UNBOUND, 0);
+	srv->wq = alloc_workqueue("kecho", cfg->bound ? 0 : WQ_UNBOUND, 0);
 	if (!srv->wq)
 		return -ENOMEM;
-	err = open_listener(srv, port, backlog);
+	err = open_listener(srv, cfg->port, cfg->backlog);
 	if (err)
 		goto err_wq;
 	srv->thread = kthread_run(listen_thread, srv, "kecho");

@@ -5,8 +5,11 @@ workqueue, event-driven bound, classic one-work-item-per-connection): load
 kecho.ko, echo correct bytes to 200 concurrent clients (1 byte to 64 KiB
 messages in split writes, by the guest's static echo-bench), then hold 200
 idle connections and unload: within one second, every connection closed,
-nothing left, nothing at warning level or above logged.  A bad mode= is
-refused with a message.  Prints "ok NAME" / "FAIL NAME: why" and a last
+nothing left, nothing at warning level or above logged.  Then, event-driven and
+classic, with timeout_ms=1500 and max_conns=10: a client that sends a line
+every 0.5 s for 3 s gets every echo; of 12 idle connections, the two
+beyond max_conns are closed at once (and logged), the others after the
+timeout.  A bad mode= is refused with a message.  Prints "ok NAME" / "FAIL NAME: why" and a last
 line "kecho-totals PASSED FAILED".
 """
 
@@ -74,9 +77,44 @@ def cycle(g, c, name, params):
             any('kecho: unloaded' in t for _, t in window), repr(window))
 
 
+def limits(g, c, name, params):
+    timeout_ms = 1500
+    out, rc = g.run('insmod /kecho.ko port=%d %s timeout_ms=%d max_conns=10'
+                    % (PORT, params, timeout_ms))
+    if not c.check('%s, limits: loads' % name, rc == 0, out):
+        return
+    out, rc = g.run('(i=0; while [ $i -lt 6 ]; do echo ping$i; sleep 0.5; '
+                    'i=$((i + 1)); done) | nc 127.0.0.1 %d' % PORT,
+                    timeout=60)
+    c.check('%s, limits: a client sending every 0.5 s for 3 s, longer than '
+            'timeout_ms=%d, gets every echo' % (name, timeout_ms),
+            out.split() == ['ping%d' % i for i in range(6)], out)
+    out, rc = g.run('echo-bench --hold 12 --seconds 10 127.0.0.1:%d 2>&1'
+                    % PORT, timeout=60)
+    m = re.search(r'closed by the server: (\d+) of (\d+), the last after '
+                  r'(\d+) ms', out)
+    c.check('%s, limits: 12 idle connections all closed, the last after '
+            'timeout_ms=%d (%s ms)' % (name, timeout_ms,
+                                       m.group(3) if m else '?'),
+            m is not None and m.group(1) == m.group(2) == '12' and
+            timeout_ms * 0.9 <= int(m.group(3)) < timeout_ms + 3000, out)
+    window = g.dmesg()
+    c.check('%s, limits: the two beyond max_conns=10 closed at once, and '
+            'logged' % name,
+            any('max_conns=10 reached: new connections closed at once '
+                '(2 so far)' in t for _, t in window), repr(window))
+    out, rc = g.run('rmmod kecho')
+    c.check('%s, limits: rmmod succeeds' % name, rc == 0, out)
+    w = warnings(g.dmesg())
+    c.check('%s, limits: nothing at warning level or above logged' % name,
+            not w, '\n'.join(w[:10]))
+
+
 def checks(g, c):
     for name, params in CYCLES:
         cycle(g, c, name, params)
+    for name, params in (CYCLES[0], CYCLES[2]):
+        limits(g, c, name, params)
     out, _ = g.run('insmod /kecho.ko mode=bogus 2>&1; '
                    'echo insmod=$?; dmesg | tail -n 3')
     c.check('mode=bogus is refused with a message',
