@@ -134,7 +134,11 @@ print(*(s.getsockname()[1] for s in ss))' "$1"
 
 # guest_boot KVER INITRAMFS APPEND SERIAL PIDFILE OUT HOSTFWD...: starts qemu
 # daemonized (2 vCPUs, 512 MiB), its messages in OUT; each HOSTFWD is
-# HOSTPORT:GUESTPORT, forwarded from 127.0.0.1.
+# HOSTPORT:GUESTPORT, forwarded from 127.0.0.1.  The CPU has RDRAND, so
+# that the kernel's random pool is ready at boot: without it, it became
+# ready minutes into the tests, and the static key that flips then is
+# patched in with int3 while the other vCPU runs, which TCG once turned
+# into an oops (int3 in urandom_read_iter, on 6.12).
 guest_boot() {
 	local kver=$1 initramfs=$2 append=$3 serial=$4 pidfile=$5 out=$6
 	local netdev=user,id=n0 fwd
@@ -142,7 +146,7 @@ guest_boot() {
 	for fwd in "$@"; do
 		netdev=$netdev,hostfwd=tcp:127.0.0.1:${fwd%%:*}-:${fwd#*:}
 	done
-	qemu-system-x86_64 -accel tcg -m 512 -smp 2 -no-reboot \
+	qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -m 512 -smp 2 -no-reboot \
 		-kernel "/boot/vmlinuz-$kver" -initrd "$initramfs" \
 		-append "$append" \
 		-display none -serial "file:$serial" -monitor none \
