@@ -73,6 +73,8 @@ static void khttpd_cache_entry_free_rcu(struct rcu_head *head)
 
 	if (e->budget)
 		khttpd_budget_uncharge(e->budget, e->charged);
+	if (e->held)
+		khttpd_count_add(&khttpd_stats.held_bytes, -(long)e->held);
 	for (slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++)
 		kvfree(e->sib[slot]);
 	kvfree(e->gz);
@@ -97,7 +99,22 @@ static void khttpd_cache_unhash_locked(struct khttpd_cache_entry *e)
 	list_del(&e->clock);
 	cache.total -= e->cost;
 	cache.count--;
+	/* Pinned by responses still going out: now counted as held. */
+	if (refcount_read(&e->ref) > 1) {
+		e->held = e->cost;
+		khttpd_count_add(&khttpd_stats.held_bytes, e->held);
+	}
 	khttpd_cache_put(e);
+}
+
+/* What a response may always pin: a head-sized body. */
+#define KHTTPD_PIN_SMALL (64 * 1024)
+
+bool khttpd_cache_may_pin(const struct khttpd_cache_entry *e, size_t len)
+{
+	/* An entry outside the table is charged to its budget already. */
+	return e->budget || len <= KHTTPD_PIN_SMALL ||
+	       atomic_long_read(&khttpd_stats.held_bytes) < (long)cache.max;
 }
 
 void khttpd_cache_exit(void)
@@ -243,24 +260,37 @@ struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
 struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 					      size_t body_len)
 {
+	void *body = kvmalloc(body_len ? body_len : 1, GFP_KERNEL);
+	struct khttpd_cache_entry *e;
+
+	if (!body)
+		return NULL;
+	e = khttpd_cache_alloc_with(key, key_len, body, body_len, body_len);
+	if (!e)
+		kvfree(body);
+	return e;
+}
+
+struct khttpd_cache_entry *khttpd_cache_alloc_with(const char *key,
+						   size_t key_len, void *body,
+						   size_t body_len, size_t size)
+{
 	struct khttpd_cache_entry *e;
 
 	e = kmem_cache_zalloc(cache.slab, GFP_KERNEL);
 	if (!e)
 		return NULL;
 	e->key = kmemdup_nul(key, key_len, GFP_KERNEL);
-	e->body = kvmalloc(body_len ? body_len : 1, GFP_KERNEL);
-	if (!e->key || !e->body) {
-		kvfree(e->body);
-		kfree(e->key);
+	if (!e->key) {
 		kmem_cache_free(cache.slab, e);
 		return NULL;
 	}
+	e->body = body;
 	refcount_set(&e->ref, 1);
 	e->key_len = key_len;
 	e->hash = jhash(key, key_len, 0);
 	e->body_len = body_len;
-	e->cost = sizeof(*e) + key_len + body_len;
+	e->cost = sizeof(*e) + key_len + size;
 	return e;
 }
 
@@ -303,6 +333,9 @@ const char *khttpd_cache_gzip(struct khttpd_cache_entry *e, size_t *len)
 		if (e->hashed) {
 			cache.total += n;
 			khttpd_cache_evict_locked();
+		} else if (e->held) {
+			e->held += n;
+			khttpd_count_add(&khttpd_stats.held_bytes, n);
 		}
 		spin_unlock(&cache.lock);
 	}

@@ -110,6 +110,11 @@ struct khttpd_cache_entry {
 	 */
 	struct khttpd_budget *budget;
 	size_t charged;
+	/*
+	 * Bytes counted in khttpd_stats.held_bytes: the entry left the table
+	 * while responses still pinned it.  Under cache.lock until freed.
+	 */
+	size_t held;
 };
 
 /* max_bytes bounds the total size of cached entries; 0 disables caching. */
@@ -165,12 +170,29 @@ struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
  */
 struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 					      size_t body_len);
+/*
+ * The same around body, a kvmalloc()ed buffer of size bytes whose first
+ * body_len are the body, taken over (freed with the entry) on success.
+ */
+struct khttpd_cache_entry *khttpd_cache_alloc_with(const char *key,
+						   size_t key_len, void *body,
+						   size_t body_len,
+						   size_t size);
 
 /*
  * Whether e may be sent as gzip: its type is compressible and no one found
  * it not to shrink, nor is compressing it now.
  */
 bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e);
+
+/*
+ * Whether a response may pin len bytes of e's body in its output queue.
+ * Entries gone from the table while slow readers still pin them count
+ * nowhere in its bound: once they hold as much as the cache again, no
+ * large cached body is pinned any more (the response is a 503), so that
+ * slow readers cannot hold more than twice the cache's size.
+ */
+bool khttpd_cache_may_pin(const struct khttpd_cache_entry *e, size_t len);
 
 /* Whether e's gzip representation is made (khttpd_cache_gzip() is cheap). */
 bool khttpd_cache_gzip_made(const struct khttpd_cache_entry *e);

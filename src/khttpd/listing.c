@@ -4,17 +4,18 @@
  * them all and because nothing may be looked up while the directory is
  * being iterated under its lock.  Then each entry is described (a symlink by
  * its target, but only when that stays beneath the root, as for a request),
- * sorted, and rendered through http_out into one buffer: a listing that the
- * cache can hold becomes a cache entry, served to every request for the
- * directory until it changes or the entry's second is up, and leaves in one
- * send; only a larger one streams, a chunk per buffer-full.
+ * sorted, and rendered through http_out into one buffer, which becomes a
+ * cache entry: served to every request for the directory until it changes
+ * or the entry's second is up when the cache can hold it, and leaving in one
+ * send, its body never copied.
  *
  * All listings being built share one memory budget (names, entries and
  * pages), so that many requests for large directories at once cannot take
  * more than that together: a build that would exceed it is answered 503.
  * A listing too large for the cache stays charged to it until its entry is
  * freed, once its response is sent or its connection closed: clients that
- * read slowly cannot hold more than the budget between them either.
+ * read slowly cannot hold more than the budget between them either, however
+ * large the listing (one larger than the budget is a 503).
  */
 #include "listing.h"
 
@@ -33,7 +34,6 @@
 #include "compat.h"
 #include "offload.h"
 #include "http/dirents.h"
-#include "http/layout.h"
 #include "http/listing.h"
 #include "http/out.h"
 #include "http/response.h"
@@ -44,7 +44,7 @@
 /* Bounds on what one listing may hold in memory. */
 #define LISTING_MAX_ENTRIES (1 << 20)
 #define LISTING_MAX_NAMES (64 << 20)
-/* The page buffer starts at this size and doubles up to a cache entry's. */
+/* The page buffer starts at this size and doubles within the budget. */
 #define LISTING_BUF_MIN (16 * 1024)
 /* What all listings being built may hold at once: the cache size, and at
  * least this much. */
@@ -221,76 +221,24 @@ static void khttpd_listing_describe(const struct khttpd_server *srv,
 	dput(d);
 }
 
-/* Where a rendered listing goes once it no longer fits one buffer. */
-struct listing_sink {
-	struct khttpd_exchange *x;
-	enum http_listing_format form;
-	bool streaming; /* the head is out; the body follows in pieces */
-	bool chunked;
-	int error;
-	size_t max; /* the largest page: what the cache may hold */
-};
-
-static int khttpd_listing_start_streaming(struct listing_sink *sink)
-{
-	struct khttpd_exchange *x = sink->x;
-	struct http_response_head h;
-	size_t hlen;
-
-	sink->chunked = x->req->version_minor >= 1;
-	if (!sink->chunked)
-		x->keep_alive = false; /* the close ends the body */
-	khttpd_respond_head_init(x, &h, 200);
-	h.content_type = http_listing_content_type(sink->form);
-	h.chunked = sink->chunked;
-	/* As every listing: it has another form, and a smaller one of this
-	 * directory has a gzip form. */
-	h.extra = "Vary: Accept, Accept-Encoding\r\n";
-	h.extra_len = strlen(h.extra);
-	hlen = http_response_head_build(x->head, x->head_cap, &h);
-	sink->streaming = true;
-	if (!hlen)
-		return -EOVERFLOW;
-	return khttpd_out_copy(x->out, x->head, hlen);
-}
-
-static int khttpd_listing_send_piece(struct listing_sink *sink,
-				     const char *data, size_t len, bool last)
-{
-	struct http_layout l;
-
-	if (sink->x->head_only || (!len && !last))
-		return 0;
-	http_layout_piece(&l, data, len, sink->chunked, last);
-	return khttpd_respond_layout(sink->x, &l, !last);
-}
-
+/* The page grows by doubling, each step charged to the budget. */
 static int khttpd_listing_flush(struct http_out *out)
 {
-	struct listing_sink *sink = out->ctx;
-	int err = 0;
+	size_t cap = 2 * out->cap;
+	char *buf = khttpd_listing_resize(out->buf, out->cap, cap);
 
-	/* Grows the page while it may still become a cache entry. */
-	if (!sink->streaming && out->cap < sink->max) {
-		size_t cap = min_t(size_t, 2 * out->cap, sink->max);
-		char *buf = khttpd_listing_resize(out->buf, out->cap, cap);
-
-		if (buf) {
-			out->buf = buf;
-			out->cap = cap;
-			return 0;
-		}
-	}
-	if (!sink->streaming)
-		err = khttpd_listing_start_streaming(sink);
-	if (!err)
-		err = khttpd_listing_send_piece(sink, out->buf, out->len,
-						false);
-	out->len = 0;
-	sink->error = err;
-	return err ? -1 : 0;
+	if (!buf)
+		return -1;
+	out->buf = buf;
+	out->cap = cap;
+	return 0;
 }
 
+/*
+ * Renders the page into one buffer, charged to the budget, which becomes
+ * the listing's entry: cached when the cache can hold it, else charged
+ * until the response is sent.  Beyond the budget, a 503.
+ */
 static int khttpd_listing_render(struct khttpd_exchange *x,
 				 struct dir_collector *dc,
 				 const struct khttpd_validator *v,
@@ -299,17 +247,10 @@ static int khttpd_listing_render(struct khttpd_exchange *x,
 				 enum http_listing_format form, const char *key,
 				 size_t key_len)
 {
-	struct listing_sink sink = {
-		.x = x,
-		.form = form,
-		.max = max_t(size_t, khttpd_cache_entry_limit(),
-			     KHTTPD_CACHE_ENTRY_MAX),
-	};
 	struct khttpd_cache_entry *e;
 	struct http_out out = {
 		.cap = LISTING_BUF_MIN,
 		.flush = khttpd_listing_flush,
-		.ctx = &sink,
 	};
 	size_t i;
 	int ret;
@@ -324,29 +265,15 @@ static int khttpd_listing_render(struct khttpd_exchange *x,
 		cond_resched();
 	}
 	http_listing_write_end(&out, form);
-
-	if (sink.streaming) {
-		if (out.error)
-			ret = sink.error ?: -EIO;
-		else
-			ret = khttpd_listing_send_piece(&sink, out.buf, out.len,
-							true);
-		goto out;
-	}
-	/* Charged until the cache takes it, or until it is freed. */
-	if (!khttpd_listing_charge(out.len)) {
-		ret = khttpd_respond_status(x, 503);
-		goto out;
-	}
-	e = khttpd_cache_alloc(key, key_len, out.len);
+	e = out.error ? NULL :
+			khttpd_cache_alloc_with(key, key_len, out.buf, out.len,
+						out.cap);
 	if (!e) {
-		khttpd_listing_uncharge(out.len);
-		ret = khttpd_respond_status(x, 503);
-		goto out;
+		khttpd_listing_release(out.buf, out.cap);
+		return khttpd_respond_status(x, 503);
 	}
 	e->budget = &listings;
-	e->charged = out.len;
-	memcpy(e->body, out.buf, out.len);
+	e->charged = out.cap;
 	e->valid = *v;
 	e->listing = true;
 	e->expires = jiffies + KHTTPD_CACHE_LISTING_TTL;
@@ -357,8 +284,6 @@ static int khttpd_listing_render(struct khttpd_exchange *x,
 	khttpd_cache_insert(e);
 	ret = khttpd_respond_entry(x, e);
 	khttpd_cache_put(e);
-out:
-	khttpd_listing_release(out.buf, out.cap);
 	return ret;
 }
 
@@ -371,7 +296,7 @@ static int khttpd_listing_answer_preconditions(struct khttpd_exchange *x)
 {
 	const struct http_representation r = {
 		.last_modified = HTTP_NO_TIME,
-		/* As every listing (see khttpd_listing_start_streaming). */
+		/* As every listing (khttpd_respond_select_for()). */
 		.varies = true,
 		.varies_by_type = true,
 	};

@@ -13,6 +13,7 @@
 #include "http/site.h"
 #include "khttpd.h"
 #include "outq.h"
+#include "stats.h"
 
 void khttpd_respond_head_init(const struct khttpd_exchange *x,
 			      struct http_response_head *h, int status)
@@ -47,12 +48,6 @@ static int khttpd_respond_queue_layout(struct khttpd_exchange *x,
 	return khttpd_out_vec(x->out, vec, l->n, pin);
 }
 
-int khttpd_respond_layout(struct khttpd_exchange *x,
-			  const struct http_layout *l, bool more)
-{
-	return khttpd_respond_queue_layout(x, l, NULL);
-}
-
 /* h with its status page as the body. */
 static int khttpd_respond_html(struct khttpd_exchange *x,
 			       struct http_response_head *h, char *head,
@@ -65,7 +60,7 @@ static int khttpd_respond_html(struct khttpd_exchange *x,
 	h->content_type = KHTTPD_HTML_TYPE;
 	if (http_layout_response(&l, head, cap, h, body, blen, x->head_only))
 		return -EOVERFLOW;
-	return khttpd_respond_layout(x, &l, false);
+	return khttpd_respond_queue_layout(x, &l, NULL);
 }
 
 int khttpd_respond_status(struct khttpd_exchange *x, int status)
@@ -124,7 +119,7 @@ int khttpd_respond_bodyless(struct khttpd_exchange *x,
 
 	if (http_layout_bodyless(&l, x->head, x->head_cap, h, x->head_only))
 		return -EOVERFLOW;
-	return khttpd_respond_layout(x, &l, false);
+	return khttpd_respond_queue_layout(x, &l, NULL);
 }
 
 int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
@@ -248,6 +243,11 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 			khttpd_respond_select_for(x, e, HTTP_CODING_IDENTITY,
 						  &body, &r, etag, &sel);
 		}
+	}
+	if (!http_selection_bodyless(&sel) && !x->head_only &&
+	    !khttpd_cache_may_pin(e, sel.len)) {
+		khttpd_count(&khttpd_stats.held_refused);
+		return khttpd_respond_status(x, 503);
 	}
 	khttpd_respond_head_init(x, &h, sel.status);
 	http_select_head(&h, e->content_type, extra, &r, &sel, x->now);

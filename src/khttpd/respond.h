@@ -59,9 +59,6 @@ int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
  */
 int khttpd_respond_entry(struct khttpd_exchange *x,
 			 struct khttpd_cache_entry *e);
-/* Sends the pieces of l; more: further bytes of the response follow. */
-int khttpd_respond_layout(struct khttpd_exchange *x,
-			  const struct http_layout *l, bool more);
 /* A 304 (head only), or a 412 or 416 (with its status page) for h. */
 int khttpd_respond_bodyless(struct khttpd_exchange *x,
 			    struct http_response_head *h);

@@ -24,6 +24,10 @@ static int khttpd_stats_show(struct seq_file *m, void *v)
 		   atomic_long_read(&khttpd_stats.accepted));
 	seq_printf(m, "refused %ld\n", atomic_long_read(&khttpd_stats.refused));
 	seq_printf(m, "lingers %ld\n", atomic_long_read(&khttpd_stats.lingers));
+	seq_printf(m, "held_bytes %ld\n",
+		   atomic_long_read(&khttpd_stats.held_bytes));
+	seq_printf(m, "held_refused %ld\n",
+		   atomic_long_read(&khttpd_stats.held_refused));
 	return 0;
 }
 

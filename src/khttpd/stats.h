@@ -19,6 +19,9 @@ struct khttpd_stats {
 	atomic_long_t accepted; /* connections accepted */
 	atomic_long_t refused; /* of them: closed at once, max_conns open */
 	atomic_long_t lingers; /* closes that drained the client first */
+	/* Now: bytes of entries gone from the cache that responses pin. */
+	atomic_long_t held_bytes;
+	atomic_long_t held_refused; /* 503s: held_bytes at the cache's size */
 };
 
 extern struct khttpd_stats khttpd_stats;

@@ -37,9 +37,12 @@ through its forwarded port:
            skipped); with min_rate=16384 a client in the guest reading
            a response at half that is cut off, one at 4x is not, and
            with the default min_rate one at 4 KiB/s is not; with
-           cache_kb=1024, listings too large for the cache held by clients
+           cache_kb=1024, listings too large for the cache (700 KiB, and
+           1.4 MB, past what was once streamed uncharged) held by clients
            that do not read stay charged to the listing budget: beyond it
-           a 503, and once those clients leave, a 200 again.
+           a 503, and once those clients leave, a 200 again; and cache
+           entries evicted while clients that do not read pin them count
+           against the cache's size again: beyond it a 503.
   10,000: as many idle connections held, the memory per connection
            printed (slab deltas); one more is refused at max_conns, logged
            and counted in /proc/khttpd; the unload takes under
@@ -518,11 +521,12 @@ class Lifecycle:
                          repr(e))
         self.unload(name)
 
-    def held_listings(self, name):
+    def held_listings(self, name, count):
         """Listings too large for the cache, held by clients that do not
         read, stay charged to the listing budget (4 MiB here) until their
-        connections end: a build beyond it is 503."""
-        count = 2200  # about 700 KiB of listing: over cache_kb / 2
+        connections end: a build beyond it is 503.  2,200 entries are about
+        700 KiB of listing, over cache_kb / 2; 4,000 about 1.4 MB, over the
+        1 MiB that khttpd once streamed uncharged past."""
         self.g.value('mkdir -p /srv/www/midlist && cd /srv/www/midlist && '
                      'printf "entry-%%04d-%s\\n" $(seq 0 %d) | xargs touch'
                      % ('x' * 89, count - 1), timeout=180)
@@ -547,6 +551,40 @@ class Lifecycle:
         finally:
             self.g.run('rm -rf /srv/www/midlist')
 
+    def held_entries(self, name):
+        """Cache entries evicted while slow readers pin them count against
+        the cache's size again (here 1 MiB): past it, a large cached body
+        is not pinned any more (503)."""
+        files = 24
+        self.g.value('mkdir -p /srv/www/pinned && i=0; while [ $i -lt %d ];'
+                     ' do head -c 409600 /dev/urandom >/srv/www/pinned/f$i.bin;'
+                     ' i=$((i + 1)); done; echo made' % files, timeout=120)
+        try:
+            out = self.g.value(
+                'i=0; while [ $i -lt %d ]; do slowread -p %d -u '
+                '/pinned/f$i.bin -r 0 -w 12 >/tmp/pin$i.out & sleep 0.2; '
+                'i=$((i + 1)); done; sleep 1; cat /proc/khttpd; wait; '
+                'cat /tmp/pin*.out; rm -f /tmp/pin*'
+                % (files, self.args.guest_port), timeout=120)
+            statuses = [json.loads(m).get('status') for m in
+                        re.findall(r'^\{.*\}$', out, re.M)]
+            m = re.search(r'^held_bytes (\d+)$', out, re.M)
+            held = int(m.group(1)) if m else None
+            self.c.check(
+                '%s: %d clients pinning 400 KiB files each past a 1 MiB '
+                'cache: the held bytes stay within about its size (%s), '
+                'beyond it a 503 (%s)' % (name, files, held, statuses),
+                len(statuses) == files and statuses[0] == 200 and
+                503 in statuses and set(statuses) <= {200, 503} and
+                held is not None and held <= (1 << 20) + 2 * 409600,
+                out[-600:])
+            time.sleep(1)  # the closes and their RCU grace periods
+            held_after = self.stats().get('held_bytes')
+            self.c.check('%s: once they are gone, nothing is held (%s)'
+                         % (name, held_after), held_after == 0)
+        finally:
+            self.g.run('rm -rf /srv/www/pinned')
+
     def limits(self, baseline):
         name = 'limits'
         out, rc = self.insmod('cache_kb=1024 min_rate=16384',
@@ -566,7 +604,9 @@ class Lifecycle:
                             out):
             return
         try:
-            self.held_listings(name)
+            self.held_listings(name, 2200)
+            self.held_listings(name, 4000)
+            self.held_entries(name)
         except (OSError, http.client.HTTPException, RuntimeError,
                 ValueError) as e:
             self.c.check('%s: listing budget checks ran' % name, False,
