@@ -73,6 +73,8 @@ static void khttpd_exchange_init(struct khttpd_exchange *x,
 	x->req = req;
 	x->head_only = req && req->method == HTTP_HEAD;
 	x->keep_alive = req && req->keep_alive && !khttpd_stopping(c->srv);
+	x->inline_only = false;
+	x->deferred = false;
 	x->now = ktime_get_real_seconds();
 	http_format_date(x->date, x->now);
 }
