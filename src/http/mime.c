@@ -201,6 +201,25 @@ size_t http_mime_extension(const char *name, size_t len, char *ext)
 	return n;
 }
 
+bool http_mime_ext_copy(char *out, const char *ext, size_t len)
+{
+	if (len && ext[0] == '.') {
+		ext++;
+		len--;
+	}
+	if (!len || len > HTTP_MIME_EXT_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)ext[i];
+
+		if (c <= ' ' || c >= 0x7f || c == '/' || c == '.' || c == '=')
+			return false;
+		out[i] = http_tolower((char)c);
+	}
+	out[len] = '\0';
+	return true;
+}
+
 const char *http_mime_by_extension(const char *ext)
 {
 	size_t lo = 0, hi = ARRAY_SIZE(mime_table);

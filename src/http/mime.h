@@ -36,6 +36,17 @@ const char *http_mime_by_extension(const char *ext);
  */
 size_t http_mime_extension(const char *name, size_t len, char *ext);
 
+/*
+ * An extension an operator names (sehttpd --mime and mime.types, khttpd
+ * mime=): len bytes at ext, a leading dot dropped, into out (HTTP_MIME_EXT_MAX
+ * + 1 bytes) in lower case.  False when it is empty, too long, or holds a
+ * space, a control byte, '/', '.' or '='.
+ */
+bool http_mime_ext_copy(char *out, const char *ext, size_t len);
+
+/* What a text type given without parameters gets (http_mime_wants_charset). */
+#define HTTP_MIME_CHARSET "; charset=utf-8"
+
 /* A media type as a Content-Type value may be (RFC 9110 8.3.1). */
 bool http_mime_type_valid(const char *type, size_t len);
 

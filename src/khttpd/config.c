@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "http/header_arg.h"
 #include "http/site.h"
 
 static int khttpd_site_index(struct http_site *site, char *list)
@@ -79,20 +80,101 @@ int khttpd_site_build(struct http_site *site, char *index_names,
 	return 0;
 }
 
-char *khttpd_cors_lines(const char *origin)
+/* The line of header h, formatted at out; its length. */
+static size_t khttpd_header_line(char *out, const char *name, size_t name_len,
+				 const char *value, size_t value_len)
 {
-	char *lines;
+	return sprintf(out, "%.*s: %.*s\r\n", (int)name_len, name,
+		       (int)value_len, value);
+}
 
-	if (!origin || !*origin)
-		return NULL;
+static int khttpd_header_rules_cors(struct khttpd_header_rules *r,
+				    const char *origin, size_t *used)
+{
+	char *line = r->lines + *used;
+	size_t n;
+
 	if (http_site_cors_origin_check(origin) != HTTP_ORIGIN_OK) {
 		pr_err("cors: '%s' is not '*' or scheme://host[:port]\n",
 		       origin);
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	}
+	n = khttpd_header_line(line, "Access-Control-Allow-Origin", 27, origin,
+			       strlen(origin));
 	/* The answer names one origin: caches must not share it. */
-	lines = kasprintf(GFP_KERNEL, "Access-Control-Allow-Origin: %s\r\n%s",
-			  origin,
-			  strcmp(origin, "*") ? "Vary: Origin\r\n" : "");
-	return lines ? lines : ERR_PTR(-ENOMEM);
+	if (strcmp(origin, "*"))
+		n += sprintf(line + n, "Vary: Origin\r\n");
+	r->rules[r->count++] = (struct http_header_rule){
+		.prefix = "",
+		.lines = line,
+		.lines_len = n,
+		.always = true, /* on errors too: scripts read why */
+	};
+	*used += n;
+	r->cors = true;
+	return 0;
+}
+
+int khttpd_header_rules_build(struct khttpd_header_rules *r,
+			      const char *headers, const char *cors)
+{
+	size_t n = 1, need = 0, used = 0;
+	bool with_cors = cors && *cors;
+	char *list, *arg;
+
+	memset(r, 0, sizeof(*r));
+	if (headers && *headers) {
+		const char *p;
+
+		for (p = headers; *p; p++)
+			n += *p == '|';
+		need += strlen(headers) + 4 * n;
+	}
+	if (with_cors)
+		need += strlen(cors) + 64;
+	if (need > KHTTPD_HEADER_RULES_MAX) {
+		pr_err("headers and cors add more than %d bytes to every response\n",
+		       KHTTPD_HEADER_RULES_MAX);
+		return -EINVAL;
+	}
+	r->rules = kcalloc(n + 1, sizeof(*r->rules), GFP_KERNEL);
+	r->lines = kmalloc(need + 1, GFP_KERNEL);
+	r->args = kstrdup(headers ? headers : "", GFP_KERNEL);
+	if (!r->rules || !r->lines || !r->args)
+		return -ENOMEM;
+	list = r->args;
+	while (*list && (arg = strsep(&list, "|"))) {
+		struct http_header_arg h;
+		enum http_header_arg_error e = http_header_arg_split(arg, &h);
+
+		if (e == HTTP_HEADER_ARG_OK && with_cors)
+			e = http_header_arg_check_cors(&h);
+		if (e != HTTP_HEADER_ARG_OK) {
+			pr_err("headers: '%s': %s%s%s\n", arg,
+			       http_header_arg_error_text(e),
+			       h.managed ? ": " : "",
+			       h.managed ? h.managed : "");
+			return -EINVAL;
+		}
+		r->rules[r->count++] = (struct http_header_rule){
+			.prefix = h.prefix,
+			.prefix_len = h.prefix_len,
+			.lines = r->lines + used,
+			.lines_len = khttpd_header_line(r->lines + used, h.name,
+							h.name_len, h.value,
+							h.value_len),
+		};
+		used += r->rules[r->count - 1].lines_len;
+		if (!list)
+			break;
+	}
+	return with_cors ? khttpd_header_rules_cors(r, cors, &used) : 0;
+}
+
+void khttpd_header_rules_free(struct khttpd_header_rules *r)
+{
+	kfree(r->rules);
+	kfree(r->lines);
+	kfree(r->args);
+	memset(r, 0, sizeof(*r));
 }

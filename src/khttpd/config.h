@@ -6,6 +6,7 @@
 #ifndef KHTTPD_CONFIG_H
 #define KHTTPD_CONFIG_H
 
+#include "http/response.h"
 #include "http/serve.h"
 
 /*
@@ -17,11 +18,26 @@
 int khttpd_site_build(struct http_site *site, char *index_names,
 		      char *error_pages, const char *spa);
 
+/* What headers= and cors= add to responses, as sehttpd's --header, --cors. */
+struct khttpd_header_rules {
+	struct http_header_rule *rules; /* headers=' lines, then cors=' */
+	size_t count;
+	char *args; /* headers= split in place: prefixes point in */
+	char *lines; /* the formatted lines, which rules point in */
+	bool cors;
+};
+
+/* All the rules together add at most this much to a response head. */
+#define KHTTPD_HEADER_RULES_MAX 384
+
 /*
- * The header lines cors= adds to every response (as sehttpd's --cors):
- * Access-Control-Allow-Origin, and Vary: Origin for one origin.  NULL
- * with no origin; an ERR_PTR for a bad one, said in the kernel log.
+ * Builds r from headers= (lines "[/prefix/:]Name: value" separated by
+ * '|', since a value may hold commas) and cors= (an origin or '*', or
+ * NULL).  Returns 0, or -EINVAL (or -ENOMEM) after saying what is wrong in
+ * the kernel log; khttpd_header_rules_free() in both cases.
  */
-char *khttpd_cors_lines(const char *origin);
+int khttpd_header_rules_build(struct khttpd_header_rules *r,
+			      const char *headers, const char *cors);
+void khttpd_header_rules_free(struct khttpd_header_rules *r);
 
 #endif /* KHTTPD_CONFIG_H */

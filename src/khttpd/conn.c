@@ -69,6 +69,7 @@ static void khttpd_exchange_init(struct khttpd_exchange *x,
 	x->head = c->head;
 	x->head_cap = sizeof(c->head);
 	x->path = NULL; /* taken for the request's answer only */
+	x->path_len = 0;
 	x->buf = buf;
 	x->req = req;
 	x->head_only = req && req->method == HTTP_HEAD;

@@ -16,6 +16,8 @@
 
 #define KHTTPD_SERVER_TOKEN "khttpd"
 
+struct khttpd_header_rules;
+struct khttpd_mime_map;
 struct socket;
 struct sock;
 struct kmem_cache;
@@ -28,7 +30,8 @@ struct khttpd_config {
 	unsigned int min_rate; /* bytes/s (src/http/body.h); 0: any */
 	unsigned int max_conns;
 	struct http_site site;
-	const char *cors_lines; /* NULL: cors= is off */
+	const struct khttpd_header_rules *rules; /* headers= and cors= */
+	const struct khttpd_mime_map *mime; /* mime= and default_type= */
 	bool compress; /* gzip and precompressed siblings (compress=) */
 	bool follow_symlinks; /* links may lead out of the root */
 };
@@ -57,9 +60,11 @@ struct khttpd_server {
 	 */
 	const struct cred *cred;
 	struct http_site site; /* index names, error pages, listings... */
-	/* cors=: its header lines on every response (and preflights). */
-	struct http_header_rule cors_rule;
-	bool cors;
+	/* headers= and cors=: lines added to responses (rules' own terms). */
+	const struct http_header_rule *rules;
+	size_t nrules;
+	bool cors; /* cors= given: preflights are answered */
+	const struct khttpd_mime_map *mime;
 	bool compress; /* off: never a coding but identity (compress=0) */
 	bool follow_symlinks; /* follow_symlinks=1: links may leave the root */
 };

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "http/body.h"
 #include "khttpd.h"
+#include "mime_map.h"
 #include "stats.h"
 
 static ushort port = 8081;
@@ -94,13 +95,32 @@ MODULE_PARM_DESC(cors,
 		 "Access-Control-Allow-Origin on every response (an origin "
 		 "scheme://host[:port] or '*') and CORS preflights (off)");
 
+static char *headers;
+module_param(headers, charp, 0444);
+MODULE_PARM_DESC(headers,
+		 "Header lines for successful responses, '|' between them: "
+		 "'Name: value', or '/PREFIX/:Name: value' for paths under "
+		 "PREFIX, as sehttpd's --header (none)");
+
+static char *mime;
+module_param(mime, charp, 0444);
+MODULE_PARM_DESC(mime, "Media types by extension over the built-in table, "
+		       "'EXT=TYPE,...' as sehttpd's --mime (none)");
+
+static char *default_type;
+module_param(default_type, charp, 0444);
+MODULE_PARM_DESC(default_type, "Media type of files the table does not know "
+			       "(application/octet-stream)");
+
 static uint cache_kb = 65536;
 module_param(cache_kb, uint, 0444);
 MODULE_PARM_DESC(cache_kb, "Content cache size in KiB, 0 to disable (65536)");
 
 static struct khttpd_server server;
 /* The lists above, split by khttpd_site_build(): the site points in. */
-static char *index_copy, *pages_copy, *cors_lines;
+static char *index_copy, *pages_copy;
+static struct khttpd_header_rules rules;
+static struct khttpd_mime_map mime_map;
 
 static int __init khttpd_init(void)
 {
@@ -129,13 +149,14 @@ static int __init khttpd_init(void)
 		err = khttpd_site_build(&cfg.site, index_copy, pages_copy, spa);
 	if (err)
 		goto err_site;
-	cors_lines = khttpd_cors_lines(cors);
-	if (IS_ERR(cors_lines)) {
-		err = PTR_ERR(cors_lines);
-		cors_lines = NULL;
+	err = khttpd_header_rules_build(&rules, headers, cors);
+	if (err)
 		goto err_site;
-	}
-	cfg.cors_lines = cors_lines;
+	cfg.rules = &rules;
+	err = khttpd_mime_map_build(&mime_map, mime, default_type);
+	if (err)
+		goto err_site;
+	cfg.mime = &mime_map;
 	err = khttpd_offload_init();
 	if (err)
 		goto err_site;
@@ -163,7 +184,8 @@ err_gzip:
 err_offload:
 	khttpd_offload_exit();
 err_site:
-	kfree(cors_lines);
+	khttpd_mime_map_free(&mime_map);
+	khttpd_header_rules_free(&rules);
 	kfree(pages_copy);
 	kfree(index_copy);
 	return err;
@@ -176,7 +198,8 @@ static void __exit khttpd_exit(void)
 	khttpd_cache_exit();
 	khttpd_gzip_exit();
 	khttpd_offload_exit();
-	kfree(cors_lines);
+	khttpd_mime_map_free(&mime_map);
+	khttpd_header_rules_free(&rules);
 	kfree(pages_copy);
 	kfree(index_copy);
 	pr_info("stopped\n");

@@ -27,9 +27,12 @@ void khttpd_respond_head_init(const struct khttpd_exchange *x,
 		.content_length = HTTP_NO_LENGTH,
 		.last_modified = HTTP_NO_TIME,
 	};
-	if (x->srv->cors) {
-		h->rules = &x->srv->cors_rule;
-		h->nrules = 1;
+	h->rules = x->srv->rules;
+	h->nrules = x->srv->nrules;
+	/* Prefixed rules match the routed path, once there is one. */
+	if (x->path_len > 0) {
+		h->path = x->path;
+		h->path_len = x->path_len;
 	}
 }
 

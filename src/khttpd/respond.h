@@ -26,6 +26,7 @@ struct khttpd_exchange {
 	char *head; /* head_cap bytes for a response head */
 	size_t head_cap;
 	char *path; /* KHTTPD_PATH_BUF bytes, for the routed path */
+	int path_len; /* the routed path's, once routed; else 0 */
 	const char *buf; /* the request head, from offset 0 */
 	const struct http_request *req; /* NULL when the head was refused */
 	bool head_only;

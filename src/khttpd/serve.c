@@ -13,6 +13,7 @@
 #include "cache.h"
 #include "beneath.h"
 #include "listing.h"
+#include "mime_map.h"
 #include "http/listing.h"
 #include "http/mime.h"
 #include "http/response.h"
@@ -290,7 +291,7 @@ khttpd_file_entry(struct khttpd_exchange *x, const struct file *opath,
 		  const struct kstat *st, const char *key, size_t key_len)
 {
 	struct file *sibs[HTTP_PRECOMPRESSED_COUNT] = { NULL };
-	const char *type = http_mime_type(key, key_len);
+	const char *type = khttpd_mime_map_type(x->srv->mime, key, key_len);
 	struct khttpd_cache_entry *e = NULL;
 	struct khttpd_validator v;
 	unsigned int slot;
@@ -402,7 +403,7 @@ static int khttpd_serve_file(struct khttpd_exchange *x,
 			     const struct file *opath, const struct kstat *st,
 			     const char *key, size_t key_len)
 {
-	const char *type = http_mime_type(key, key_len);
+	const char *type = khttpd_mime_map_type(x->srv->mime, key, key_len);
 	struct khttpd_cache_entry *e =
 		khttpd_file_entry(x, opath, st, key, key_len);
 	struct kstat now;
@@ -463,6 +464,7 @@ int khttpd_serve(struct khttpd_exchange *x)
 
 	http_serve(&x->srv->site, x->buf, x->req, x->path, &khttpd_plan_ops, x,
 		   &p);
+	x->path_len = p.path_len;
 	if (x->deferred) {
 		if (p.action == HTTP_SERVE_ENTRY)
 			khttpd_cache_put(p.entry);

@@ -32,6 +32,7 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
+#include "config.h"
 #include "conn.h"
 #include "stats.h"
 
@@ -231,14 +232,10 @@ int khttpd_server_start(struct khttpd_server *srv,
 	srv->site = cfg->site;
 	srv->compress = cfg->compress;
 	srv->follow_symlinks = cfg->follow_symlinks;
-	srv->cors = cfg->cors_lines;
-	if (srv->cors)
-		srv->cors_rule = (struct http_header_rule){
-			.prefix = "",
-			.lines = cfg->cors_lines,
-			.lines_len = strlen(cfg->cors_lines),
-			.always = true, /* on errors too: scripts read why */
-		};
+	srv->rules = cfg->rules->rules;
+	srv->nrules = cfg->rules->count;
+	srv->cors = cfg->rules->cors;
+	srv->mime = cfg->mime;
 
 	err = kern_path(cfg->root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
 			&srv->root);

@@ -1,125 +1,32 @@
 // SPDX-License-Identifier: MIT
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "http/header_arg.h"
 #include "http/host.h"
 #include "http/route.h"
 #include "http/site.h"
-#include "http/token.h"
 
-/*
- * Headers the server writes itself, per response: another line of one
- * would contradict it (framing, the representation's metadata, validators)
- * and corrupt or confuse what clients and caches make of the response.
- */
-static const char *const managed[] = {
-	"Content-Length", "Transfer-Encoding", "Connection",	"Keep-Alive",
-	"Upgrade",	  "Trailer",	       "Date",		"Server",
-	"Content-Type",	  "Content-Encoding",  "Content-Range", "Accept-Ranges",
-	"ETag",		  "Last-Modified",     "Location",	"Allow",
-};
-
-/*
- * Headers --cors sends itself: with --cors, a --header line of one would
- * repeat it, and browsers refuse a response with two of them.  Others of
- * the family (Access-Control-Expose-Headers, -Allow-Credentials) are the
- * operator's to add.
- */
-static const char *const cors_managed[] = {
-	"Access-Control-Allow-Origin",
-	"Access-Control-Allow-Methods",
-	"Access-Control-Allow-Headers",
-	"Access-Control-Max-Age",
-};
-
-/* Splits "[/prefix:]Name: value" without copying. */
-struct header_arg {
-	const char *prefix, *name, *value;
-	size_t prefix_len, name_len, value_len;
-};
-
-static int split_header(const char *arg, struct header_arg *h, char *err,
+/* Splits "[/prefix:]Name: value" without copying (http_header_arg). */
+static int split_header(const char *arg, struct http_header_arg *h, char *err,
 			size_t cap)
 {
-	const char *colon, *v, *end;
+	enum http_header_arg_error e = http_header_arg_split(arg, h);
 
-	*h = (struct header_arg){ .prefix = "", .name = arg };
-	if (arg[0] == '/') {
-		colon = strchr(arg, ':');
-		if (!colon) {
-			snprintf(err, cap, "no header after the path prefix");
-			return -1;
-		}
-		h->prefix = arg;
-		h->prefix_len = (size_t)(colon - arg);
-		h->name = colon + 1;
-		for (size_t i = 0; i < h->prefix_len; i++) {
-			unsigned char c = (unsigned char)arg[i];
-
-			if (c <= ' ' || c == 0x7f) {
-				snprintf(err, cap,
-					 "the path prefix holds a space or a "
-					 "control character");
-				return -1;
-			}
-		}
-	}
-	colon = strchr(h->name, ':');
-	if (!colon) {
-		snprintf(err, cap, "expected 'Name: value'");
-		return -1;
-	}
-	h->name_len = (size_t)(colon - h->name);
-	if (!h->name_len) {
-		snprintf(err, cap, "empty header name");
-		return -1;
-	}
-	for (size_t i = 0; i < h->name_len; i++) {
-		if (!http_is_tchar(h->name[i])) {
-			snprintf(err, cap,
-				 "a header name is a token (letters, digits, "
-				 "!#$%%&'*+-.^_`|~), without spaces");
-			return -1;
-		}
-	}
-	v = colon + 1;
-	end = v + strlen(v);
-	while (v < end && http_is_ows(*v))
-		v++;
-	while (end > v && http_is_ows(end[-1]))
-		end--;
-	for (const char *p = v; p < end; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if ((c < ' ' && c != '\t') || c == 0x7f) {
-			snprintf(err, cap,
-				 "the value holds a control character "
-				 "(CR, LF or another)");
-			return -1;
-		}
-	}
-	h->value = v;
-	h->value_len = (size_t)(end - v);
-	for (size_t i = 0; i < sizeof(managed) / sizeof(managed[0]); i++) {
-		if (strlen(managed[i]) == h->name_len &&
-		    !strncasecmp(managed[i], h->name, h->name_len)) {
-			snprintf(err, cap, "the server sets %s itself",
-				 managed[i]);
-			return -1;
-		}
-	}
-	return 0;
+	if (e == HTTP_HEADER_ARG_MANAGED)
+		snprintf(err, cap, "the server sets %s itself", h->managed);
+	else if (e != HTTP_HEADER_ARG_OK)
+		snprintf(err, cap, "%s", http_header_arg_error_text(e));
+	return e == HTTP_HEADER_ARG_OK ? 0 : -1;
 }
 
 int site_check_header(const char *arg, char *err, size_t cap)
 {
-	struct header_arg h;
+	struct http_header_arg h;
 
 	if (strlen(arg) > SITE_HEADER_MAX) {
 		snprintf(err, cap, "longer than %d bytes", SITE_HEADER_MAX);
@@ -130,18 +37,13 @@ int site_check_header(const char *arg, char *err, size_t cap)
 
 int site_check_header_with_cors(const char *arg, char *err, size_t cap)
 {
-	struct header_arg h;
+	struct http_header_arg h;
 
 	if (split_header(arg, &h, err, cap))
 		return -1;
-	for (size_t i = 0; i < sizeof(cors_managed) / sizeof(cors_managed[0]);
-	     i++) {
-		if (strlen(cors_managed[i]) == h.name_len &&
-		    !strncasecmp(cors_managed[i], h.name, h.name_len)) {
-			snprintf(err, cap, "--cors sets %s itself",
-				 cors_managed[i]);
-			return -1;
-		}
+	if (http_header_arg_check_cors(&h) != HTTP_HEADER_ARG_OK) {
+		snprintf(err, cap, "--cors sets %s itself", h.managed);
+		return -1;
 	}
 	return 0;
 }
@@ -246,7 +148,7 @@ int site_build(struct site *s, const struct site_options *opt,
 		return -1;
 	}
 	for (unsigned int i = 0; i < opt->nheaders; i++) {
-		struct header_arg h;
+		struct http_header_arg h;
 
 		if (split_header(opt->headers[i], &h, err, cap))
 			return -1;

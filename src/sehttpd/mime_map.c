@@ -29,26 +29,6 @@ struct mime_map {
 	const char *default_type;
 };
 
-/* The extension of a --mime argument or mime.types line, lower case. */
-static bool ext_copy(char *out, const char *ext, size_t len)
-{
-	if (len && ext[0] == '.') {
-		ext++;
-		len--;
-	}
-	if (!len || len > HTTP_MIME_EXT_MAX)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)ext[i];
-
-		if (c <= ' ' || c >= 0x7f || c == '/' || c == '.' || c == '=')
-			return false;
-		out[i] = (char)(c >= 'A' && c <= 'Z' ? c | 0x20 : c);
-	}
-	out[len] = '\0';
-	return true;
-}
-
 bool mime_map_type_valid(const char *type)
 {
 	size_t len = strlen(type);
@@ -61,14 +41,14 @@ bool mime_map_arg_valid(const char *arg)
 	const char *eq = strchr(arg, '=');
 	char ext[HTTP_MIME_EXT_MAX + 1];
 
-	return eq && ext_copy(ext, arg, (size_t)(eq - arg)) &&
+	return eq && http_mime_ext_copy(ext, arg, (size_t)(eq - arg)) &&
 	       mime_map_type_valid(eq + 1);
 }
 
 /* The map's copy of type (len bytes), with a charset added when due. */
 static const char *intern(struct mime_map *m, const char *type, size_t len)
 {
-	static const char charset[] = "; charset=utf-8";
+	static const char charset[] = HTTP_MIME_CHARSET;
 	bool add = http_mime_wants_charset(type, len);
 	size_t n = len + (add ? sizeof(charset) - 1 : 0);
 	char *s;
@@ -114,7 +94,7 @@ static int add(struct mime_map *m, const char *ext, size_t ext_len,
 		m->cap = cap;
 	}
 	e = &m->exts[m->count];
-	if (!ext_copy(e->ext, ext, ext_len))
+	if (!http_mime_ext_copy(e->ext, ext, ext_len))
 		return 0; /* a mime.types extension too long to look up */
 	e->seq = m->count++;
 	e->forced = forced;

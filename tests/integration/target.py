@@ -317,8 +317,8 @@ def _builtin_types(value):
 
 # sehttpd's flags as khttpd's parameters: the parameter (None: khttpd needs
 # none, as -t: its work items are not threads of their own) and how the
-# flag's value becomes its value (repeated flags join with ','), or the
-# value of a flag that takes none.
+# flag's value becomes its value (repeated flags join with ',', or with
+# what a third member says), or the value of a flag that takes none.
 FLAG_PARAMS = {
     '--index': ('index_names', str),
     '--error-page': ('error_pages', str),
@@ -331,6 +331,9 @@ FLAG_PARAMS = {
     '--cache-size': ('cache_kb', _int_param(1024)),
     '--timeout': ('timeout_ms', _int_param(1000)),
     '--min-rate': ('min_rate', str),
+    '--header': ('headers', str, '|'),  # a value may hold commas
+    '--mime': ('mime', str),
+    '--default-type': ('default_type', str),
     '-t': (None, str),
     '--mime-types': (None, _builtin_types),
 }
@@ -346,12 +349,13 @@ def module_params(args):
         if flag not in FLAG_PARAMS:
             raise unittest.SkipTest('%s has no parameter for sehttpd\'s %s '
                                     'yet' % (KIND, flag))
-        name, conv = FLAG_PARAMS[flag]
+        name, conv = FLAG_PARAMS[flag][:2]
+        sep = FLAG_PARAMS[flag][2:] or (',',)
         value = conv(args.pop(0)) if callable(conv) else conv
         if name is None:
             continue
         if name in params:
-            value = params[name] + ',' + value
+            value = params[name] + sep[0] + value
         params[name] = value
     # Quoted for the shell, and for the kernel where there are spaces.
     return ' '.join("'%s=%s'" % (k, '"%s"' % v if ' ' in v else v)

@@ -1248,14 +1248,33 @@ class Lifecycle:
 
     def site_params(self):
         """index_names=, error_pages= and spa= shape the site as sehttpd's
-        --index, --error-page and --spa do; bad values are refused."""
+        --index, --error-page and --spa do; bad values of them and of
+        cors=, headers=, mime= and default_type= are refused, with a
+        message."""
         name = 'site'
-        for bad in ('index_names=a/b', 'error_pages=200=/a.txt',
-                    'error_pages=404=a.txt', 'spa=/../etc/passwd',
-                    'cors=https://a.example/path', 'cors=a.example'):
+        for bad, why in (
+                ('index_names=a/b', 'index_names'),
+                ('error_pages=200=/a.txt', 'error_pages'),
+                ('error_pages=404=a.txt', 'error_pages'),
+                ('spa=/../etc/passwd', 'spa'),
+                ('cors=https://a.example/path', 'cors'),
+                ('cors=a.example', 'cors'),
+                ("'headers=\"Bad Name: x\"'", 'a header name is a token'),
+                ("'headers=\"X-A: 1|Content-Length: 1\"'",
+                 'the server sets this header itself: Content-Length'),
+                ("'headers=X-A:1|NoColon'", "expected 'Name: value'"),
+                ("'headers=\"Access-Control-Allow-Origin: x\"' cors=*",
+                 'the CORS answer sets this header itself'),
+                ("'headers=\"X-Long: %s\"'" % ('v' * 400), 'more than 384'),
+                ('mime=xyz', 'is not EXT=TYPE'),
+                ('mime=a/b=text/plain', 'is not EXT=TYPE'),
+                ("'mime=xyz=\"not a type\"'", 'not a media type'),
+                ('default_type=text', 'is not a media type')):
             out, rc = self.insmod(bad)
-            self.c.check('%s: insmod %s is refused' % (name, bad), rc != 0,
-                         out)
+            log = ' '.join(t for _, t in self.g.dmesg())
+            self.c.check('%s: insmod %s is refused, the log says why'
+                         % (name, bad[:60]), rc != 0 and why in log,
+                         out + log)
             if rc == 0:
                 self.unload(name)
         out, rc = self.insmod('index_names=index.htm,index.html '

@@ -389,6 +389,26 @@ TEST(extensions)
 	CHECK_EQ_INT(http_mime_extension("x.a\0b", 5, ext), 0);
 }
 
+TEST(operator_extensions)
+{
+	char ext[HTTP_MIME_EXT_MAX + 1];
+
+	CHECK(http_mime_ext_copy(ext, ".XYZZY", 6));
+	CHECK_EQ_STR(ext, "xyzzy");
+	CHECK(http_mime_ext_copy(ext, "py=text/x", 2));
+	CHECK_EQ_STR(ext, "py");
+	CHECK(http_mime_ext_copy(ext, "123456789012345", 15));
+	CHECK(!http_mime_ext_copy(ext, "1234567890123456", 16));
+	CHECK(!http_mime_ext_copy(ext, "", 0));
+	CHECK(!http_mime_ext_copy(ext, ".", 1));
+	CHECK(!http_mime_ext_copy(ext, "a/b", 3));
+	CHECK(!http_mime_ext_copy(ext, "a.b", 3));
+	CHECK(!http_mime_ext_copy(ext, "a b", 3));
+	CHECK(!http_mime_ext_copy(ext, "a=b", 3));
+	CHECK(!http_mime_ext_copy(ext, "a\x7f", 2));
+	CHECK(!http_mime_ext_copy(ext, "\xc3\xa9", 2));
+}
+
 TEST(type_syntax)
 {
 	static const char *const good[] = {
