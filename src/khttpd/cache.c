@@ -47,7 +47,7 @@ int khttpd_cache_init(size_t max_bytes)
 	cache.total = 0;
 	cache.count = 0;
 	cache.max = max_bytes;
-	cache.slab = KMEM_CACHE(khttpd_cache_entry, 0);
+	cache.slab = KMEM_CACHE(khttpd_cache_entry, SLAB_ACCOUNT);
 	return cache.slab ? 0 : -ENOMEM;
 }
 
@@ -260,7 +260,7 @@ struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
 struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 					      size_t body_len)
 {
-	void *body = kvmalloc(body_len ? body_len : 1, GFP_KERNEL);
+	void *body = kvmalloc(body_len ? body_len : 1, GFP_KERNEL_ACCOUNT);
 	struct khttpd_cache_entry *e;
 
 	if (!body)
@@ -280,7 +280,7 @@ struct khttpd_cache_entry *khttpd_cache_alloc_with(const char *key,
 	e = kmem_cache_zalloc(cache.slab, GFP_KERNEL);
 	if (!e)
 		return NULL;
-	e->key = kmemdup_nul(key, key_len, GFP_KERNEL);
+	e->key = kmemdup_nul(key, key_len, GFP_KERNEL_ACCOUNT);
 	if (!e->key) {
 		kmem_cache_free(cache.slab, e);
 		return NULL;
@@ -468,7 +468,7 @@ static int khttpd_cache_alloc_siblings(struct khttpd_cache_entry *e,
 
 		if (!v->sib[slot].usable)
 			continue;
-		e->sib[slot] = kvmalloc(size ? size : 1, GFP_KERNEL);
+		e->sib[slot] = kvmalloc(size ? size : 1, GFP_KERNEL_ACCOUNT);
 		if (!e->sib[slot])
 			return -ENOMEM;
 		e->cost += size;

@@ -165,7 +165,7 @@ static int khttpd_gzip_here(const void *src, size_t len, void **out,
 
 	if (cap <= GZIP_HEADER_LEN + GZIP_TRAILER_LEN || len > U32_MAX)
 		return -E2BIG;
-	buf = kvmalloc(cap, GFP_KERNEL);
+	buf = kvmalloc(cap, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
 	khttpd_count(&khttpd_stats.compressions);
@@ -182,7 +182,7 @@ static int khttpd_gzip_here(const void *src, size_t len, void **out,
 	put_unaligned_le32(len, buf + GZIP_HEADER_LEN + dlen + 4);
 	n = GZIP_HEADER_LEN + dlen + GZIP_TRAILER_LEN;
 	/* kvrealloc() does not shrink: a copy, so no slack stays behind. */
-	exact = kvmalloc(n, GFP_KERNEL);
+	exact = kvmalloc(n, GFP_KERNEL_ACCOUNT);
 	if (exact)
 		memcpy(exact, buf, n);
 	kvfree(buf);

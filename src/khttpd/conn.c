@@ -48,6 +48,7 @@
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -172,7 +173,7 @@ static int khttpd_conn_receive(struct khttpd_conn *c)
 	if (khttpd_conn_nothing_to_read(c->sock->sk))
 		return -EAGAIN;
 	if (!c->buf) {
-		c->buf = kmalloc(KHTTPD_CONN_BUF_MIN, GFP_KERNEL);
+		c->buf = kmalloc(KHTTPD_CONN_BUF_MIN, GFP_KERNEL_ACCOUNT);
 		if (!c->buf)
 			return -ENOMEM;
 		c->cap = KHTTPD_CONN_BUF_MIN;
@@ -184,7 +185,7 @@ static int khttpd_conn_receive(struct khttpd_conn *c)
 			c->start = 0;
 		} else if (c->cap < KHTTPD_CONN_BUF) {
 			char *buf = khttpd_kvrealloc(c->buf, c->cap, 2 * c->cap,
-						     GFP_KERNEL);
+						     GFP_KERNEL_ACCOUNT);
 
 			if (!buf)
 				return -ENOMEM;
@@ -523,12 +524,14 @@ static void khttpd_conn_arm_timer(struct khttpd_conn *c)
 		mod_timer(&c->timer, c->deadline);
 }
 
-/* khttpd_conn_run() with the server's credentials. */
+/* khttpd_conn_run() with the server's credentials and memory cgroup. */
 static enum step khttpd_conn_step(struct khttpd_conn *c)
 {
 	const struct cred *old = override_creds(c->srv->cred);
+	struct mem_cgroup *old_memcg = set_active_memcg(c->srv->memcg);
 	enum step s = khttpd_conn_run(c);
 
+	set_active_memcg(old_memcg);
 	revert_creds(old);
 	return s;
 }

@@ -17,6 +17,7 @@
 #define KHTTPD_SERVER_TOKEN "khttpd"
 
 struct khttpd_header_rules;
+struct mem_cgroup;
 struct khttpd_mime_map;
 struct socket;
 struct sock;
@@ -59,6 +60,12 @@ struct khttpd_server {
 	 * kworkers otherwise read any file, whatever its mode.
 	 */
 	const struct cred *cred;
+	/*
+	 * The memory cgroup of whoever loaded the module: what clients make
+	 * khttpd allocate (__GFP_ACCOUNT) is charged there, so that a
+	 * cgroup's memory.max bounds it (set_active_memcg() in the work).
+	 */
+	struct mem_cgroup *memcg;
 	struct http_site site; /* index names, error pages, listings... */
 	/* headers= and cors=: lines added to responses (rules' own terms). */
 	const struct http_header_rule *rules;

@@ -11,6 +11,8 @@
 #include "offload.h"
 
 #include <linux/cred.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/workqueue.h>
 
 struct khttpd_offload_work {
@@ -18,6 +20,7 @@ struct khttpd_offload_work {
 	void (*fn)(void *arg);
 	void *arg;
 	const struct cred *cred;
+	struct mem_cgroup *memcg;
 };
 
 static struct workqueue_struct *heavy_wq;
@@ -27,8 +30,10 @@ static void khttpd_offload_run(struct work_struct *work)
 	struct khttpd_offload_work *o =
 		container_of(work, struct khttpd_offload_work, work);
 	const struct cred *old = override_creds(o->cred);
+	struct mem_cgroup *old_memcg = set_active_memcg(o->memcg);
 
 	o->fn(o->arg);
+	set_active_memcg(old_memcg);
 	revert_creds(old);
 }
 
@@ -39,6 +44,7 @@ void khttpd_offload(void (*fn)(void *arg), void *arg)
 		.arg = arg,
 		/* Held by the caller, which waits for the run to end. */
 		.cred = current_cred(),
+		.memcg = current->active_memcg,
 	};
 
 	if (!heavy_wq) {

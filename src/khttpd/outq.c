@@ -61,7 +61,7 @@ static struct khttpd_out_seg *khttpd_out_seg_new(struct khttpd_out *out,
 						 enum seg_kind kind, size_t cap)
 {
 	struct khttpd_out_seg *s =
-		kvmalloc(struct_size(s, mem, cap), GFP_KERNEL);
+		kvmalloc(struct_size(s, mem, cap), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return NULL;
@@ -230,7 +230,7 @@ static int khttpd_out_fill(struct khttpd_out_seg *s)
 
 	if (!s->buf) {
 		s->cap = min_t(loff_t, s->end - s->pos, FILE_PIECE);
-		s->buf = kvmalloc(s->cap, GFP_KERNEL);
+		s->buf = kvmalloc(s->cap, GFP_KERNEL_ACCOUNT);
 		if (!s->buf)
 			return -ENOMEM;
 		s->data = s->buf;

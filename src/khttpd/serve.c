@@ -466,9 +466,12 @@ int khttpd_serve(struct khttpd_exchange *x)
 		   &p);
 	x->path_len = p.path_len;
 	if (x->deferred) {
+		/* Opens were refused: at most a cache hit is held. */
 		if (p.action == HTTP_SERVE_ENTRY)
 			khttpd_cache_put(p.entry);
-		else if (p.action >= HTTP_SERVE_FILE)
+		else if (p.action == HTTP_SERVE_FILE ||
+			 p.action == HTTP_SERVE_LISTING ||
+			 p.action == HTTP_SERVE_SPA)
 			khttpd_plan_close(x, &p.obj);
 		return 0;
 	}

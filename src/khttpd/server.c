@@ -24,8 +24,10 @@
 #include <linux/in.h>
 #include <linux/namei.h>
 #include <linux/net.h>
+#include <linux/memcontrol.h>
 #include <linux/netdevice.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -125,6 +127,7 @@ static void khttpd_accept_work(struct work_struct *work)
 {
 	struct khttpd_server *srv = container_of(to_delayed_work(work),
 						 struct khttpd_server, accept);
+	struct mem_cgroup *old = set_active_memcg(srv->memcg);
 
 	while (!khttpd_stopping(srv)) {
 		struct socket *sock;
@@ -152,6 +155,7 @@ static void khttpd_accept_work(struct work_struct *work)
 			break;
 		}
 	}
+	set_active_memcg(old);
 }
 
 /* Softirq: a connection is ready to be accepted. */
@@ -249,7 +253,8 @@ int khttpd_server_start(struct khttpd_server *srv,
 		err = -ENOMEM;
 		goto err_root;
 	}
-	srv->conn_cache = KMEM_CACHE(khttpd_conn, 0);
+	srv->memcg = get_mem_cgroup_from_mm(current->mm);
+	srv->conn_cache = KMEM_CACHE(khttpd_conn, SLAB_ACCOUNT);
 	if (!srv->conn_cache) {
 		err = -ENOMEM;
 		goto err_cred;
@@ -283,6 +288,7 @@ err_path_cache:
 err_cache:
 	kmem_cache_destroy(srv->conn_cache);
 err_cred:
+	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
 err_root:
 	path_put(&srv->root);
@@ -311,6 +317,7 @@ void khttpd_server_stop(struct khttpd_server *srv)
 			srv->max_conns);
 	kmem_cache_destroy(srv->path_cache);
 	kmem_cache_destroy(srv->conn_cache);
+	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
 	path_put(&srv->root);
 }

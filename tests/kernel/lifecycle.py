@@ -26,6 +26,8 @@ through its forwarded port:
            workers busy deflating), a 12-byte file is each time answered
            in under a third of the time one such request takes alone; the
            same beside listings of 20,000 entries being built.
+  memcg:  loaded from a memory cgroup of its own, the cache filled with
+           8 MiB for clients is charged to that cgroup (memory.current).
   crowd: 1,000 idle plus 1,000 half-sent connections opened inside the
            guest (holdconns); an ordinary request is answered in under one
            second beside them, all of them are closed after timeout_ms
@@ -584,6 +586,40 @@ class Lifecycle:
                          % (name, held_after), held_after == 0)
         finally:
             self.g.run('rm -rf /srv/www/pinned')
+
+    def memcg(self, baseline):
+        """What clients make khttpd allocate is charged to the memory
+        cgroup of whoever loaded it: load it from a cgroup of its own,
+        fill the cache with 8 MiB, and that cgroup's memory.current holds
+        them."""
+        name = 'memcg'
+        cg = '/sys/fs/cgroup/khttpd'
+        self.g.value('mountpoint -q /sys/fs/cgroup || mount -t cgroup2 '
+                     'none /sys/fs/cgroup; echo +memory >/sys/fs/cgroup/'
+                     'cgroup.subtree_control; mkdir -p %s; echo ok' % cg)
+        out, rc = self.g.run(
+            "sh -c 'echo $$ >%s/cgroup.procs && exec insmod /khttpd.ko "
+            "root=/srv/www port=%d timeout_ms=%d'"
+            % (cg, self.args.guest_port, self.args.timeout_ms))
+        if not self.c.check('%s: insmod from a cgroup of its own succeeds'
+                            % name, rc == 0, out):
+            return
+        files = 16
+        self.g.value('mkdir -p /srv/www/charged && i=0; while [ $i -lt %d ];'
+                     ' do head -c 524288 /dev/urandom >/srv/www/charged/f$i.bin;'
+                     ' i=$((i + 1)); done; echo made' % files, timeout=120)
+        before = int(self.g.value('cat %s/memory.current' % cg))
+        self.g.value('i=0; while [ $i -lt %d ]; do htstress -n 1 '
+                     'http://127.0.0.1:%d/charged/f$i.bin >/dev/null; '
+                     'i=$((i + 1)); done; echo got'
+                     % (files, self.args.guest_port), timeout=120)
+        after = int(self.g.value('cat %s/memory.current' % cg))
+        self.c.check('%s: 8 MiB cached for clients are charged to it '
+                     '(memory.current %d -> %d)' % (name, before, after),
+                     after - before >= files * 524288 * 9 // 10)
+        self.g.run('rm -rf /srv/www/charged')
+        self.unload(name)
+        self.check_released(name, baseline)
 
     def limits(self, baseline):
         name = 'limits'
@@ -1426,8 +1462,8 @@ class Lifecycle:
         # KHTTPD_LIFECYCLE=crowd,10000 runs only those parts (while
         # working on one of them).
         only = os.environ.get('KHTTPD_LIFECYCLE',
-                              'cycles,site,fair,heavy,crowd,burst,10000,'
-                              'limits')
+                              'cycles,site,fair,heavy,memcg,crowd,burst,'
+                              '10000,limits')
         if 'cycles' in only:
             for i, params in enumerate(('', 'cache_kb=0', 'listing=0'), 1):
                 self.cycle(i, baseline, params)
@@ -1437,6 +1473,8 @@ class Lifecycle:
             self.fair_share(baseline)
         if 'heavy' in only:
             self.heavy(baseline)
+        if 'memcg' in only:
+            self.memcg(baseline)
         if 'crowd' in only:
             self.crowd(baseline)
         if 'burst' in only:
