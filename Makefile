@@ -102,9 +102,10 @@ run: deps-build
 	@$(MAKE) --no-print-directory $(BUILD)/sehttpd
 	$(BUILD)/sehttpd -p $(PORT) www
 
+# The build on every core (half the time on two); the suites one by one.
 check: deps-check
-	@$(MAKE) --no-print-directory all $(BUILD)/san/sehttpd $(UNIT_BINS) \
-		$(SAN_UNIT_BINS) $(CHECK_PROGRAMS)
+	@$(MAKE) --no-print-directory -j$(shell nproc) all $(BUILD)/san/sehttpd \
+		$(UNIT_BINS) $(SAN_UNIT_BINS) $(CHECK_PROGRAMS)
 	@BUILD=$(BUILD) MAKE="$(MAKE)" tests/run-suites.sh $(CHECK_SUITES)
 
 suite-unit: $(UNIT_BINS)

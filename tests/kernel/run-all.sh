@@ -24,7 +24,7 @@ fi
 
 for kver in "${kvers[@]}"; do
 	log=$work/build-$kver.log
-	if ! "$MAKE" --no-print-directory KERNEL_VERSION="$kver" \
+	if ! "$MAKE" --no-print-directory -j"$(nproc)" KERNEL_VERSION="$kver" \
 		"$BUILD/modules/$kver/khttpd.ko" \
 		"$BUILD/modules/$kver/kecho.ko" >"$log" 2>&1; then
 		cat "$log"
