@@ -12,10 +12,10 @@
  * (up to DEFLATER_MAX): a caller takes the first free one, starting at its
  * own CPU's, and only when all are busy waits for that one.  The gzip header
  * and trailer (CRC-32 and length) are added here.  Inputs above 64 KiB are
- * deflated on the unbound queue (offload.h), 32 KiB at a time.  The output buffer is one
- * byte smaller than the input: a stream that does not fit is not worth
- * sending.  The result is copied into memory of its own size, which is what
- * the cache counts.
+ * deflated on the unbound queue (offload.h), 32 KiB at a time.  The output
+ * buffer is one byte smaller than the input: a stream that does not fit is
+ * not worth sending.  The result is copied into memory of its own size,
+ * which is what the cache counts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

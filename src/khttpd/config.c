@@ -80,7 +80,7 @@ int khttpd_site_build(struct http_site *site, char *index_names,
 	return 0;
 }
 
-/* The line of header h, formatted at out; its length. */
+/* "name: value\r\n" written at out; its length. */
 static size_t khttpd_header_line(char *out, const char *name, size_t name_len,
 				 const char *value, size_t value_len)
 {

@@ -8,10 +8,11 @@
 
 /*
  * Runs fn(arg) as work on the unbound queue, with the caller's
- * credentials and memory cgroup, and sleeps until it returns.  The sleep is what lets the
- * caller's per-CPU worker pool run the other connections of its CPU
- * meanwhile; fn should call cond_resched() every few milliseconds, so
- * that they get that CPU too.  Runs fn in place before init or after exit.
+ * credentials and memory cgroup, and sleeps until it returns.  The sleep
+ * is what lets the caller's per-CPU worker pool run the other connections
+ * of its CPU meanwhile; fn should call cond_resched() every few
+ * milliseconds, so that they get that CPU too.  Runs fn in place before
+ * init or after exit.
  */
 void khttpd_offload(void (*fn)(void *arg), void *arg);
 

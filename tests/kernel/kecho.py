@@ -9,8 +9,8 @@ nothing left, nothing at warning level or above logged.  Then, event-driven and
 classic, with timeout_ms=1500 and max_conns=10: a client that sends a line
 every 0.5 s for 3 s gets every echo; of 12 idle connections, the two
 beyond max_conns are closed at once (and logged), the others after the
-timeout.  A bad mode= is refused with a message.  Prints "ok NAME" / "FAIL NAME: why" and a last
-line "kecho-totals PASSED FAILED".
+timeout.  A bad mode= is refused with a message.  Prints "ok NAME" /
+"FAIL NAME: why" and a last line "kecho-totals PASSED FAILED".
 """
 
 import re

@@ -4,7 +4,8 @@
 # builds khttpd.ko and kecho.ko for each, W=1 and -Werror, and any warning
 # of modpost too ("kernel-build: N passed, N failed"), then runs
 # tests/kernel/run.sh on each kernel, the guests side by side: the newest
-# one's lines as they come, then each other one's whole.  Exits non-zero on any failure.
+# one's lines as they come, then each other one's whole.  Exits non-zero on
+# any failure.
 # Environment: BUILD, MAKE, and what run.sh takes.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -37,7 +38,8 @@ for kver in "${kvers[@]}"; do
 done
 # What every guest takes from the host, built once before they race to.
 if ! "$MAKE" --no-print-directory BUILD="$BUILD/static" \
-	OPTFLAGS='-O2 -g -static' "$BUILD/static/sehttpd" >"$work/static.log" 2>&1; then
+	OPTFLAGS='-O2 -g -static' "$BUILD/static/sehttpd" \
+	>"$work/static.log" 2>&1; then
 	tail -n 20 "$work/static.log"
 	check "a static sehttpd for the guests builds" 1
 fi
