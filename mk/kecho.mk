@@ -13,7 +13,7 @@ CHECK_SUITES += echo
 $(BUILD)/modules/%/kecho.ko: $(KECHO_SOURCES)
 	@mkdir -p $(@D)/kecho
 	@cp -u -p $^ $(@D)/kecho/
-	$(call kbuild,$*,$(@D)/kecho)
+	+$(call kbuild,$*,$(@D)/kecho)
 	@cp $(@D)/kecho/kecho.ko $@
 
 $(BUILD)/user-echo-server: $(call obj,$(BUILD),src/kecho/user/user_echo_server.c)

@@ -28,7 +28,9 @@ CHECK_SUITES += kernel
 .PHONY: suite-kernel modules-all
 
 # $(call kbuild,VER,DIR): DIR's module built with Kbuild against VER's
-# headers, W=1 and -Werror (in Kbuild): any warning fails the build.
+# headers, W=1 and -Werror (in Kbuild): any warning fails the build.  Its
+# recipe lines start with '+': $(MAKE) inside a $(call) is not seen as a
+# sub-make, which would then lose the jobserver of a -j build.
 kbuild = $(MAKE) -C /usr/src/linux-headers-$(1) M=$(abspath $(2)) \
 	CC=$(call kernel_cc,$(1)) W=1 modules
 
@@ -43,7 +45,7 @@ $(BUILD)/modules/%/khttpd.ko: $(KMOD_SOURCES)
 	done; \
 	cp -u -p src/khttpd/*.[ch] src/khttpd/Kbuild mk/warnings.mk $$d/ && \
 	cp -u -p src/http/*.[ch] $$d/http/
-	$(call kbuild,$*,$(@D)/khttpd)
+	+$(call kbuild,$*,$(@D)/khttpd)
 	@cp $(@D)/khttpd/khttpd.ko $@
 
 module: $(BUILD)/modules/$(KERNEL_VERSION)/khttpd.ko \
