@@ -14,11 +14,11 @@
 
 #include "cache.h"
 #include "compress.h"
-#include "offload.h"
 #include "config.h"
 #include "http/body.h"
 #include "khttpd.h"
 #include "mime_map.h"
+#include "offload.h"
 #include "stats.h"
 
 static ushort port = 8081;

@@ -7,7 +7,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-/* type (len bytes) as responses carry it, or NULL when it is not valid. */
+/*
+ * type (len bytes) as responses carry it: an ERR_PTR(-EINVAL) when it is
+ * not a media type, NULL when memory runs out.
+ */
 static char *khttpd_mime_type_copy(const char *type, size_t len)
 {
 	if (len > KHTTPD_MIME_TYPE_MAX || !http_mime_type_valid(type, len))
