@@ -100,6 +100,50 @@ enum http_header_arg_error http_header_arg_check_cors(struct http_header_arg *h)
 	return h->managed ? HTTP_HEADER_ARG_CORS : HTTP_HEADER_ARG_OK;
 }
 
+static size_t http_header_put(char *out, const char *name, size_t name_len,
+			      const char *value, size_t value_len)
+{
+	memcpy(out, name, name_len);
+	memcpy(out + name_len, ": ", 2);
+	memcpy(out + name_len + 2, value, value_len);
+	memcpy(out + name_len + 2 + value_len, "\r\n", 2);
+	return name_len + value_len + 4;
+}
+
+size_t http_header_rule_from_arg(struct http_header_rule *r, char *out,
+				 const struct http_header_arg *h)
+{
+	*r = (struct http_header_rule){
+		.prefix = h->prefix,
+		.prefix_len = h->prefix_len,
+		.lines = out,
+		.lines_len = http_header_put(out, h->name, h->name_len,
+					     h->value, h->value_len),
+	};
+	return r->lines_len;
+}
+
+size_t http_header_rule_cors(struct http_header_rule *r, char *out,
+			     const char *origin)
+{
+	static const char name[] = "Access-Control-Allow-Origin";
+	static const char vary[] = "Vary: Origin\r\n";
+	size_t n = http_header_put(out, name, sizeof(name) - 1, origin,
+				   strlen(origin));
+
+	if (strcmp(origin, "*")) {
+		memcpy(out + n, vary, sizeof(vary) - 1);
+		n += sizeof(vary) - 1;
+	}
+	*r = (struct http_header_rule){
+		.prefix = "",
+		.lines = out,
+		.lines_len = n,
+		.always = true,
+	};
+	return n;
+}
+
 const char *http_header_arg_error_text(enum http_header_arg_error e)
 {
 	switch (e) {

@@ -7,6 +7,7 @@
 #define HTTP_HEADER_ARG_H
 
 #include "compat.h"
+#include "response.h"
 
 struct http_header_arg {
 	const char *prefix; /* "" when the line is for every path */
@@ -41,5 +42,25 @@ http_header_arg_check_cors(struct http_header_arg *h);
 
 /* What is wrong, in a few words ("empty header name"). */
 const char *http_header_arg_error_text(enum http_header_arg_error e);
+
+/*
+ * Fills r with h's rule, its line "Name: value\r\n" written at out (the
+ * length of h's arg and 3 bytes more at most); returns the line's length.
+ */
+size_t http_header_rule_from_arg(struct http_header_rule *r, char *out,
+				 const struct http_header_arg *h);
+
+/* What the CORS lines take beyond the origin's length. */
+#define HTTP_HEADER_CORS_EXTRA 45
+
+/*
+ * Fills r with the rule of a CORS origin ('*' or one origin, checked by
+ * http_site_cors_origin_check()): Access-Control-Allow-Origin, and for one
+ * origin "Vary: Origin" (caches must not share the answer), on every
+ * response, errors too, so that scripts can read why.  The lines are
+ * written at out; returns their length.
+ */
+size_t http_header_rule_cors(struct http_header_rule *r, char *out,
+			     const char *origin);
 
 #endif /* HTTP_HEADER_ARG_H */

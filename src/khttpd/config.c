@@ -80,37 +80,16 @@ int khttpd_site_build(struct http_site *site, char *index_names,
 	return 0;
 }
 
-/* "name: value\r\n" written at out; its length. */
-static size_t khttpd_header_line(char *out, const char *name, size_t name_len,
-				 const char *value, size_t value_len)
-{
-	return sprintf(out, "%.*s: %.*s\r\n", (int)name_len, name,
-		       (int)value_len, value);
-}
-
 static int khttpd_header_rules_cors(struct khttpd_header_rules *r,
 				    const char *origin, size_t *used)
 {
-	char *line = r->lines + *used;
-	size_t n;
-
 	if (http_site_cors_origin_check(origin) != HTTP_ORIGIN_OK) {
 		pr_err("cors: '%s' is not '*' or scheme://host[:port]\n",
 		       origin);
 		return -EINVAL;
 	}
-	n = khttpd_header_line(line, "Access-Control-Allow-Origin", 27, origin,
-			       strlen(origin));
-	/* The answer names one origin: caches must not share it. */
-	if (strcmp(origin, "*"))
-		n += sprintf(line + n, "Vary: Origin\r\n");
-	r->rules[r->count++] = (struct http_header_rule){
-		.prefix = "",
-		.lines = line,
-		.lines_len = n,
-		.always = true, /* on errors too: scripts read why */
-	};
-	*used += n;
+	*used += http_header_rule_cors(&r->rules[r->count++], r->lines + *used,
+				       origin);
 	r->cors = true;
 	return 0;
 }
@@ -156,15 +135,8 @@ int khttpd_header_rules_build(struct khttpd_header_rules *r,
 			       h.managed ? h.managed : "");
 			return -EINVAL;
 		}
-		r->rules[r->count++] = (struct http_header_rule){
-			.prefix = h.prefix,
-			.prefix_len = h.prefix_len,
-			.lines = r->lines + used,
-			.lines_len = khttpd_header_line(r->lines + used, h.name,
-							h.name_len, h.value,
-							h.value_len),
-		};
-		used += r->rules[r->count - 1].lines_len;
+		used += http_header_rule_from_arg(&r->rules[r->count++],
+						  r->lines + used, &h);
 		if (!list)
 			break;
 	}

@@ -102,26 +102,6 @@ int site_check_error_page(const char *arg, char *err, size_t cap)
 	return site_check_page_path(path, err, cap);
 }
 
-static int add_rule(struct site *s, size_t *used, const char *prefix,
-		    size_t prefix_len, const char *name, size_t name_len,
-		    const char *value, size_t value_len, bool always)
-{
-	struct http_header_rule *r = &s->rules[s->nrules++];
-	char *line = s->lines + *used;
-	int n = sprintf(line, "%.*s: %.*s\r\n", (int)name_len, name,
-			(int)value_len, value);
-
-	*r = (struct http_header_rule){
-		.prefix = prefix,
-		.prefix_len = prefix_len,
-		.lines = line,
-		.lines_len = (size_t)n,
-		.always = always,
-	};
-	*used += (size_t)n;
-	return 0;
-}
-
 int site_build(struct site *s, const struct site_options *opt,
 	       int (*open_page)(void *ctx, const char *path, uint64_t *size),
 	       void *ctx, char *err, size_t cap)
@@ -152,19 +132,12 @@ int site_build(struct site *s, const struct site_options *opt,
 
 		if (split_header(opt->headers[i], &h, err, cap))
 			return -1;
-		add_rule(s, &used, h.prefix, h.prefix_len, h.name, h.name_len,
-			 h.value, h.value_len, false);
+		used += http_header_rule_from_arg(&s->rules[s->nrules++],
+						  s->lines + used, &h);
 	}
 	if (opt->cors) {
-		/* On errors too, so that scripts can read why. */
-		add_rule(s, &used, "", 0, "Access-Control-Allow-Origin", 27,
-			 opt->cors, strlen(opt->cors), true);
-		/* The answer names one origin: caches must not share it. */
-		if (strcmp(opt->cors, "*")) {
-			s->rules[s->nrules - 1].lines_len += (size_t)sprintf(
-				s->lines + used, "Vary: Origin\r\n");
-			used += 14;
-		}
+		used += http_header_rule_cors(&s->rules[s->nrules++],
+					      s->lines + used, opt->cors);
 		s->cors = true;
 	}
 	for (unsigned int i = 0; i < opt->nindex; i++)

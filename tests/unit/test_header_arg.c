@@ -63,3 +63,25 @@ TEST(managed_headers)
 		     HTTP_HEADER_ARG_OK);
 	CHECK_EQ_INT(http_header_arg_check_cors(&h), HTTP_HEADER_ARG_OK);
 }
+
+TEST(rules_written)
+{
+	struct http_header_rule r;
+	struct http_header_arg h;
+	char out[128];
+
+	CHECK_EQ_INT(split("/big/:X-Two:  two words  ", &h),
+		     HTTP_HEADER_ARG_OK);
+	CHECK_EQ_INT((int)http_header_rule_from_arg(&r, out, &h), 18);
+	CHECK(!memcmp(r.lines, "X-Two: two words\r\n", 18));
+	CHECK(r.prefix_len == 5 && !r.always && r.lines == out);
+	CHECK_EQ_INT((int)http_header_rule_cors(&r, out, "*"), 32);
+	CHECK(!memcmp(out, "Access-Control-Allow-Origin: *\r\n", 32));
+	CHECK(r.always && r.prefix_len == 0 && r.lines_len == 32);
+	CHECK_EQ_INT((int)http_header_rule_cors(&r, out, "https://a.example"),
+		     17 + HTTP_HEADER_CORS_EXTRA);
+	CHECK(!memcmp(out,
+		      "Access-Control-Allow-Origin: https://a.example\r\n"
+		      "Vary: Origin\r\n",
+		      17 + HTTP_HEADER_CORS_EXTRA));
+}
