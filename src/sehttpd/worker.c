@@ -331,7 +331,10 @@ static void refuse_connection(struct worker *w, int fd)
 	uint64_t last = atomic_load_explicit(&s->refusal_reported_ms,
 					     memory_order_relaxed);
 
-	close(fd);
+	/*
+	 * Counted and told before the close: the client that sees it may
+	 * scrape the metrics or read the log at once.
+	 */
 	stats_add(&w->stats.refused, 1);
 	if ((!last || w->now_ms - last >= REFUSAL_REPORT_MS) &&
 	    atomic_compare_exchange_strong(&s->refusal_reported_ms, &last,
@@ -340,6 +343,7 @@ static void refuse_connection(struct worker *w, int fd)
 			"sehttpd: %u connections open (--max-connections): "
 			"new ones are closed at once\n",
 			s->max_conns);
+	close(fd);
 }
 
 static void accept_all(struct worker *w, const struct listener *l)
