@@ -4,7 +4,12 @@
 # build/kecho.ko, mk/kecho.mk) for the newest kernel installed, or for
 # KERNEL_VERSION=VER; `make check-kernel` runs the kernel suite alone, on
 # every kernel installed.  Each kernel's modules are built in
-# $(BUILD)/modules/VER/.
+# $(BUILD)/modules/VER/.  `make soak-kernel` soaks the module in one guest
+# (not part of `make check`): SOAK_S seconds (default 600) of mixed load,
+# file faults and load/unload cycles, every response checked, then the
+# slab counts and the kernel log (tests/kernel/soak.sh, soak_kernel.py);
+# KVER=VER picks the kernel (default: the newest installed).  Samples and
+# a chart go to $(BUILD)/soak-kernel.
 
 KERNEL_VERSION = $(shell tests/kernel/kver.sh)
 KERNEL_VERSIONS = $(shell tests/kernel/kver.sh --all 2>/dev/null)
@@ -25,7 +30,7 @@ DEPS_CHECK += qemu-system-x86 busybox-static linux-image-amd64 \
 	      $(KERNEL_CC_PACKAGE)
 CHECK_SUITES += kernel
 
-.PHONY: suite-kernel modules-all
+.PHONY: suite-kernel modules-all soak-kernel
 
 # $(call kbuild,VER,DIR): DIR's module built with Kbuild against VER's
 # headers, W=1 and -Werror (in Kbuild): any warning fails the build.  Its
@@ -62,3 +67,15 @@ check-kernel: deps-check
 suite-kernel: $(BUILD)/htstress
 	@BUILD=$(BUILD) MAKE="$(MAKE)" HTSTRESS_BIN=$(abspath $(BUILD)/htstress) \
 		tests/kernel/run-all.sh
+
+# SOAK_S is shared with `make soak` (mk/soak.mk), whose default differs: only
+# a value given on the command line or in the environment counts here.
+SOAK_KERNEL_S = $(strip $(if $(filter command line environment,\
+	$(origin SOAK_S)),$(SOAK_S),600))
+SOAK_KVER = $(or $(KVER),$(KERNEL_VERSION))
+
+soak-kernel: deps-check
+	@$(MAKE) --no-print-directory $(BUILD)/modules/$(SOAK_KVER)/khttpd.ko \
+		$(BUILD)/htstress
+	@SOAK_S=$(SOAK_KERNEL_S) KVER=$(SOAK_KVER) BUILD=$(BUILD) \
+		HTSTRESS_BIN=$(abspath $(BUILD)/htstress) tests/kernel/soak.sh
