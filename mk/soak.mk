@@ -1,6 +1,10 @@
 # `make soak`: sehttpd under mixed load and injected faults for SOAK_S
 # seconds (default 1800), every response checked against every version its
-# file had; RSS and descriptors must stay flat (tests/soak/soak.py).
+# file had; RSS and descriptors must stay flat (tests/soak/soak.py).  Four
+# instances: cleartext (HTTP/1.x, HTTP/2 by prior knowledge), HTTPS (and h2
+# by ALPN) whose certificate is swapped and reloaded by SIGHUP, one behind
+# --proxy-protocol, and one on a socket held as systemd holds it, restarted
+# and drained under load.  It needs python3-h2 (deps-check installs it).
 # SOAK_SAN=1 soaks the ASan/UBSan build instead.  Samples and a chart go to
 # $(BUILD)/soak.  Not part of `make check` by itself: its suite "soak" is a
 # 60-second run of the same with the ASan/UBSan build (so that a sanitizer

@@ -1,30 +1,54 @@
 #!/usr/bin/python3
 """A soak of sehttpd: mixed load and faults for a while, every byte checked.
 
-Starts sehttpd over a tree of its own (build/soak/run/www) with an access
-log and --metrics, then for --seconds runs htstress bursts for bulk
-keep-alive load and Python clients for what htstress does not do (new
-connections, pipelining, ranges, conditional requests, listings,
-compression, 404s, aborted downloads, slow readers and senders, malformed
-requests from tests/fuzz/corpus, metrics scrapes), while faults are
-injected on a schedule: files rewritten (renamed over and in place),
-truncated, deleted and re-created, renamed; directory entries added and
-removed while listed; the descriptor limit reached; the access log's file
-system full; the log reopened by SIGHUP and SIGUSR1.
+Starts four sehttpd instances over one tree of its own (in a temporary
+directory): the main one (cleartext, an access log, --metrics), one serving
+HTTPS (--tls-cert/--tls-key: TLS is global to an instance), one behind
+--proxy-protocol (global too, and exclusive of TLS) and one started as
+systemd starts it, on a listening socket the soak holds (LISTEN_FDS), which
+is restarted.  Then for --seconds it runs htstress bursts on the main one
+for bulk keep-alive load, and Python clients for what htstress does not do:
+on the main one new connections, pipelining, ranges, conditional requests,
+listings, compression, 404s, aborted downloads, slow readers and senders,
+malformed requests from tests/fuzz/corpus, metrics scrapes and HTTP/2 by
+prior knowledge; over HTTPS keep-alive GETs, ranges and conditionals, and
+HTTP/2 by ALPN; with v1 and v2 PROXY headers the same, and malformed or
+missing headers, which must be refused and counted in that instance's
+metrics; on the restarting one keep-alive clients, slow readers and HTTP/2.
+HTTP/2 connections carry several streams at once, some cancelled mid-body
+(RST_STREAM CANCEL).
+
+Faults are injected on schedules: files rewritten (renamed over and in
+place), truncated, deleted and re-created, renamed; directory entries added
+and removed while listed; the descriptor limit reached; the access log's
+file system full; the log reopened by SIGHUP and SIGUSR1 (all on the main
+instance); the certificate swapped and reloaded by SIGHUP every 3 s
+(cert-reload: once the new one was first seen, every handshake begun
+CERT_GRACE_S later must present it, and none may fail); a restart (a new
+instance on the held socket, then SIGTERM to the old one, which drains: no
+connection is ever refused, the old one exits 0 within its drain) and a
+drain (the same with slow readers in flight on the old one: those that can
+finish within --drain-timeout do, whole; one that cannot is cut after it,
+with a prefix).
 
 Every version each file had is kept (as the seed it is generated from), and
 a body must equal one version whole; a body that ends short with the
 connection closed must be a prefix of one.  Allowed, and counted apart: a
 mix of versions read while a file was rewritten in place, a 404 around an
-absence, new connections closed while the server is at its connection
-limit.  A complete body with zeros where its file was truncated in place
-while sent fails, unless --known-defect truncate-zeros.
+absence, new connections closed while the main instance is at its
+connection limit, requests a draining instance closed unanswered (an idle
+kept-alive connection, HTTP/2 streams past its GOAWAY).  A complete body
+with zeros where its file was truncated in place while sent fails, unless
+--known-defect truncate-zeros.
 
-At the end it prints its counts, the server's RSS and descriptors (which
-must stay flat), any sanitizer report, and one line "soak: N passed, N
-failed" over its checks; it writes the samples (soak.dat) and a gnuplot
-chart (soak.png) into --out.  Exits 1 on any failed check.  Standard
-library only.
+At the end it prints its counts, the faults injected and survived per kind,
+each instance's RSS and descriptors (which must stay flat; for the
+restarting one, the peak of each of its processes), any sanitizer report of
+any process, and one line "soak: N passed, N failed" over its checks; it
+writes the main instance's samples (soak.dat) and a gnuplot chart
+(soak.png) into --out.  Exits 1 on any failed check, and at once without
+python3-h2 (Debian's, under /usr/bin/python3).  Standard library and
+python3-h2 only.
 """
 
 import argparse
@@ -38,8 +62,11 @@ import random
 import re
 import resource
 import shutil
+import select
 import signal
 import socket
+import ssl
+import struct
 import subprocess
 import tempfile
 import sys
@@ -53,8 +80,18 @@ sys.path.insert(0, os.path.join(REPO, 'tests', 'integration'))
 
 import httpraw  # noqa: E402
 from httpraw import Conn, build_request  # noqa: E402
-from target import ServerProcess  # noqa: E402
+from target import LISTEN_RE, ServerProcess  # noqa: E402
 from test_metrics import parse_exposition  # noqa: E402
+from test_tls import make_ca, make_cert  # noqa: E402
+
+try:
+    import h2.config
+    import h2.connection
+    import h2.errors
+    import h2.events
+    HAVE_H2 = True
+except ImportError:
+    HAVE_H2 = False
 
 # A cached file is re-checked at most once a second: a response may show a
 # change (or an absence) this much later than it happened.
@@ -67,6 +104,12 @@ LOG_FS_SIZE = '256k'
 FLAT_REL = 0.10
 FLAT_RSS_KIB = 6 * 1024
 FLAT_FDS = 24
+# The restarting instance's drain, and a slow reader's pace that outlasts
+# it on stable/big.bin (4 MiB at 8 KiB per 0.05 s: ~25 s).
+DRAIN_S = 2.0
+# After a SIGHUP's new certificate was first seen, every handshake begun
+# this much later must present it.
+CERT_GRACE_S = 0.2
 SANITIZER_RE = re.compile(r'ERROR: AddressSanitizer|ERROR: LeakSanitizer|'
                           r'runtime error:|SUMMARY: \w+Sanitizer|'
                           r'ThreadSanitizer|AddressSanitizer:DEADLYSIGNAL')
@@ -158,7 +201,11 @@ class Tree:
              ('files/data.bin', 'bin', 70000),
              ('files/big.bin', 'bin', 1 << 21),
              ('files/big.txt', 'txt', 600000)]
-    STABLE = [('stable/s.txt', 'txt', 20000), ('stable/s.bin', 'bin', 65536)]
+    # stable/mid.bin is read in flight through a drain; big.bin is long
+    # enough that a slow reader outlasts it.
+    STABLE = [('stable/s.txt', 'txt', 20000), ('stable/s.bin', 'bin', 65536),
+              ('stable/mid.bin', 'bin', 256 << 10),
+              ('stable/big.bin', 'bin', 4 << 20)]
     LISTED_STABLE = ['keep-%d.txt' % i for i in range(4)]
 
     def __init__(self, base):
@@ -323,6 +370,212 @@ class Tree:
             return list(st.versions)
 
 
+# --- the servers and how clients reach them --------------------------------
+
+class Endpoint:
+    """Where a client connects: an instance's address, TLS context (None:
+    cleartext) and whether a PROXY header must come first."""
+
+    def __init__(self, name, host, port, tls=None, proxy=False):
+        self.name, self.host, self.port = name, host, port
+        self.tls, self.proxy = tls, proxy
+        self.seq = 0
+
+    def kind(self, kind):
+        """The main instance's kinds keep their names; the others' are
+        named after their instance."""
+        return kind if self.name == 'main' else '%s:%s' % (self.name, kind)
+
+    def connect(self, rcvbuf=None, timeout=httpraw.IO_TIMEOUT, tls=None):
+        t_open = now()
+        c = Conn(self.host, self.port, timeout=timeout, rcvbuf=rcvbuf,
+                 tls=tls or self.tls,
+                 server_hostname='localhost' if self.tls else None)
+        c.t_open = t_open  # a drain excuses connections opened before it
+        if self.proxy:
+            self.seq += 1
+            c.send(proxy_header(self.seq))
+        return c
+
+
+def proxy_header(n):
+    """A valid PROXY header, v1 or v2 by turns, from a made-up client."""
+    src, sport = '192.0.2.%d' % (n % 250 + 1), 1024 + n % 60000
+    if n % 2:
+        return ('PROXY TCP4 %s 127.0.0.1 %d 80\r\n' % (src, sport)).encode()
+    return V2_SIG + b'\x21\x11' + struct.pack(
+        '>H4s4sHH', 12, socket.inet_aton(src), socket.inet_aton('127.0.0.1'),
+        sport, 80)
+
+
+V2_SIG = b'\r\n\r\n\x00\r\nQUIT\n'
+# Headers --proxy-protocol must refuse (closing without an answer).
+BAD_PROXY = [b'PROXY TCP4 192.0.2.1 127.0.0.1 1\r\n',
+             b'PROXY TCP4 192.0.2.999 127.0.0.1 1 80\r\n',
+             b'PROXY TCP9 192.0.2.1 127.0.0.1 1 80\r\n',
+             V2_SIG + b'\x31\x11\x00\x0c' + bytes(12),
+             V2_SIG + b'\x21\x11\x00\x0b' + bytes(11),
+             b'']  # no header at all: the request comes first
+
+
+class ActivatedServer(ServerProcess):
+    """sehttpd started as systemd starts it: the listening socket (held by
+    the soak, so that it never stops listening) as descriptor 3 with
+    LISTEN_PID and LISTEN_FDS; env set in the child only, since other
+    threads start processes meanwhile."""
+
+    def __init__(self, args, root, exe, listener, env):
+        self.cmd = [exe] + list(args) + [root]
+        self.lines = []
+        self.cond = threading.Condition()
+        self.stdout_closed = False
+        self.err = tempfile.TemporaryFile()
+        fd = listener.fileno()
+
+        def as_systemd():
+            os.dup2(fd, 3)  # inheritable, unlike fd
+            os.environ['LISTEN_PID'] = str(os.getpid())
+            os.environ['LISTEN_FDS'] = '1'
+            os.environ.update(env)
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=self.err,
+                                     close_fds=False, preexec_fn=as_systemd)
+        self.reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self.reader.start()
+        self.exit_code = None
+        try:
+            self.listen_line = self.wait_line(
+                lambda s: 'listening on' in s, 30)
+        except AssertionError:
+            self.kill()
+            raise
+        m = LISTEN_RE.search(self.listen_line)
+        self.host, self.port = m.group(1).strip('[]'), int(m.group(2))
+
+
+class DrainingH2Connection(h2.connection.H2Connection if HAVE_H2
+                           else object):
+    """h2's client connection, but one that reads on after a graceful
+    GOAWAY (NO_ERROR: a drain), as RFC 9113 6.8 lets the streams it
+    covers finish; h2 takes any GOAWAY for the end and would refuse
+    their remaining frames as protocol errors."""
+
+    def _receive_goaway_frame(self, frame):
+        frames, events = super()._receive_goaway_frame(frame)
+        if frame.error_code == 0:
+            self.state_machine.state = \
+                h2.connection.ConnectionState.CLIENT_OPEN
+        return frames, events
+
+
+class H2Conn:
+    """An HTTP/2 client connection (python3-h2, which checks every frame
+    the server sends) with several streams open at once."""
+
+    def __init__(self, ep, tls=None):
+        self.conn = ep.connect(tls=tls)
+        self.sock = self.conn.sock
+        if tls is not None:
+            alpn = self.sock.selected_alpn_protocol()
+            if alpn != 'h2':
+                self.conn.close()
+                raise AssertionError('ALPN chose %r, not h2' % alpn)
+        self.scheme = 'https' if tls else 'http'
+        self.h2 = DrainingH2Connection(
+            config=h2.config.H2Configuration(client_side=True,
+                                             header_encoding='latin-1'))
+        self.h2.initiate_connection()
+        self.flush()
+        self.streams = {}  # sid -> dict(rel, status, headers, body, ...)
+        self.eof = False
+
+    def close(self):
+        self.conn.close()
+
+    def flush(self):
+        data = self.h2.data_to_send()
+        if data:
+            self.sock.sendall(data)
+
+    def request(self, rel, path):
+        sid = self.h2.get_next_available_stream_id()
+        self.streams[sid] = dict(rel=rel, status=None, headers={},
+                                 body=bytearray(), ended=False, reset=None,
+                                 cancel_at=None, t0=now())
+        self.h2.send_headers(sid, [(':method', 'GET'),
+                                   (':scheme', self.scheme),
+                                   (':authority', 'localhost'),
+                                   (':path', path)], end_stream=True)
+        self.flush()
+        return sid
+
+    def done(self, s):
+        return s['ended'] or s['reset'] is not None
+
+    def pump(self, timeout=httpraw.IO_TIMEOUT):
+        """Until every stream ended, was reset, or the connection did."""
+        deadline = now() + timeout
+        while not all(self.done(s) for s in self.streams.values()):
+            left = deadline - now()
+            if left <= 0 or self.eof:
+                return False
+            if not (isinstance(self.sock, ssl.SSLSocket)
+                    and self.sock.pending()):
+                r, _, _ = select.select([self.sock], [], [], left)
+                if not r:
+                    continue
+            try:
+                data = self.sock.recv(1 << 18)
+            except (ConnectionResetError, ssl.SSLError):
+                data = b''
+            if not data:
+                self.eof = True
+                continue
+            for ev in self.h2.receive_data(data):
+                self.on_event(ev)
+            self.flush()
+        return True
+
+    def on_event(self, ev):
+        E = h2.events
+        s = self.streams.get(getattr(ev, 'stream_id', None))
+        if isinstance(ev, E.DataReceived):
+            self.h2.acknowledge_received_data(ev.flow_controlled_length,
+                                              ev.stream_id)
+        if s is None or s['reset'] is not None:
+            return  # a stream we cancelled: what still comes is dropped
+        if isinstance(ev, E.ResponseReceived):
+            s['headers'] = {k.lower(): v for k, v in ev.headers}
+            s['status'] = int(s['headers'][':status'])
+        elif isinstance(ev, E.DataReceived):
+            s['body'] += ev.data
+            if s['cancel_at'] is not None and len(s['body']) >= s['cancel_at']:
+                # An aborting client: RST_STREAM CANCEL mid-body.
+                self.h2.reset_stream(ev.stream_id, h2.errors.ErrorCodes.CANCEL)
+                s['reset'] = 'cancelled'
+        elif isinstance(ev, E.StreamEnded):
+            s['ended'] = True
+        elif isinstance(ev, E.StreamReset):
+            s['reset'] = ev.error_code
+        elif isinstance(ev, E.InformationalResponseReceived):
+            raise AssertionError('unexpected 1xx: %r' % ev)
+        elif isinstance(ev, E.ConnectionTerminated):
+            self.goaway = (ev.error_code, ev.last_stream_id)
+
+    goaway = None
+
+
+class H2Response:
+    """What verify() reads of a response, for an HTTP/2 stream."""
+
+    def __init__(self, s):
+        self.status, self.headers, self.body = s['status'], s['headers'], \
+            bytes(s['body'])
+
+    def header(self, name):
+        return self.headers.get(name.lower())
+
+
 # --- the bookkeeping -------------------------------------------------------
 
 class Stats:
@@ -335,6 +588,8 @@ class Stats:
         self.wrong = 0  # bodies equal to no version
         self.unexpected = collections.Counter()  # (kind, status) -> n
         self.refused = 0  # new connections closed while out of descriptors
+        self.drain_closed = collections.Counter()  # closed unanswered by
+        # a draining instance, by what the client saw
         self.errors = collections.Counter()  # kind -> client-side failures
         self.problems = []  # first messages of each failure
         self.faults = collections.Counter()
@@ -382,6 +637,12 @@ class Soak:
         self.fd_fault_until = 0.0  # new connections may be refused before
         self.log_lock = threading.Lock()  # rotation against the full-fs fault
         self.samples = []  # (t, rss KiB, fds, requests total, in fd fault)
+        self.other_samples = collections.defaultdict(list)  # name -> (rss,
+        # fds), the TLS and PROXY instances
+        self.act_peaks = collections.OrderedDict()  # pid -> [rss, fds]
+        self.drains = []  # [t SIGTERM, t exited or None], restarting one
+        self.act_exits = []  # exit statuses of its instances
+        self.act_lock = threading.Lock()
         self.rnd = random.Random(args.seed)
 
     # --- set-up ---
@@ -422,6 +683,7 @@ class Soak:
             resource.setrlimit(resource.RLIMIT_NOFILE,
                                (SERVER_NOFILE, SERVER_NOFILE))
         env_backup = dict(os.environ)
+        self.make_certs()
         # A small quarantine: ASan's default (256 MiB) fills slowly enough
         # to look like a leak for the whole of a short run, and even 16 MiB
         # filled over a minute past the flatness limit (CI, 30.8 -> 43.1
@@ -439,17 +701,91 @@ class Soak:
              '--metrics', '127.0.0.1:0'],
             root=self.tree.www, exe=exe, preexec_fn=low_nofile,
             ready_timeout=30)
+        # HTTPS is global to an instance (as is --proxy-protocol, which
+        # TLS excludes): each is an instance of its own over the same tree.
+        self.tls_srv = ServerProcess(
+            ['-t', '1', '--cache-size', '4', '--tls-cert', self.cert_path,
+             '--tls-key', self.key_path], root=self.tree.www, exe=exe,
+            ready_timeout=30)
+        self.proxy_srv = ServerProcess(
+            ['-t', '1', '--cache-size', '4', '--proxy-protocol',
+             '--metrics', '127.0.0.1:0'], root=self.tree.www, exe=exe,
+            ready_timeout=30)
+        # The restarting instance is a fourth one rather than the main:
+        # restarts every few seconds would reset the main's RSS and
+        # descriptors, so that a leak could never show in them.  Its
+        # socket is held here, as systemd holds a .socket unit's.
+        self.act_listener = socket.socket()
+        self.act_listener.bind(('127.0.0.1', 0))
+        self.act_listener.listen(128)
+        self.act_env = {k: os.environ[k] for k in ('ASAN_OPTIONS',
+                                                   'UBSAN_OPTIONS')}
+        self.act_exe = exe
+        self.act = self.start_act()
+        self.act_all = [self.act]
         os.environ.clear()
         os.environ.update(env_backup)
         self.host, self.port = self.srv.host, self.srv.port
-        line = self.srv.wait_line(lambda s: 'metrics on' in s, 10)
-        m = re.search(r'http://([^/]+):(\d+)/metrics', line)
-        self.metrics_addr = (m.group(1), int(m.group(2)))
+        self.metrics_addr = self.metrics_of(self.srv)
+        self.proxy_metrics_addr = self.metrics_of(self.proxy_srv)
+        self.main_ep = Endpoint('main', self.host, self.port)
+        self.tls_ep = Endpoint('tls', self.tls_srv.host, self.tls_srv.port,
+                               tls=self.tls_context(['http/1.1']))
+        self.tls_h2 = self.tls_context(['h2'])
+        self.proxy_ep = Endpoint('proxy', self.proxy_srv.host,
+                                 self.proxy_srv.port, proxy=True)
+        self.act_ep = Endpoint('act', *self.act_listener.getsockname())
         self.corpus = []
         cdir = os.path.join(REPO, 'tests', 'fuzz', 'corpus')
         for name in sorted(os.listdir(cdir)):
             with open(os.path.join(cdir, name), 'rb') as f:
                 self.corpus.append((name, f.read()))
+
+    def metrics_of(self, srv):
+        line = srv.wait_line(lambda s: 'metrics on' in s, 10)
+        m = re.search(r'http://([^/]+):(\d+)/metrics', line)
+        return (m.group(1), int(m.group(2)))
+
+    def make_certs(self):
+        """Two certificates for localhost from one CA, told apart by their
+        fingerprints; the served pair is a copy of one of them."""
+        d = os.path.join(self.run_dir, 'tls')
+        os.makedirs(d)
+        os.chmod(d, 0o755)
+        make_ca(d)
+        self.cert_fp = {}
+        for name in ('a', 'b'):
+            make_cert(d, name, ['DNS:localhost', 'IP:127.0.0.1'])
+            with open(os.path.join(d, name + '.leaf')) as f:
+                der = ssl.PEM_cert_to_DER_cert(f.read())
+            self.cert_fp[name] = hashlib.sha256(der).hexdigest()
+        self.tls_dir = d
+        self.ca_path = os.path.join(d, 'ca.pem')
+        self.cert_path = os.path.join(d, 'server.pem')
+        self.key_path = os.path.join(d, 'server.key')
+        self.install_cert('a')
+        self.cert_initial = self.cert_fp['a']
+        self.cert_lock = threading.Lock()
+        self.reloads = []  # [t signalled, t strict or None, old fp, new fp]
+
+    def install_cert(self, name):
+        for ext, dst in (('.pem', self.cert_path), ('.key', self.key_path)):
+            tmp = dst + '.new'
+            shutil.copyfile(os.path.join(self.tls_dir, name + ext), tmp)
+            os.chmod(tmp, 0o644)  # read as nobody on a reload
+            os.rename(tmp, dst)
+        self.cert_cur = name
+
+    def tls_context(self, alpn):
+        ctx = ssl.create_default_context(cafile=self.ca_path)
+        ctx.set_alpn_protocols(alpn)
+        return ctx
+
+    def start_act(self):
+        return ActivatedServer(
+            ['-t', '1', '--cache-size', '4', '--drain-timeout',
+             str(DRAIN_S)], self.tree.www, self.act_exe, self.act_listener,
+            self.act_env)
 
     def unmount(self, d):
         if os.path.ismount(d):
@@ -623,9 +959,14 @@ class Soak:
             resp.body = conn.read_until_close()
         return resp, cut
 
-    def refused(self, e):
+    def refused(self, e, ep=None, t_open=None, what=None):
         """Whether a failed request is a new connection closed while the
-        server is out of descriptors (expected then, and counted)."""
+        server is out of descriptors (expected then, and counted), or one
+        the restarting instance closed in its drain."""
+        if ep is not None and ep.name == 'act':
+            return self.closed_in_drain(e, t_open, what)
+        if ep is not None and ep.name != 'main':
+            return False
         if self.fd_fault() and (
                 isinstance(e, (httpraw.ConnectionClosed, ConnectionError))
                 or getattr(e, 'errno', None) == errno.ENOTCONN):
@@ -634,24 +975,30 @@ class Soak:
             return True
         return False
 
-    def get(self, kind, rel, headers=(), method='GET', conn=None):
+    def get(self, kind, rel, headers=(), method='GET', conn=None, ep=None):
         """One request, verified; returns the response (None on a
         failure)."""
         t0 = now()
         own = conn is None
         try:
             if own:
-                conn = Conn(self.host, self.port)
+                conn = (ep or self.main_ep).connect()
             conn.send(build_request(method, self.quote(rel),
                                     headers=headers))
             resp, cut = self.read(conn, method)
         except (OSError, AssertionError) as e:
-            if not self.refused(e):
+            # Told apart: a request on a new connection, or a later one
+            # on a kept-alive connection (which a drain closes when idle).
+            what = 'a later request on a kept-alive connection' \
+                if getattr(conn, 'served', 0) else \
+                'the first request on a connection'
+            if not self.refused(e, ep, getattr(conn, 't_open', t0), what):
                 self.stats.error(kind, '%s: %s' % (rel, e))
             return None
         finally:
             if own and conn:
                 conn.close()
+        conn.served = getattr(conn, 'served', 0) + 1
         rng = None
         for h in headers:
             if isinstance(h, tuple) and h[0] == 'Range':
@@ -661,15 +1008,18 @@ class Soak:
             self.verify(kind, rel, resp, t0, cut_short=cut, rng=rng)
         return resp
 
-    def loop(self, fn, pause):
+    def loop(self, fn, pause, *args):
+        name = fn.__name__ + ''.join('-' + str(getattr(a, 'name', a))
+                                     for a in args if a is not None)
+
         def run():
             while not self.stop.is_set():
                 try:
-                    fn()
+                    fn(*args)
                 except Exception as e:  # a checker must not die quietly
-                    self.stats.error(fn.__name__, 'crashed: %r' % e)
+                    self.stats.error(name, 'crashed: %r' % e)
                 self.stop.wait(pause)
-        t = threading.Thread(target=run, name=fn.__name__, daemon=True)
+        t = threading.Thread(target=run, name=name, daemon=True)
         t.start()
         return t
 
@@ -795,13 +1145,15 @@ class Soak:
             if not self.fd_fault():
                 self.stats.error('aborted', str(e))
 
-    def slow_reader(self):
+    def slow_reader(self, ep=None):
         """A small receive buffer read at ~256 KiB/s, above --min-rate."""
+        ep = ep or self.main_ep
+        kind = ep.kind('slow-reader')
         rel = self.rnd.choice(['files/big.bin', 'files/text.txt',
                                'files/big.txt'])
         t0 = now()
         try:
-            with Conn(self.host, self.port, rcvbuf=8192) as c:
+            with ep.connect(rcvbuf=8192) as c:
                 c.send(build_request('GET', self.quote(rel)))
                 resp = c.read_response(body=False)
                 body = bytearray(c.buf)
@@ -810,7 +1162,13 @@ class Soak:
                     if resp.status == 200 else 0
                 cut = False
                 while len(body) < n:
-                    chunk = c.sock.recv(8192)
+                    try:
+                        chunk = c.sock.recv(8192)
+                    except ConnectionResetError:
+                        # Cut off at the end of a drain: a prefix.
+                        if not (ep.name == 'act' and self.in_drain(t0)):
+                            raise
+                        chunk = b''
                     if not chunk:
                         cut = True
                         break
@@ -819,10 +1177,10 @@ class Soak:
                 resp.body = bytes(body[:n]) if resp.status == 200 else b''
                 if resp.status != 200:
                     c.buf.clear()
-                self.verify('slow-reader', rel, resp, t0, cut_short=cut)
+                self.verify(kind, rel, resp, t0, cut_short=cut)
         except (OSError, AssertionError) as e:
-            if not self.refused(e):
-                self.stats.error('slow-reader', str(e))
+            if not self.refused(e, ep, t0, "a slow reader's request"):
+                self.stats.error(kind, str(e))
 
     def slow_sender(self):
         rel = self.pick_file()
@@ -864,9 +1222,9 @@ class Soak:
             if not self.refused(e):
                 self.stats.error('malformed', '%s: %r' % (name, e))
 
-    def scrape(self):
+    def scrape(self, addr=None):
         """The server's metrics, checked against the text format."""
-        with Conn(*self.metrics_addr) as c:
+        with Conn(*(addr or self.metrics_addr)) as c:
             c.send(build_request('GET', '/metrics'))
             resp = c.read_response()
         if resp.status != 200:
@@ -888,6 +1246,166 @@ class Soak:
                                       % (key, prev[key], v))
         self.last_metrics = samples
         self.stats.count('metrics')
+
+    # --- the other instances' clients ---
+    def check_cert(self, t0, t1, sock):
+        """The certificate a handshake begun at t0 and ended at t1 saw:
+        the one served at t0, or either side of a reload under way."""
+        fp = hashlib.sha256(sock.getpeercert(binary_form=True)).hexdigest()
+        with self.cert_lock:
+            reloads = [list(r) for r in self.reloads]
+        want = self.cert_initial
+        for r in reloads:
+            if r[1] is not None and r[1] <= t0:
+                want = r[3]
+        if fp == want or any(r[0] <= t1 and (r[1] is None or r[1] > t0)
+                             and fp in (r[2], r[3]) for r in reloads):
+            self.stats.count('tls-handshake')
+            return True
+        names = {v: k for k, v in self.cert_fp.items()}
+        self.stats.bad_bytes('tls-handshake', 'certificate %s presented, %s '
+                             'expected (handshake from %.2f to %.2f s after '
+                             'the last reload)' % (
+                                 names.get(fp, fp), names.get(want, want),
+                                 t0 - reloads[-1][0] if reloads else 0,
+                                 t1 - reloads[-1][0] if reloads else 0))
+        return False
+
+    def keepalive_client(self, ep):
+        """A few GETs, ranges and conditionals on one connection (over TLS:
+        one handshake, its certificate checked)."""
+        t0 = now()
+        try:
+            c = ep.connect()
+        except (OSError, AssertionError) as e:
+            if not self.refused(e, ep, t0, 'a connection'):
+                self.stats.error(ep.kind('connect'), str(e))
+            return
+        with c:
+            if ep.tls:
+                self.check_cert(t0, now(), c.sock)
+            for _ in range(self.rnd.randint(1, 5)):
+                rel = self.pick_file()
+                what = self.rnd.choice(['get', 'range', 'conditional'])
+                h = []
+                if what == 'range':
+                    cur = self.tree.state(rel).current()
+                    size = cur.cut if cur else 1000
+                    a = self.rnd.randrange(0, max(1, size))
+                    h = [('Range', 'bytes=%d-%d' % (
+                        a, min(a + self.rnd.randrange(1, 70000),
+                               max(a, size - 1))))]
+                resp = self.get(ep.kind(what), rel, headers=h, conn=c, ep=ep)
+                if resp and what == 'conditional' and resp.status == 200 \
+                        and resp.header('ETag') and not c.eof:
+                    etag = resp.header('ETag')
+                    resp = self.get(ep.kind(what), rel, conn=c, ep=ep,
+                                    headers=[('If-None-Match', etag)])
+                    if resp and resp.status == 304:
+                        if resp.header('ETag') != etag:
+                            self.stats.bad_status(
+                                ep.kind(what), 304, '%s: If-None-Match %s '
+                                'answered with ETag %s' % (
+                                    rel, etag, resp.header('ETag')))
+                        else:
+                            self.stats.count(ep.kind('conditional-304'))
+                if not resp or c.eof or 'close' in resp.connection_tokens():
+                    return
+
+    def h2_client(self, ep, tls):
+        """Several streams at once on one HTTP/2 connection (ALPN h2 over
+        TLS, else prior knowledge); some cancelled mid-body."""
+        kind = ep.kind('h2s' if tls else 'h2c')
+        t0 = now()
+        try:
+            c = H2Conn(ep, tls)
+        except (OSError, AssertionError) as e:
+            if not self.refused(e, ep, t0, 'an h2 connection'):
+                self.stats.error(kind, 'connect: %s' % e)
+            return
+        try:
+            if tls:
+                self.check_cert(t0, now(), c.sock)
+            for _ in range(self.rnd.randint(3, 6)):
+                rel = self.rnd.choice([self.pick_file(), 'stable/s.bin',
+                                       'stable/s.txt'])
+                sid = c.request(rel, self.quote(rel))
+                if rel.startswith('files/big') and self.rnd.random() < 0.4:
+                    c.streams[sid]['cancel_at'] = self.rnd.randrange(1, 300000)
+            ok = c.pump()
+        except (OSError, AssertionError, h2.exceptions.ProtocolError) as e:
+            if not self.refused(e, ep, t0, 'an h2 connection'):
+                self.stats.error(kind, str(e))
+            c.close()
+            return
+        c.close()
+        if not ok and not c.eof:
+            self.stats.error(kind, 'streams unfinished within %.0f s'
+                             % httpraw.IO_TIMEOUT)
+            return
+        for sid, s in c.streams.items():
+            if s['reset'] == 'cancelled':
+                self.stats.count(kind + '-cancelled')
+            elif s['status'] is None and ep.name == 'act' and c.goaway and \
+                    c.goaway[0] == 0 and sid > c.goaway[1]:
+                # Not taken by a draining instance: a client retries it.
+                with self.stats.lock:
+                    self.stats.drain_closed['h2 stream past GOAWAY'] += 1
+            elif s['status'] is None:
+                e = httpraw.ConnectionClosed('stream of %s: no response '
+                                             '(reset %s, GOAWAY %s)' % (
+                                                 s['rel'], s['reset'],
+                                                 c.goaway))
+                if not self.refused(e, ep, t0, 'an h2 stream unanswered, '
+                                    'no GOAWAY excluding it'):
+                    self.stats.error(kind, str(e))
+            else:
+                self.verify(kind, s['rel'], H2Response(s), s['t0'],
+                            cut_short=not s['ended'])
+
+    def proxy_bad(self):
+        """A malformed (or missing) PROXY header: closed, never answered."""
+        bad = self.rnd.choice(BAD_PROXY)
+        try:
+            with Conn(self.proxy_ep.host, self.proxy_ep.port) as c:
+                with self.stats.lock:
+                    self.proxy_bad_sent += 1
+                try:
+                    c.send(bad + build_request('GET', '/stable/s.txt'))
+                except ConnectionResetError:
+                    pass  # refused before all was sent
+                closed, data = c.wait_closed(5)
+        except OSError as e:
+            self.stats.error('proxy:malformed', '%r: %s' % (bad, e))
+            return
+        if data or not closed:
+            self.stats.bad_status('proxy:malformed', data[:12], '%r: %s'
+                                  % (bad, 'answered' if data else
+                                     'not closed within 5 s'))
+        else:
+            self.stats.count('proxy:malformed-refused')
+
+    proxy_bad_sent = 0
+
+    def in_drain(self, t0):
+        """Whether something begun at t0 was on an instance that has been
+        told to stop since (it may have been closed in its drain)."""
+        with self.stats.lock:
+            return any(w[0] <= now() and (w[1] is None or t0 <= w[1] + 0.2)
+                       for w in self.drains)
+
+    def closed_in_drain(self, e, t_open, what=None):
+        """A connection closed, or reset, without an answer by a draining
+        instance (idle, or its request not read yet), counted; never a
+        refusal: the socket is held open across restarts."""
+        if isinstance(e, ConnectionRefusedError):
+            return False
+        if isinstance(e, (httpraw.ConnectionClosed, ConnectionError)) \
+                and t_open is not None and self.in_drain(t_open):
+            with self.stats.lock:
+                self.stats.drain_closed[what or type(e).__name__] += 1
+            return True
+        return False
 
     def htstress(self):
         """Bulk keep-alive load in bursts, on files no fault touches."""
@@ -914,12 +1432,24 @@ class Soak:
         pid = self.srv.proc.pid
         start = now()
         while not self.stop.wait(1.0):
-            try:
-                with open('/proc/%d/status' % pid) as f:
-                    rss = int(re.search(r'VmRSS:\s+(\d+)', f.read()).group(1))
-                fds = len(os.listdir('/proc/%d/fd' % pid))
-            except (OSError, AttributeError):
+            for name, srv in (('tls', self.tls_srv),
+                              ('proxy', self.proxy_srv)):
+                x = proc_usage(srv.proc.pid)
+                if x:
+                    self.other_samples[name].append(x)
+            # The restarting instance: a peak per process, following the
+            # current one (a process lives a few seconds: its peak, not a
+            # trend, is what can be compared across restarts).
+            with self.act_lock:
+                act = self.act.proc.pid
+            x = proc_usage(act)
+            if x:
+                peak = self.act_peaks.setdefault(act, [0, 0])
+                peak[0], peak[1] = max(peak[0], x[0]), max(peak[1], x[1])
+            x = proc_usage(pid)
+            if not x:
                 continue
+            rss, fds = x
             m = getattr(self, 'last_metrics', {})
             reqs = sum(v for k, v in m.items()
                        if k[0] == 'sehttpd_requests_total')
@@ -931,14 +1461,17 @@ class Soak:
     # --- faults ---
     in_fd_fault = False
 
-    def probe(self, timeout=10):
+    def probe(self, ep=None, timeout=10):
         """True when the server is alive and serves a stable file whole."""
+        ep = ep or self.main_ep
         deadline = now() + timeout
         while now() < deadline:
-            if not self.srv.alive():
+            srv = {'main': self.srv, 'tls': self.tls_srv,
+                   'proxy': self.proxy_srv}.get(ep.name) or self.act
+            if not srv.alive():
                 return False
             try:
-                with Conn(self.host, self.port, timeout=3) as c:
+                with ep.connect(timeout=3) as c:
                     c.send(build_request('GET', '/stable/s.txt'))
                     resp = c.read_response()
                 v = self.tree.state('stable/s.txt').current()
@@ -1127,6 +1660,156 @@ class Soak:
             return False
         self.stats.count('log-lines', len(lines) - 1)
 
+    def fault_cert_reload(self):
+        """The other certificate installed, SIGHUP; it must be presented
+        within 3 s, and from then on (plus CERT_GRACE_S) to every new
+        handshake."""
+        with self.cert_lock:
+            old = self.cert_cur
+            new = 'b' if old == 'a' else 'a'
+            self.install_cert(new)
+            rec = [now(), None, self.cert_fp[old], self.cert_fp[new]]
+            self.reloads.append(rec)
+        self.tls_srv.send_signal(signal.SIGHUP)
+        deadline = now() + 3
+        seen = None
+        while now() < deadline and not self.stop.is_set():
+            try:
+                with self.tls_ep.connect(timeout=3) as c:
+                    seen = hashlib.sha256(c.sock.getpeercert(
+                        binary_form=True)).hexdigest()
+            except OSError as e:
+                self.stats.error('cert-reload', 'handshake: %s' % e)
+                return False
+            if seen == rec[3]:
+                break
+            time.sleep(0.05)
+        with self.cert_lock:
+            rec[1] = now() + CERT_GRACE_S
+        if seen != rec[3]:
+            self.stats.problem('fault', 'cert-reload: certificate %s still '
+                               'presented 3 s after SIGHUP' % old)
+            return False
+        resp = self.get('cert-reload', 'stable/s.txt', ep=self.tls_ep)
+        return bool(resp and resp.status == 200)
+
+    def restart_act(self):
+        """A new instance on the held socket, then SIGTERM to the old one,
+        which drains; returns its drain window, or None when it failed
+        (problem told)."""
+        with self.act_lock:
+            old = self.act
+        new = self.start_act()
+        with self.act_lock:
+            self.act = new
+            self.act_all.append(new)
+        w = [now(), None]
+        with self.stats.lock:
+            self.drains.append(w)
+        old.send_signal(signal.SIGTERM)
+        rc = old.wait(DRAIN_S + 10)
+        w[1] = now()
+        if rc is None:
+            old.kill()
+        self.act_exits.append(rc)
+        if rc != 0:
+            self.stats.problem('fault', 'restart: the old instance exited '
+                               '%s after SIGTERM' % rc)
+            return None
+        if w[1] - w[0] > DRAIN_S + 3:
+            self.stats.problem('fault', 'restart: the old instance took %.1f'
+                               ' s to exit (drain %.1f s)' % (w[1] - w[0],
+                                                              DRAIN_S))
+            return None
+        return w
+
+    def fault_restart(self):
+        return self.restart_act() is not None and self.probe(self.act_ep)
+
+    def fault_drain(self):
+        """Slow readers in flight on the old instance when it is told to
+        stop: those that can finish within the drain do, whole; one that
+        cannot is cut after it, with a prefix; new clients are served by
+        the new instance meanwhile."""
+        rel = 'stable/big.bin'
+        want = self.tree.state(rel).current().content()
+        conns = []
+        try:
+            for i in range(4):
+                c = self.act_ep.connect(rcvbuf=8192)
+                conns.append(c)
+                # 256 KiB at ~800 KiB/s: more than the socket buffers
+                # hold, so still in flight at the SIGTERM, yet well within
+                # the drain.
+                c.send(build_request('GET', '/stable/mid.bin' if i < 3
+                                     else self.quote(rel)))
+                # Its head: the old instance has accepted it.
+                resp = c.read_response(body=False)
+                if resp.status != 200:
+                    self.stats.problem('fault', 'drain: GET answered %d'
+                                       % resp.status)
+                    return False
+            results = [None] * 4
+
+            def read(i, c, pace, until):
+                body = bytearray(c.buf)
+                c.buf.clear()
+                while now() < until:
+                    try:
+                        chunk = c.sock.recv(8192)
+                    except OSError:
+                        chunk = b''
+                    if not chunk:
+                        break
+                    body += chunk
+                    time.sleep(pace)
+                results[i] = bytes(body)
+            threads = []
+            for i, c in enumerate(conns):
+                # The long one at 8 KiB / 0.05 s.
+                t = threading.Thread(target=read, args=(
+                    i, c, 0.05 if i == 3 else 0.01, now() + DRAIN_S + 20))
+                t.start()
+                threads.append(t)
+            time.sleep(0.1)
+            w = self.restart_act()
+            if w is None:
+                return False
+            for t in threads:
+                t.join(30)
+            small = self.tree.state('stable/mid.bin').current().content()
+            for i in range(3):
+                if results[i] != small:
+                    self.stats.bad_bytes('drain', 'an in-flight response '
+                                         'of %d bytes got %s bytes' % (
+                                             len(small), len(results[i]
+                                                             or b'')))
+                    return False
+            got = results[3] or b''
+            if len(got) >= len(want) or not want.startswith(got):
+                self.stats.bad_bytes('drain', 'the response that outlasts '
+                                     'the drain: %d bytes of %d, %s' % (
+                                         len(got), len(want),
+                                         'a prefix' if want.startswith(got)
+                                         else 'not a prefix'))
+                return False
+            # The old instance kept the long response going for the drain.
+            if w[1] - w[0] < DRAIN_S - 0.3:
+                self.stats.problem('fault', 'drain: the old instance exited '
+                                   '%.2f s after SIGTERM with a response in '
+                                   'flight (drain %.1f s)' % (w[1] - w[0],
+                                                              DRAIN_S))
+                return False
+            self.stats.count('drain-finished', 3)
+            self.stats.count('drain-cut')
+            return self.probe(self.act_ep)
+        except (OSError, AssertionError) as e:
+            self.stats.problem('fault', 'drain: %r' % e)
+            return False
+        finally:
+            for c in conns:
+                c.close()
+
     def faults(self, period):
         kinds = ['rewrite-rename', 'rewrite-inplace', 'truncate',
                  'delete-recreate', 'rename', 'dir-churn', 'fd-limit',
@@ -1145,6 +1828,15 @@ class Soak:
                 self.fault(kind, self.fault_log_full)
             else:
                 self.fault(kind, lambda: self.fault_file(kind))
+
+    def periodic(self, kinds, period):
+        """Faults on the other instances, by turns, on a schedule of their
+        own: they do not touch the main instance."""
+        i = 0
+        while not self.stop.wait(period):
+            kind, fn = kinds[i % len(kinds)]
+            i += 1
+            self.fault(kind, fn)
 
     def log_reopens(self, period):
         sigs = [signal.SIGHUP, signal.SIGUSR1]
@@ -1175,11 +1867,31 @@ class Soak:
             self.loop(self.slow_sender, 0.1),
             self.loop(self.malformed, 0.02),
             self.loop(self.metrics, 0.5),
+            self.loop(self.h2_client, 0.05, self.main_ep, None),
+            # HTTPS, HTTP/2 over TLS, PROXY headers, the restarting one.
+            self.loop(self.keepalive_client, 0.02, self.tls_ep),
+            self.loop(self.keepalive_client, 0.02, self.tls_ep),
+            self.loop(self.h2_client, 0.05, self.tls_ep, self.tls_h2),
+            self.loop(self.keepalive_client, 0.02, self.proxy_ep),
+            self.loop(self.proxy_bad, 0.3),
+            self.loop(self.keepalive_client, 0.02, self.act_ep),
+            self.loop(self.keepalive_client, 0.02, self.act_ep),
+            self.loop(self.slow_reader, 0.1, self.act_ep),
+            self.loop(self.h2_client, 0.05, self.act_ep, None),
         ]
+        # A restart or a drain every few seconds in a short run (each at
+        # least twice in 60 s), rarer in a long one.
+        restart_period = min(20.0, max(4.0, secs / 15.0))
         for fn, arg in ((self.htstress, None), (self.sampler, None),
-                        (self.faults, period), (self.log_reopens, 3.0)):
-            t = threading.Thread(target=fn, args=() if arg is None
-                                 else (arg,), daemon=True)
+                        (self.faults, period), (self.log_reopens, 3.0),
+                        (self.periodic, ([('cert-reload',
+                                           self.fault_cert_reload)], 3.0)),
+                        (self.periodic, ([('restart', self.fault_restart),
+                                          ('drain', self.fault_drain)],
+                                         restart_period))):
+            t = threading.Thread(target=fn, args=() if arg is None else
+                                 arg if isinstance(arg, tuple) else (arg,),
+                                 daemon=True)
             t.start()
             threads.append(t)
         deadline = now() + secs
@@ -1203,6 +1915,11 @@ class Soak:
             t.join(max(0.0, deadline - now()))
         self.stuck = [t.name for t in threads if t.is_alive()]
         self.metrics()
+        try:
+            self.proxy_refused = self.scrape(self.proxy_metrics_addr).get(
+                ('sehttpd_proxy_headers_refused_total', ''))
+        except (OSError, AssertionError) as e:
+            self.proxy_refused = 'not scraped: %s' % e
 
     def finish(self):
         """Stops the server, prints the results; returns the failures."""
@@ -1212,6 +1929,20 @@ class Soak:
         rc = self.srv.wait(20)
         if rc is None:
             self.srv.kill()
+        others = {}
+        with self.act_lock:
+            act = self.act
+        for name, srv in (('tls', self.tls_srv), ('proxy', self.proxy_srv),
+                          ('act', act)):
+            if srv.alive():
+                srv.send_signal(signal.SIGTERM)
+        for name, srv in (('tls', self.tls_srv), ('proxy', self.proxy_srv),
+                          ('act', act)):
+            others[name] = srv.wait(20)
+            if others[name] is None:
+                srv.kill()
+        self.act_exits.append(others['act'])
+        self.act_listener.close()
         self.unmount(self.full_dir)
         s = self.stats
         checks = []
@@ -1231,6 +1962,15 @@ class Soak:
               % s.zero_filled)
         print('new connections refused while out of descriptors: %d'
               % s.refused)
+        print('requests closed unanswered by a draining instance: %s'
+              % (dict(s.drain_closed) or 0))
+        print('malformed PROXY headers sent %d, refused by the server %s'
+              % (self.proxy_bad_sent, self.proxy_refused))
+        print('restarting instance: %d processes, exits %s; peak RSS KiB / '
+              'descriptors each: %s' % (
+                  len(self.act_all), self.act_exits,
+                  ', '.join('%d/%d' % tuple(v)
+                            for v in self.act_peaks.values())))
         in_fault = [x[2] for x in self.samples if x[4]]
         if in_fault:
             print('server descriptors during fd-limit faults: at most %d '
@@ -1246,6 +1986,16 @@ class Soak:
             else:
                 print('  %-20s %d (%d)' % (k, s.faults[k], s.survived[k]))
         check('server exited 0 on SIGTERM', rc == 0, 'exit %s' % rc)
+        check('TLS instance exited 0', others['tls'] == 0,
+              'exit %s' % others['tls'])
+        check('PROXY instance exited 0', others['proxy'] == 0,
+              'exit %s' % others['proxy'])
+        check('every restarting instance exited 0',
+              all(x == 0 for x in self.act_exits), '%s' % self.act_exits)
+        check('malformed PROXY headers all counted refused',
+              self.proxy_refused == self.proxy_bad_sent and
+              self.proxy_bad_sent > 0, 'sent %d, metric %s' % (
+                  self.proxy_bad_sent, self.proxy_refused))
         check('wrong bytes: 0', s.wrong == 0, '%d' % s.wrong)
         if 'truncate-zeros' in self.args.known_defect:
             if s.zero_filled:
@@ -1264,12 +2014,18 @@ class Soak:
         kinds_seen = {'new-connection', 'pipelined', 'range', 'conditional',
                       'listing-json', 'listing-html', 'encoding', '404',
                       'aborted', 'slow-reader', 'slow-sender', 'malformed',
-                      'metrics', 'htstress', 'log-lines'}
+                      'metrics', 'htstress', 'log-lines', 'h2c',
+                      'h2c-cancelled', 'tls-handshake', 'tls:get',
+                      'tls:range', 'tls:conditional', 'tls:h2s',
+                      'tls:h2s-cancelled', 'proxy:get', 'proxy:range',
+                      'proxy:malformed-refused', 'act:get', 'act:h2c',
+                      'act:slow-reader', 'drain-finished', 'drain-cut'}
         missing = sorted(k for k in kinds_seen if not s.requests.get(k))
         check('every kind of request served', not missing,
               'none of ' + ', '.join(missing))
         need = max(1, min(2, int(self.args.seconds // 30)))
-        for k in sorted(set(s.faults) | {'fd-limit', 'log-full'}):
+        for k in sorted(set(s.faults) | {'fd-limit', 'log-full',
+                                         'cert-reload', 'restart', 'drain'}):
             if k in s.skipped:
                 continue
             check('fault %s: %d injected, all survived' % (k, need),
@@ -1277,9 +2033,39 @@ class Soak:
                   '%d injected, %d survived' % (s.faults[k], s.survived[k]))
         check('rss flat', *self.flat(1, FLAT_RSS_KIB, 'KiB'))
         check('descriptors flat', *self.flat(2, FLAT_FDS, ''))
+        for name in ('tls', 'proxy'):
+            pts = self.other_samples[name]
+            check('%s instance rss flat' % name,
+                  *self.flat(0, FLAT_RSS_KIB, 'KiB', pts))
+            check('%s instance descriptors flat' % name,
+                  *self.flat(1, FLAT_FDS, '', pts))
+        # Each restarting process lives a few seconds under the same load:
+        # the later ones' peaks must not exceed the first ones'.
+        peaks = list(self.act_peaks.values())
+        for col, slack, what in ((0, FLAT_RSS_KIB, 'rss'),
+                                 (1, FLAT_FDS, 'descriptors')):
+            if len(peaks) < 4:
+                check('restarting instances\' %s peaks flat' % what, False,
+                      'only %d processes sampled' % len(peaks))
+                continue
+            half = len(peaks) // 2
+            first = max(p[col] for p in peaks[:half])
+            last = max(p[col] for p in peaks[half:])
+            limit = first * (1 + FLAT_REL) + slack
+            check('restarting instances\' %s peaks flat' % what,
+                  last <= limit, 'first half max %d, second half max %d, '
+                  'limit %d' % (first, last, limit))
+        reports = []
+        for name, srv in ([('main', self.srv), ('tls', self.tls_srv),
+                           ('proxy', self.proxy_srv)] +
+                          [('act pid %d' % a.proc.pid, a)
+                           for a in self.act_all]):
+            reports += ['%s: %s' % (name, ln)
+                        for ln in srv.stderr_text().splitlines()
+                        if SANITIZER_RE.search(ln)]
+        check('no sanitizer report (%d processes)' % (3 + len(self.act_all)),
+              not reports, '; '.join(reports[:5]))
         err = self.srv.stderr_text()
-        reports = [ln for ln in err.splitlines() if SANITIZER_RE.search(ln)]
-        check('no sanitizer report', not reports, '; '.join(reports[:5]))
         if err.strip():
             print('server stderr (%d lines), last ones:' % len(
                 err.splitlines()))
@@ -1301,10 +2087,12 @@ class Soak:
             ', %d skipped' % len(skipped) if skipped else ''))
         return len(checks) - passed
 
-    def flat(self, col, slack, unit):
+    def flat(self, col, slack, unit, pts=None):
         """The last quarter's maximum within FLAT_REL of the first
-        quarter's, plus slack; samples inside an fd fault left out."""
-        pts = [x for x in self.samples if not x[4]]
+        quarter's, plus slack; the main's samples inside an fd fault left
+        out."""
+        if pts is None:
+            pts = [x for x in self.samples if not x[4]]
         if len(pts) < 8:
             return False, 'only %d samples' % len(pts)
         q = len(pts) // 4
@@ -1347,6 +2135,16 @@ class Soak:
                            capture_output=True, timeout=60)
         print('chart: %s' % (png if p.returncode == 0 else
                              'gnuplot failed: ' + p.stderr.strip()[:200]))
+
+
+def proc_usage(pid):
+    """(RSS KiB, open descriptors) of a process, None once it is gone."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            rss = int(re.search(r'VmRSS:\s+(\d+)', f.read()).group(1))
+        return rss, len(os.listdir('/proc/%d/fd' % pid))
+    except (OSError, AttributeError):
+        return None
 
 
 def decode(enc, body):
@@ -1406,6 +2204,11 @@ def main():
                     'failure (truncate-zeros: complete bodies with zeros '
                     'for a file truncated in place while sent)')
     args = ap.parse_args()
+    if not HAVE_H2:
+        # Its HTTP/2 load is part of the soak: never skipped quietly.
+        print('soak: python3-h2 is not installed (Debian: apt-get install '
+              'python3-h2, or make deps-check; run with /usr/bin/python3)')
+        sys.exit(1)
     if args.seed is None:
         args.seed = int(time.time())
     print('soak: %.0f s against %s (seed %d)' % (args.seconds, args.sehttpd,
