@@ -78,4 +78,5 @@ htstress=()
 	--http-port "$http_port" --ctl-port "$ctl_port" \
 	--guest-port "$guest_port" --timeout-ms "$timeout_ms" \
 	--pool "$root" --serial "$serial" --out "$out" \
+	--qemu-pidfile "$qemu_pidfile" \
 	--kernel "$kver" "${htstress[@]}"

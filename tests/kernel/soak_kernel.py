@@ -446,7 +446,6 @@ class Soak:
         # Per faulted file: 'here', 'gone' (deleted), 'moved'.
         self.where = {rel: 'here' for rel, _, _ in FILES}
         self.variant = {rel: 0 for rel, _, _ in FILES}
-        self.fault_lock = threading.Lock()
         self.listed_added = []
         self.listed_seq = 0
         self.htstress_lock = threading.Lock()
@@ -454,6 +453,9 @@ class Soak:
         self.htstress_requests = 0
         self.cycles = []  # (rmmod s, rmmod rc, insmod rc, answered)
         self.samples = []  # (t, slab_kib, sunreclaim_kib, requests)
+        # (t, qemu CPU s, its cores since the last, host load, ctl s)
+        self.clock = []
+        self.proc_totals = collections.Counter()
         self.t_start = now()
         self.wrong_dumps = 0
 
@@ -745,8 +747,8 @@ class Soak:
         with self.htstress_lock:
             if self.stop.is_set():
                 return
-            cmd = [self.args.htstress, '-n', '3000', '-c', '8', '-k',
-                   '--timeout', '30', '--json',
+            cmd = [self.args.htstress, '-n', '2000', '-c', '8', '-k',
+                   '--timeout', '60', '--json',
                    'http://127.0.0.1:%d/stable/s.txt' % self.port]
             t0 = now()
             try:
@@ -768,8 +770,9 @@ class Soak:
             bad = r['requests'] - r['good'] + r['errors']
             if bad:
                 self.stats.problem('error', 'htstress: %d of %d failed '
-                                   '(%.1f s)' % (bad, r['requests'],
-                                                 now() - t0))
+                                   '(%.1f s from %.0f s): %s'
+                                   % (bad, r['requests'], now() - t0,
+                                      t0 - self.t_start, p.stdout.strip()))
 
     def loop(self, fn, pause):
         def run():
@@ -889,11 +892,10 @@ class Soak:
     def faults(self, period):
         i = 0
         while not self.stop.wait(period):
-            with self.fault_lock:
-                try:
-                    self.fault(FAULT_KINDS[i % len(FAULT_KINDS)])
-                except Exception as e:
-                    self.stats.problem('error', 'fault crashed: %r' % e)
+            try:
+                self.fault(FAULT_KINDS[i % len(FAULT_KINDS)])
+            except Exception as e:
+                self.stats.problem('error', 'fault crashed: %r' % e)
             i += 1
 
     # --- unload and load under clients ---------------------------------------
@@ -913,21 +915,44 @@ class Soak:
                 pass
         return conns
 
+    def add_proc_counts(self):
+        """/proc/khttpd's counters (reset by each load) into the run's
+        totals; its text."""
+        out, _ = self.guest('cat /proc/khttpd')
+        for name, value in re.findall(r'^(\w+) (\d+)$', out, re.M):
+            if name != 'held_bytes':  # a level, not a count
+                self.proc_totals[name] += int(value)
+        return out
+
+    def rmmod(self):
+        """rmmod khttpd: (seconds it took, by the guest's clock, exit
+        status, output).  The control channel's round trip is not
+        counted: on a loaded host it alone took seconds."""
+        t_a = now()
+        try:
+            out, rc = self.guest('read a _ </proc/uptime; rmmod khttpd; '
+                                 'rc=$?; read b _ </proc/uptime; '
+                                 'echo "took $a $b"; exit $rc', timeout=60)
+        except (OSError, RuntimeError, http.client.HTTPException) as e:
+            return now() - t_a, repr(e), ''
+        m = re.search(r'took ([\d.]+) ([\d.]+)', out)
+        took = float(m.group(2)) - float(m.group(1)) if m else now() - t_a
+        return took, rc, out
+
     def cycle(self):
         """rmmod with clients connected, then insmod with the same
         parameters: (rmmod seconds, rmmod rc, insmod rc, answers after)."""
         with self.htstress_lock:  # htstress would count the gap as errors
             idle = self.idle_clients(4)
-            time.sleep(0.5)
+            try:
+                self.add_proc_counts()
+            except (OSError, RuntimeError, http.client.HTTPException):
+                pass
             t_a = now()
             with self.h.lock:
                 span = [t_a, None]
                 self.h.unloaded.append(span)
-            try:
-                _, rm_rc = self.guest('rmmod khttpd', timeout=60)
-            except (OSError, RuntimeError, http.client.HTTPException) as e:
-                rm_rc = repr(e)
-            rm_s = now() - t_a
+            rm_s, rm_rc, _ = self.rmmod()
             # Every connection is closed by the unload.
             open_left = 0
             for c in idle:
@@ -968,17 +993,30 @@ class Soak:
 
     def cycles_loop(self, period):
         while not self.stop.wait(period):
-            with self.fault_lock:
-                try:
-                    self.cycle()
-                except Exception as e:
-                    self.stats.problem('error', 'cycle crashed: %r' % e)
+            try:
+                self.cycle()
+            except Exception as e:
+                self.stats.problem('error', 'cycle crashed: %r' % e)
 
     # --- samples ---------------------------------------------------------
 
     def sample(self):
+        t_a = now()
         out, _ = self.guest("grep -E '^(Slab|SUnreclaim):' /proc/meminfo; "
-                            "grep khttpd /proc/slabinfo; true")
+                            "grep khttpd /proc/slabinfo; cat /proc/uptime")
+        t_b = now()
+        # The CPU qemu got since the last sample, in cores, and the host's
+        # load: a guest that answers slowly while qemu gets well under its
+        # two vCPUs' worth was starved by the host, not stalled inside.
+        cpu = self.qemu_cpu_s()
+        with open('/proc/loadavg') as f:
+            load = float(f.read().split()[0])
+        t = (t_a + t_b) / 2
+        cores = -1.0
+        if self.clock and cpu >= 0 and self.clock[-1][1] >= 0:
+            t_prev, cpu_prev = self.clock[-1][:2]
+            cores = (cpu - cpu_prev) / max(1e-3, t - t_prev)
+        self.clock.append((t, cpu, cores, load, t_b - t_a))
         kib = dict(re.findall(r'^(Slab|SUnreclaim):\s+(\d+)', out, re.M))
         with self.stats.lock:
             reqs = sum(self.stats.served.values())
@@ -986,6 +1024,17 @@ class Soak:
                              int(kib.get('SUnreclaim', 0)), reqs))
         self.slabinfo = [ln for ln in out.split('\n')
                          if ln.startswith('khttpd')]
+
+    def qemu_cpu_s(self):
+        try:
+            with open(self.args.qemu_pidfile) as f:
+                pid = int(f.read())
+            with open('/proc/%d/stat' % pid) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / \
+                os.sysconf('SC_CLK_TCK')
+        except (OSError, ValueError, TypeError, IndexError):
+            return -1.0
 
     def sampler(self, period):
         while True:
@@ -1069,7 +1118,7 @@ class Soak:
         print('faults injected (failed to inject):')
         for k in FAULT_KINDS:
             print('  %-16s %4d (%d)' % (k, s.faults[k], s.fault_failures[k]))
-        print('load/unload cycles: %d; rmmod took %s s' % (
+        print('load/unload cycles: %d; rmmod took %s s (guest clock)' % (
             len(self.cycles), ', '.join('%.2f' % c[0] for c in self.cycles)))
         for kind in ('new-connection', 'pipelined', 'range', 'conditional',
                      'listing-json', 'listing-html', 'gzip', '404', 'abort',
@@ -1100,19 +1149,17 @@ class Soak:
         check('every client thread ended', not stuck, ', '.join(stuck))
         # /proc/khttpd and a last sample, then the final unload.
         try:
-            out, _ = self.guest('cat /proc/khttpd')
-            print('/proc/khttpd:')
+            out = self.add_proc_counts()
+            print('/proc/khttpd since the last load:')
             print('\n'.join('  ' + ln for ln in out.split('\n')))
+            print('/proc/khttpd summed over the %d loads: %s' % (
+                len(self.cycles) + 1, ', '.join(
+                    '%s %d' % kv for kv in self.proc_totals.items())))
             self.sample()
         except Exception as e:
             check('/proc/khttpd read', False, repr(e))
         self.slab_check(check)
-        t_a = now()
-        try:
-            out, rc = self.guest('rmmod khttpd', timeout=60)
-        except Exception as e:
-            out, rc = repr(e), -1
-        rm_s = now() - t_a
+        rm_s, rc, out = self.rmmod()
         check('final rmmod within %.0f s' % RMMOD_BOUND_S,
               rc == 0 and rm_s < RMMOD_BOUND_S,
               'exit %s after %.2f s: %s' % (rc, rm_s, out[-200:]))
@@ -1156,6 +1203,14 @@ class Soak:
         n = len(self.samples)
         print('slab samples (s, Slab KiB, SUnreclaim KiB): %s' % ', '.join(
             '%.0f:%d/%d' % (t, a, b) for t, a, b, _ in self.samples))
+        cl = [(t - self.t_start, c, ld, rt) for t, _, c, ld, rt
+              in self.clock[1:]]
+        if cl:
+            low = min(cl, key=lambda x: x[1])
+            print('qemu CPU (cores): mean %.2f, lowest %.2f (at %.0f s); '
+                  'host load up to %.1f; control round trip up to %.1f s'
+                  % (sum(x[1] for x in cl) / len(cl), low[1], low[0],
+                     max(x[2] for x in cl), max(x[3] for x in cl)))
         if getattr(self, 'slabinfo', None):
             print('khttpd slab caches: ' + '; '.join(
                 ' '.join(ln.split()[:3]) for ln in self.slabinfo))
@@ -1175,26 +1230,33 @@ class Soak:
     def chart(self):
         dat = os.path.join(self.out, 'soak-kernel.dat')
         with open(dat, 'w') as f:
-            f.write('# seconds slab_kib sunreclaim_kib requests_per_s\n')
+            f.write('# seconds slab_kib sunreclaim_kib requests_per_s '
+                    'qemu_cores host_load ctl_round_trip_s\n')
             prev = None
-            for t, slab, sunr, reqs in self.samples:
+            for (t, slab, sunr, reqs), (_, _, cores, load, rt) in zip(
+                    self.samples, self.clock):
                 rate = 0 if prev is None or t <= prev[0] else \
                     max(0, (reqs - prev[1]) / (t - prev[0]))
                 prev = (t, reqs)
-                f.write('%.1f %d %d %.1f\n' % (t, slab, sunr, rate))
+                f.write('%.1f %d %d %.1f %.2f %.2f %.2f\n' % (
+                    t, slab, sunr, rate, cores, load, rt))
         if not shutil.which('gnuplot'):
             print('chart: gnuplot missing; samples in %s' % dat)
             return
         png = os.path.join(self.out, 'soak-kernel.png')
         script = '\n'.join([
-            "set terminal png size 1000,600", "set output '%s'" % png,
-            "set multiplot layout 2,1 title 'khttpd soak (%s)'"
+            "set terminal png size 1000,800", "set output '%s'" % png,
+            "set multiplot layout 3,1 title 'khttpd soak (%s)'"
             % self.args.kernel,
             "set xlabel 'seconds'", "set grid",
             "plot '%s' using 1:($2/1024) with lines title 'Slab MiB', "
             "'' using 1:($3/1024) with lines title 'SUnreclaim MiB'" % dat,
             "plot '%s' using 1:4 with lines title 'checked responses/s'"
-            % dat, "unset multiplot", ""])
+            % dat,
+            "plot '%s' using 1:5 with lines title 'qemu CPU cores', "
+            "'' using 1:6 with lines title 'host load', "
+            "'' using 1:7 with lines title 'control round trip s'" % dat,
+            "unset multiplot", ""])
         try:
             p = subprocess.run(['gnuplot'], input=script, text=True,
                                capture_output=True, timeout=60)
@@ -1215,6 +1277,7 @@ def main():
     ap.add_argument('--timeout-ms', type=int, default=5000)
     ap.add_argument('--pool', help='the initramfs tree --stage wrote')
     ap.add_argument('--serial', help='the guest serial log')
+    ap.add_argument('--qemu-pidfile', help='for the CPU qemu gets')
     ap.add_argument('--out', default='build/soak-kernel')
     ap.add_argument('--kernel', default='?')
     ap.add_argument('--htstress')
