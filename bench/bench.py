@@ -117,10 +117,10 @@ def make_servers(opts, run_dir, www, tls):
     floors = {}
     if not opts.no_floor:
         for sc in opts.scenarios:
-            if sc.floor and sc.floor not in floors:
-                floors[sc.floor] = servers.Floor(
-                    run_dir, www, os.path.join(opts.build, 'bench-floor'),
-                    sc.floor)
+            key = (sc.kind == 'h2', sc.floor)
+            if sc.floor and key not in floors:
+                floors[key] = servers.Floor(
+                    run_dir, www, opts.build, sc.floor, h2=key[0])
     return peers, tls_peers, h2_peers, balanced, floors
 
 
@@ -159,7 +159,8 @@ class Bench:
         if err:
             return err
         if isinstance(server, servers.Floor):
-            err = verify.check_fixed(server.port, server.body_bytes)
+            err = verify.check_fixed(server.port, server.body_bytes,
+                                     h2=server.h2)
         elif server.h2:
             err = verify.check_h2(server.port, self.expected,
                                   tls=bool(server.tls))
@@ -278,8 +279,9 @@ class Bench:
         if scenario.balanced:
             members = [s for s in self.peers if s.name == 'sehttpd'] + \
                 self.balanced
-        if scenario.floor in self.floors:
-            members.append(self.floors[scenario.floor])
+        floor = self.floors.get((scenario.kind == 'h2', scenario.floor))
+        if floor:
+            members.append(floor)
         res = {label(s): {'error': self.broken.get(s.name), 'samples': []}
                for s in members}
         for server in members:

@@ -3,7 +3,9 @@
 A scenario's kind picks how it is driven: 'keepalive' (wrk), 'newconn'
 (htstress, a new connection per request) or 'idle' (idle_clients.py
 holds that many keep-alive connections while the server's RSS is read).
-floor, when set, is the body size of a floor server measured alongside.
+floor, when set, is the body size of a floor server measured alongside:
+bench/floor.c for HTTP/1.1, bench/floor_h2.c (libnghttp2 and nothing else)
+for the cleartext HTTP/2 rows.
 gzip, when set, sends Accept-Encoding: CODING (coding: gzip, br or zstd)
 with every request; a server is timed only after its reply was checked to
 be the file in that coding, and one configured without it gets no figure.
@@ -106,12 +108,14 @@ SCENARIOS = [
     Scenario('h2_100k', 'HTTP/2 over TLS, 100 KiB file', 'h2', '/100k.bin',
              'h2 100 KiB', conns=10, streams=50, tls=True, seconds=2),
     Scenario('h2c_12b', 'HTTP/2 cleartext (prior knowledge), 12 B file',
-             'h2', '/12.txt', 'h2c 12 B', conns=10, streams=50, seconds=2),
+             'h2', '/12.txt', 'h2c 12 B', conns=10, streams=50, seconds=2,
+             floor=12),
     Scenario('h2c_4k', 'HTTP/2 cleartext (prior knowledge), 4 KiB file',
-             'h2', '/4k.bin', 'h2c 4 KiB', conns=10, streams=50, seconds=2),
+             'h2', '/4k.bin', 'h2c 4 KiB', conns=10, streams=50, seconds=2,
+             floor=4096),
     Scenario('h2c_100k', 'HTTP/2 cleartext (prior knowledge), 100 KiB '
              'file', 'h2', '/100k.bin', 'h2c 100 KiB', conns=10,
-             streams=50, seconds=2),
+             streams=50, seconds=2, floor=102400),
     Scenario('idle_10k', 'idle keep-alive connections', 'idle',
              '/12.txt', 'idle', conns=10000),
 ]

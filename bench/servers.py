@@ -543,13 +543,16 @@ site {{
 
 
 class Floor(Server):
-    """bench/floor.c: the same fixed reply to every request."""
+    """bench/floor.c: the same fixed reply to every request; with h2,
+    bench/floor_h2.c, the same over cleartext HTTP/2 on libnghttp2."""
 
-    def __init__(self, run_dir, www, binary, body_bytes):
+    def __init__(self, run_dir, www, build, body_bytes, h2=False):
         super().__init__(run_dir, www)
-        self.binary = os.path.abspath(binary)
+        self.binary = os.path.abspath(os.path.join(
+            build, 'bench-floor-h2' if h2 else 'bench-floor'))
         self.body_bytes = body_bytes
-        self.name = 'floor-%d' % body_bytes
+        self.h2 = h2
+        self.name = '%s-%d' % ('floor-h2' if h2 else 'floor', body_bytes)
 
     @property
     def label(self):
@@ -561,7 +564,8 @@ class Floor(Server):
         return None
 
     def version(self):
-        return 'fixed %d-byte body' % self.body_bytes
+        return 'fixed %d-byte body%s' % (
+            self.body_bytes, ', HTTP/2 by libnghttp2' if self.h2 else '')
 
     def command(self):
         return [self.binary, str(self.port), str(self.body_bytes)]

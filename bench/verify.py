@@ -183,14 +183,34 @@ def tls_text(facts):
                       for way, ok in facts['resumes'].items()))
 
 
-def check_fixed(port, body_bytes):
-    """For the floor server: a 200 with a body of body_bytes."""
+def check_fixed(port, body_bytes, h2=False):
+    """For a floor server: a 200 with a body of body_bytes (with h2, over
+    cleartext HTTP/2 by prior knowledge)."""
+    if h2:
+        return _check_fixed_h2(port, body_bytes)
     try:
         status, _, got = _get(port, '/12.txt')
     except (OSError, http.client.HTTPException) as e:
         return 'GET failed: %s' % e
     if status != 200 or len(got) != body_bytes:
         return 'status %d, %d-byte body' % (status, len(got))
+    return None
+
+
+def _check_fixed_h2(port, body_bytes):
+    if not shutil.which('curl'):
+        return 'no curl to check HTTP/2 with'
+    cmd = ['curl', '-sS', '--max-time', '%d' % TIMEOUT_S,
+           '--http2-prior-knowledge', '-w', '\n%{http_version} %{http_code}',
+           'http://127.0.0.1:%d/12.txt' % port]
+    try:
+        out = subprocess.run(cmd, capture_output=True, timeout=2 * TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return 'GET over HTTP/2: curl did not finish'
+    body, _, how = out.stdout.rpartition(b'\n')
+    if out.returncode or how != b'2 200' or len(body) != body_bytes:
+        return 'GET over HTTP/2: exit %d, %r, %d-byte body' % (
+            out.returncode, how.decode(errors='replace'), len(body))
     return None
 
 

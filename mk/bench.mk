@@ -13,18 +13,23 @@ BENCH_ARGS ?=
 LWAN_SRC ?=
 LWAN ?= $(if $(LWAN_SRC),$(BUILD)/lwan/src/bin/lwan/lwan)
 # Built by `make check` too, so a change that breaks it shows at once.
-CHECK_PROGRAMS += $(BUILD)/bench-floor
+CHECK_PROGRAMS += $(BUILD)/bench-floor $(BUILD)/bench-floor-h2
 
 $(BUILD)/bench-floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) $(OPTFLAGS) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+# The h2c rows' floor: libnghttp2 answering a fixed response, nothing else.
+$(BUILD)/bench-floor-h2: bench/floor_h2.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(OPTFLAGS) $(CFLAGS) -o $@ $< $(LDLIBS) -lnghttp2
 
 bench: deps-build
 	@scripts/install-deps.sh $(BENCH_DEPS)
 	@command -v nginx >/dev/null || scripts/install-deps.sh nginx-light || \
 		scripts/install-deps.sh nginx
 	@$(MAKE) --no-print-directory $(BUILD)/sehttpd $(BUILD)/htstress \
-		$(BUILD)/bench-floor
+		$(BUILD)/bench-floor $(BUILD)/bench-floor-h2
 ifneq ($(LWAN_SRC),)
 	@scripts/install-deps.sh cmake zlib1g-dev
 	cmake -S $(LWAN_SRC) -B $(BUILD)/lwan -DCMAKE_BUILD_TYPE=Release \
