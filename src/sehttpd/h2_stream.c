@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -225,17 +226,24 @@ int h2_stream_parse(struct h2_stream *st)
 	return r == HTTP_PARSE_AGAIN ? 400 : 0;
 }
 
-/* Fields a connection carries in HTTP/1.1 and HTTP/2 forbids. */
+/*
+ * Fields a connection carries in HTTP/1.1 and HTTP/2 forbids (RFC 9113
+ * 8.2.2), in any case: told apart by length first, since this runs for
+ * every field of every response.
+ */
 static bool hop_by_hop(const char *name, size_t len)
 {
-	static const char *const names[] = {
-		"connection", "keep-alive",	   "proxy-connection",
-		"upgrade",    "transfer-encoding",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (len == strlen(names[i]) && !memcmp(name, names[i], len))
-			return true;
+	switch (len) {
+	case 7:
+		return !strncasecmp(name, "upgrade", len);
+	case 10:
+		return !strncasecmp(name, "connection", len) ||
+		       !strncasecmp(name, "keep-alive", len);
+	case 16:
+		return !strncasecmp(name, "proxy-connection", len);
+	case 17:
+		return !strncasecmp(name, "transfer-encoding", len);
+	}
 	return false;
 }
 
@@ -252,49 +260,73 @@ static void nv_set(nghttp2_nv *nv, char *name, size_t namelen, char *value,
 	};
 }
 
+/* p, moved from within the bytes at from to the same place in to. */
+static uint8_t *moved(uint8_t *p, const char *from, char *to)
+{
+	return (uint8_t *)to + (p - (const uint8_t *)from);
+}
+
 /*
- * The response code's HTTP/1.1 head (status line, fields, empty line) as
- * HTTP/2 fields, in a copy the stream keeps until nghttp2 has sent them.
+ * The response code's HTTP/1.1 head (status line, fields, empty line) at
+ * the start of the len bytes at head, which may go on with body bytes, as
+ * HTTP/2 fields in a copy the stream keeps until nghttp2 has sent them.
+ * One pass over the lines finds both the fields and the head's end.
+ * Returns the head's length, or -1 when it is not a whole head.
  */
-static int take_head(struct h2_stream *st, const char *head, size_t len)
+static ssize_t take_head(struct h2_stream *st, const char *head, size_t len)
 {
 	static char status_name[] = ":status";
-	char *p, *end;
+	const char *end = head + len;
+	const char *p = memchr(head, '\n', len);
+	size_t nnv = 1, head_len;
+	char *copy;
 
 	if (len < 16 || memcmp(head, "HTTP/1.", 7) != 0)
 		return -1;
-	st->resp.len = 0;
-	if (!buf_reserve(&st->resp, len, SIZE_MAX))
-		return -1;
-	buf_put(&st->resp, head, len);
-	p = st->resp.p;
-	end = p + len - 2; /* before the empty line's CRLF */
-	nv_set(&st->nv[0], status_name, 7, p + 9, 3);
-	st->nnv = 1;
-	p = memchr(p, '\n', (size_t)(end - p));
-	while (p && ++p < end) {
-		char *eol = memchr(p, '\r', (size_t)(end - p));
-		char *colon = memchr(p, ':', (size_t)(end - p));
-		char *v;
+	for (;;) {
+		const char *eol, *colon, *v;
 
-		if (!eol || !colon || colon > eol)
+		if (!p || ++p >= end)
 			return -1;
-		for (char *q = p; q < colon; q++)
-			if (*q >= 'A' && *q <= 'Z')
-				*q = (char)(*q - 'A' + 'a');
+		eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol || eol == p || eol[-1] != '\r')
+			return -1;
+		if (eol - 1 == p)
+			break; /* the empty line */
+		colon = memchr(p, ':', (size_t)(eol - 1 - p));
+		if (!colon)
+			return -1;
 		v = colon + 1;
-		while (v < eol && (*v == ' ' || *v == '\t'))
+		while (v < eol - 1 && (*v == ' ' || *v == '\t'))
 			v++;
 		if (!hop_by_hop(p, (size_t)(colon - p))) {
-			if (st->nnv == H2_RESPONSE_FIELDS)
+			if (nnv == H2_RESPONSE_FIELDS)
 				return -1;
-			nv_set(&st->nv[st->nnv++], p, (size_t)(colon - p), v,
-			       (size_t)(eol - v));
+			nv_set(&st->nv[nnv++], (char *)p, (size_t)(colon - p),
+			       (char *)v, (size_t)(eol - 1 - v));
 		}
-		p = memchr(eol, '\n', (size_t)(end - eol + 2));
+		p = eol;
 	}
+	head_len = (size_t)(p + 2 - head);
+	st->resp.len = 0;
+	if (!buf_reserve(&st->resp, head_len, SIZE_MAX))
+		return -1;
+	copy = st->resp.p;
+	buf_put(&st->resp, head, head_len);
+	nv_set(&st->nv[0], status_name, 7, copy + 9, 3);
+	for (size_t i = 1; i < nnv; i++) {
+		nghttp2_nv *nv = &st->nv[i];
+
+		nv->name = moved(nv->name, head, copy);
+		nv->value = moved(nv->value, head, copy);
+		for (size_t k = 0; k < nv->namelen; k++)
+			if (nv->name[k] >= 'A' && nv->name[k] <= 'Z')
+				nv->name[k] =
+					(uint8_t)(nv->name[k] - 'A' + 'a');
+	}
+	st->nnv = nnv;
 	st->head_done = true;
-	return 0;
+	return (ssize_t)head_len;
 }
 
 static struct h2_segment *segment_add(struct h2_stream *st,
@@ -352,14 +384,14 @@ static int stream_writev(struct exchange *rc, struct iovec *iov, int iovcnt,
 		size_t len = iov[i].iov_len;
 
 		if (!st->head_done) {
-			const char *end = memmem(p, len, "\r\n\r\n", 4);
+			ssize_t n = take_head(st, p, len);
 
-			if (!end || take_head(st, p, (size_t)(end + 4 - p))) {
+			if (n < 0) {
 				st->failed = true;
 				break;
 			}
-			len -= (size_t)(end + 4 - p);
-			p = end + 4;
+			len -= (size_t)n;
+			p += n;
 		}
 		if (len && take_body(rc, st, p, len))
 			st->failed = true;
