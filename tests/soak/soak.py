@@ -89,6 +89,7 @@ try:
     import h2.connection
     import h2.errors
     import h2.events
+    import h2.exceptions
     HAVE_H2 = True
 except ImportError:
     HAVE_H2 = False
@@ -550,9 +551,16 @@ class H2Conn:
         elif isinstance(ev, E.DataReceived):
             s['body'] += ev.data
             if s['cancel_at'] is not None and len(s['body']) >= s['cancel_at']:
-                # An aborting client: RST_STREAM CANCEL mid-body.
-                self.h2.reset_stream(ev.stream_id, h2.errors.ErrorCodes.CANCEL)
-                s['reset'] = 'cancelled'
+                # An aborting client: RST_STREAM CANCEL mid-body.  Unless
+                # its END_STREAM came in the same read: h2 has processed
+                # every frame of it before we see the first event.
+                s['cancel_at'] = None
+                try:
+                    self.h2.reset_stream(ev.stream_id,
+                                         h2.errors.ErrorCodes.CANCEL)
+                    s['reset'] = 'cancelled'
+                except h2.exceptions.StreamClosedError:
+                    pass
         elif isinstance(ev, E.StreamEnded):
             s['ended'] = True
         elif isinstance(ev, E.StreamReset):
