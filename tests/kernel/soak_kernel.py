@@ -1204,7 +1204,7 @@ class Soak:
         print('slab samples (s, Slab KiB, SUnreclaim KiB): %s' % ', '.join(
             '%.0f:%d/%d' % (t, a, b) for t, a, b, _ in self.samples))
         cl = [(t - self.t_start, c, ld, rt) for t, _, c, ld, rt
-              in self.clock[1:]]
+              in self.clock[1:] if c >= 0]
         if cl:
             low = min(cl, key=lambda x: x[1])
             print('qemu CPU (cores): mean %.2f, lowest %.2f (at %.0f s); '
@@ -1238,8 +1238,10 @@ class Soak:
                 rate = 0 if prev is None or t <= prev[0] else \
                     max(0, (reqs - prev[1]) / (t - prev[0]))
                 prev = (t, reqs)
-                f.write('%.1f %d %d %.1f %.2f %.2f %.2f\n' % (
-                    t, slab, sunr, rate, cores, load, rt))
+                # NaN: no CPU figure yet (gnuplot leaves a gap).
+                f.write('%.1f %d %d %.1f %s %.2f %.2f\n' % (
+                    t, slab, sunr, rate,
+                    '%.2f' % cores if cores >= 0 else 'NaN', load, rt))
         if not shutil.which('gnuplot'):
             print('chart: gnuplot missing; samples in %s' % dat)
             return
