@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -43,6 +44,8 @@
 #define MAX_FDS_CAP (1u << 22)
 /* At exit, how long a log that does not keep up may hold the server. */
 #define LOG_DRAIN_MS 1000
+/* Blocks this large or larger are mapped apart, and unmapped when freed. */
+#define MAIN_MMAP_THRESHOLD (256 * 1024)
 
 /* Static: a writer left blocked at exit still reaches its buffers. */
 static struct log_writer access_log_writer;
@@ -751,6 +754,14 @@ int main(int argc, char **argv)
 	struct sehttpd d;
 	int status;
 
+	/*
+	 * Blocks of 256 KiB and more (a zstd coder's tables: 13 MiB at level
+	 * 9; brotli's) are mapped for each response and unmapped after it.
+	 * glibc would otherwise raise this threshold to the largest block
+	 * freed, and from then on keep such tables in the heap of each thread
+	 * that coded twice: memory never given back.
+	 */
+	mallopt(M_MMAP_THRESHOLD, MAIN_MMAP_THRESHOLD);
 	switch (options_parse(&opt, argc, argv)) {
 	case OPTIONS_EXIT_OK:
 		return 0;

@@ -230,6 +230,32 @@ class CompressLargeTest(unittest.TestCase):
         self.assertLess(peak - before, 16 * 1024,
                         'RSS grew from %d to %d KiB' % (before, peak))
 
+    def test_coder_memory_given_back(self):
+        """Each response codes /hex.txt afresh (its coded form is too large
+        to keep), with zstd's and brotli's large tables: a thread that has
+        coded keeps none of them afterwards.  Before, glibc kept them in
+        the heap from the second response on, 13 MiB for zstd alone."""
+        target = start_server(['-t', '1'], root=self.root, tree=None)
+        self.addCleanup(target.stop)
+        pid = target.server.proc.pid
+        with open('/proc/%d/maps' % pid) as f:
+            if 'libasan' in f.read():
+                self.skipTest('ASan keeps freed memory in its quarantine')
+
+        def fetch(coding):
+            resp = target.get('/hex.txt', headers=[('Accept-Encoding',
+                                                    coding)])
+            self.assertEqual(resp.status, 200, resp.describe())
+            self.assertEqual(coding_of(resp), coding, resp.describe())
+
+        fetch('zstd')
+        before = rss_kib(pid)
+        for coding in ('zstd', 'br', 'zstd', 'br'):
+            fetch(coding)
+        after = rss_kib(pid)
+        self.assertLess(after - before, 4 * 1024,
+                        'RSS grew from %d to %d KiB' % (before, after))
+
     def test_file_cut_short_while_sent(self):
         """A file truncated under the compression ends the response
         without its last chunk, and the connection closes: never a whole
