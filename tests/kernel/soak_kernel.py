@@ -56,6 +56,11 @@ import time
 import urllib.parse
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), 'soak'))
+# sehttpd's soak: the same versions, and the same judgement of a body.
+from soak import generate, mix_of, now, zeroed_copy  # noqa: E402
+
 # khttpd re-checks a cached file at most KHTTPD_CACHE_CHECK (HZ) after the
 # last check, and rebuilds a listing after KHTTPD_CACHE_LISTING_TTL (HZ):
 # a response may show a version this long after it was replaced.
@@ -87,27 +92,6 @@ BAD_LOG = re.compile(
     r'list_add corruption|list_del corruption|Objects remaining|'
     r'slab error|Poison overwritten|Redzone|Kernel panic|UBSAN|'
     r'double free|hard LOCKUP|blocked for more')
-
-
-def now():
-    return time.monotonic()
-
-
-def generate(kind, seed, size):
-    """One version's bytes: text (a tag on every line, so no two versions
-    share a line) or random binary."""
-    rnd = random.Random(seed)
-    if kind == 'bin':
-        return rnd.randbytes(size)
-    words = ('lorem ipsum dolor sit amet consectetur adipiscing elit sed do '
-             'eiusmod tempor incididunt ut labore et dolore magna').split()
-    out, n, i = [], 0, 0
-    while n < size:
-        line = '%x %06d %s\n' % (seed, i, ' '.join(rnd.choices(words, k=9)))
-        out.append(line)
-        n += len(line)
-        i += 1
-    return ''.join(out).encode()[:size]
 
 
 def pool_content(index, variant):
@@ -384,30 +368,6 @@ class Stats:
             if len(self.problems) < 200:
                 self.problems.append('%s: %s' % (what, msg))
         print('soak-kernel: %s: %s' % (what, msg), flush=True)
-
-
-def mix_of(body, candidates):
-    """Whether each 64-byte block of body equals the same bytes of one
-    candidate (or, where none does, each byte one of theirs)."""
-    for i in range(0, len(body), 64):
-        block = body[i:i + 64]
-        if any(c[i:i + 64] == block for c in candidates):
-            continue
-        for j, b in enumerate(block):
-            if not any(len(c) > i + j and c[i + j] == b for c in candidates):
-                return False
-    return True
-
-
-def zeroed_copy(body, c):
-    """Whether body is c (as long) with some bytes zero instead."""
-    if len(c) < len(body) or not body.count(0):
-        return False
-    for i in range(0, len(body), 4096):
-        page, want = body[i:i + 4096], c[i:i + 4096]
-        if page != want and any(x and x != y for x, y in zip(page, want)):
-            return False
-    return True
 
 
 class Soak:
