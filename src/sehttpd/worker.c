@@ -37,6 +37,8 @@
 #define ACCEPT_PAUSE_MS 100
 /* Connections refused over --max-connections: told at most once a minute. */
 #define REFUSAL_REPORT_MS 60000
+/* On a drain, how long a connection not yet answered may take to ask. */
+#define DRAIN_FIRST_REQUEST_MS 1000
 /* The descriptors cached files may keep open, as a part of all: half of
  * what connection_limit() leaves for files. */
 #define CACHE_FDS_PART 16
@@ -422,10 +424,22 @@ static void begin_stop(struct worker *w)
 		l->fd = -1;
 	}
 	timer_wheel_del(&w->wheel, &w->accept_timer);
-	/* Idle connections go now; busy ones finish their reply first. */
+	/*
+	 * Idle connections go now; busy ones finish their reply first.  One
+	 * not yet answered may have its first request on the way, which a
+	 * client does not send again (as it does the next one on a kept
+	 * connection): it has DRAIN_FIRST_REQUEST_MS to arrive.
+	 */
 	list_for_each_entry_safe(c, next, &w->conns, link) {
-		if (!c->coro)
+		if (c->coro)
+			continue;
+		if (c->spoke_http1 || c->h2) {
 			conn_close(w, c);
+			continue;
+		}
+		timer_wheel_del(&w->wheel, &c->timer);
+		timer_wheel_add(&w->wheel, &c->timer,
+				w->now_ms + DRAIN_FIRST_REQUEST_MS);
 	}
 	/*
 	 * Every busy connection has its own timer, which a reply that keeps
