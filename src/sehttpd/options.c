@@ -628,7 +628,10 @@ static const struct option_spec option_table[] = {
 		.man = "After\n"
 		       ".BR SIGINT \" or \" SIGTERM ,\n"
 		       "how long responses in flight may take to finish\n"
-		       "(default 5; fractions allowed).\n",
+		       "(default 5; fractions allowed).\n"
+		       "Idle connections are closed at once, except one not\n"
+		       "yet answered, which has a second to send its first\n"
+		       "request.\n",
 	},
 	{
 		.name = "proxy-protocol",
