@@ -71,10 +71,6 @@ static void khttpd_cache_entry_free_rcu(struct rcu_head *head)
 
 	unsigned int slot;
 
-	if (e->budget)
-		khttpd_budget_uncharge(e->budget, e->charged);
-	if (e->held)
-		khttpd_count_add(&khttpd_stats.held_bytes, -(long)e->held);
 	for (slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++)
 		kvfree(e->sib[slot]);
 	kvfree(e->gz);
@@ -85,8 +81,19 @@ static void khttpd_cache_entry_free_rcu(struct rcu_head *head)
 
 void khttpd_cache_put(struct khttpd_cache_entry *e)
 {
-	if (refcount_dec_and_test(&e->ref))
-		call_rcu(&e->rcu, khttpd_cache_entry_free_rcu);
+	if (!refcount_dec_and_test(&e->ref))
+		return;
+	/*
+	 * No one holds it now: it stops counting against its budget and the
+	 * held bytes at once, not a grace period later.  Uncached listings
+	 * built back to back otherwise found the budget taken by entries
+	 * waiting for RCU, and answered 503.
+	 */
+	if (e->budget)
+		khttpd_budget_uncharge(e->budget, e->charged);
+	if (e->held)
+		khttpd_count_add(&khttpd_stats.held_bytes, -(long)e->held);
+	call_rcu(&e->rcu, khttpd_cache_entry_free_rcu);
 }
 
 static void khttpd_cache_unhash_locked(struct khttpd_cache_entry *e)
