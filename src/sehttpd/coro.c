@@ -90,6 +90,7 @@ struct coro_pool {
 	unsigned max_free;
 	unsigned nfree;
 	unsigned nmapped;
+	unsigned fewest_free; /* the least nfree since the last trim */
 	struct coro *free_list;
 };
 
@@ -168,6 +169,27 @@ unsigned coro_pool_mapped_count(const struct coro_pool *pool)
 	return pool->nmapped;
 }
 
+unsigned coro_pool_trim(struct coro_pool *pool, unsigned keep)
+{
+	unsigned idle = pool->fewest_free < pool->nfree ? pool->fewest_free :
+							  pool->nfree;
+	unsigned n = idle > keep ? idle - keep : 0;
+	struct coro **link = &pool->free_list;
+
+	/* The list is most recently released first: the coldest are last. */
+	for (unsigned i = 0; i < pool->nfree - n; i++)
+		link = &(*link)->next_free;
+	while (*link) {
+		struct coro *coro = *link;
+
+		*link = coro->next_free;
+		unmap_block(pool, coro);
+		pool->nfree--;
+	}
+	pool->fewest_free = pool->nfree;
+	return n;
+}
+
 static struct coro *map_block(struct coro_pool *pool)
 {
 	char *base = mmap(NULL, pool->map_size, PROT_READ | PROT_WRITE,
@@ -235,7 +257,8 @@ struct coro *coro_new(struct coro_pool *pool, coro_fn fn, void *data)
 
 	if (coro) {
 		pool->free_list = coro->next_free;
-		pool->nfree--;
+		if (--pool->nfree < pool->fewest_free)
+			pool->fewest_free = pool->nfree;
 	} else {
 		coro = map_block(pool);
 		if (!coro) {

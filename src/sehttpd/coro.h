@@ -33,6 +33,13 @@ void coro_pool_free(struct coro_pool *pool);
 /* Blocks kept for reuse, and blocks mapped in all (in use or kept). */
 unsigned coro_pool_free_count(const struct coro_pool *pool);
 unsigned coro_pool_mapped_count(const struct coro_pool *pool);
+/*
+ * Unmaps the kept blocks that no coroutine took since the last trim (the
+ * fewest kept meanwhile), least recently released first, down to keep:
+ * the pages a burst touched go back once it has been over for a whole
+ * interval between trims.  Returns how many were unmapped.
+ */
+unsigned coro_pool_trim(struct coro_pool *pool, unsigned keep);
 
 /* A suspended coroutine that runs fn(coro, data) when first resumed; NULL
  * (errno ENOMEM) when no block can be mapped. */

@@ -110,6 +110,7 @@ struct worker {
 	struct list_head turns;
 	struct timer_wheel wheel;
 	struct timer accept_timer; /* resumes accepting after EMFILE */
+	struct timer pool_timer; /* trims the coroutine pool after a burst */
 	struct coro_pool *pool;
 	struct content_cache *cache;
 	struct compressor *compressor;

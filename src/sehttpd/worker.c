@@ -34,6 +34,13 @@
 #define MAX_EVENTS 256
 #define CORO_STACK_SIZE (128 * 1024)
 #define CORO_POOL_KEEP 64
+/*
+ * Blocks a quiet thread keeps; those beyond, unused for a whole
+ * CORO_TRIM_MS, are unmapped (with the stack and buffer pages a burst
+ * touched, up to 64 blocks of some 200 KiB each).
+ */
+#define CORO_POOL_QUIET 8
+#define CORO_TRIM_MS 10000
 #define ACCEPT_PAUSE_MS 100
 /* Connections refused over --max-connections: told at most once a minute. */
 #define REFUSAL_REPORT_MS 60000
@@ -93,6 +100,7 @@ int worker_init(struct worker *w, struct server *s, const struct listener *ls,
 	w->now_ms = clock_ms();
 	timer_wheel_init(&w->wheel, w->now_ms);
 	timer_init(&w->accept_timer);
+	timer_init(&w->pool_timer);
 	INIT_LIST_HEAD(&w->conns);
 	INIT_LIST_HEAD(&w->turns);
 	h2_stream_pool_init(&w->h2_streams);
@@ -167,14 +175,28 @@ static void conn_list_del(struct worker *w, struct conn *c)
 	w->active--;
 }
 
+/* While more blocks are kept than a quiet thread needs, trims are due. */
+static void pool_trim_arm(struct worker *w)
+{
+	if (!timer_pending(&w->pool_timer) &&
+	    coro_pool_free_count(w->pool) > CORO_POOL_QUIET)
+		timer_wheel_add(&w->wheel, &w->pool_timer,
+				w->now_ms + CORO_TRIM_MS);
+}
+
+static void coro_done(struct worker *w, struct conn *c)
+{
+	coro_release(c->coro);
+	c->coro = NULL;
+	pool_trim_arm(w);
+}
+
 static void conn_close(struct worker *w, struct conn *c)
 {
 	int fd = c->fd;
 
-	if (c->coro) {
-		coro_release(c->coro);
-		c->coro = NULL;
-	}
+	if (c->coro)
+		coro_done(w, c);
 	timer_wheel_del(&w->wheel, &c->timer);
 	list_del_init(&c->turn_link);
 	conn_list_del(w, c);
@@ -221,8 +243,7 @@ static void conn_resume(struct worker *w, struct conn *c)
 	int r = coro_resume(c->coro);
 
 	if (r == CORO_FINISHED) {
-		coro_release(c->coro);
-		c->coro = NULL;
+		coro_done(w, c);
 		if (c->close_after || w->stopping || conn_register(w, c))
 			conn_close(w, c);
 		else if (!timer_pending(&c->timer)) /* idle needs a deadline */
@@ -546,6 +567,11 @@ static void expire_timers(struct worker *w)
 		if (t == &w->accept_timer) {
 			/* Re-arming reports a waiting backlog. */
 			set_accepting(w, true);
+			continue;
+		}
+		if (t == &w->pool_timer) {
+			coro_pool_trim(w->pool, CORO_POOL_QUIET);
+			pool_trim_arm(w);
 			continue;
 		}
 		on_conn_timer(w, container_of(t, struct conn, timer));

@@ -495,6 +495,40 @@ TEST(pool_reuse_and_unmap)
 	CHECK(!is_mapped(c[0]) && !is_mapped(c[1]));
 }
 
+/* Only blocks kept since the previous trim go, the coldest first. */
+TEST(pool_trim_keeps_what_was_used)
+{
+	struct coro_pool *pool = new_pool(STACK_SIZE, 100, 8);
+	struct coro *c[6], *hot;
+
+	for (int i = 0; i < 6; i++) {
+		c[i] = coro_new(pool, return_at_once, &(int){ 0 });
+		CHECK(c[i] != NULL);
+	}
+	for (int i = 0; i < 6; i++)
+		coro_release(c[i]);
+	/* All six were taken since the pool began: none idle yet. */
+	CHECK_EQ_INT(coro_pool_trim(pool, 2), 0);
+	CHECK_EQ_INT(coro_pool_mapped_count(pool), 6);
+	/* A whole interval unused: down to two, the last released. */
+	CHECK_EQ_INT(coro_pool_trim(pool, 2), 4);
+	CHECK_EQ_INT(coro_pool_free_count(pool), 2);
+	CHECK_EQ_INT(coro_pool_mapped_count(pool), 2);
+	CHECK(is_mapped(c[5]) && is_mapped(c[4]));
+	for (int i = 0; i < 4; i++)
+		CHECK(!is_mapped(c[i]));
+	/* One taken meanwhile: only the other is idle. */
+	hot = coro_new(pool, return_at_once, &(int){ 0 });
+	CHECK(hot == c[5]);
+	coro_release(hot);
+	CHECK_EQ_INT(coro_pool_trim(pool, 0), 1);
+	CHECK_EQ_INT(coro_pool_mapped_count(pool), 1);
+	CHECK(is_mapped(c[5]) && !is_mapped(c[4]));
+	CHECK_EQ_INT(coro_pool_trim(pool, 0), 1);
+	CHECK_EQ_INT(coro_pool_mapped_count(pool), 0);
+	coro_pool_free(pool);
+}
+
 TEST(pool_out_of_memory)
 {
 	/* 2^48 bytes exceed the user address space: coro_new reports ENOMEM. */
