@@ -8,19 +8,12 @@ import unittest
 
 from httpraw import build_request
 from target import needs_process, start_server, temp_dir
+from test_compress_large import rss_kib
 
 BURST = 60  # connections in flight at once, under the pool's 64 kept
 TRIM_S = 10  # CORO_TRIM_MS, src/sehttpd/worker.c
 # Beyond what the socket buffers take: each response stays in flight.
 BODY = 32 << 20
-
-
-def rss_kib(pid):
-    with open('/proc/%d/status' % pid) as f:
-        for line in f:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    return 0
 
 
 @needs_process('reads the server process RSS')
