@@ -430,6 +430,33 @@ class RawH2:
         return self.pump(lambda: self.eof, timeout)
 
 
+def pump_h2(c, until, timeout=IO_TIMEOUT):
+    """Reads c's socket (c.sock, c.h2, c.eof, c.on_event, c.flush: an
+    h2 client connection) and handles its events until until() or the
+    connection ends or timeout passes; returns until()."""
+    deadline = time.monotonic() + timeout
+    while not until():
+        left = deadline - time.monotonic()
+        if left <= 0 or c.eof:
+            return until()
+        pending = isinstance(c.sock, ssl.SSLSocket) and c.sock.pending()
+        if not pending:
+            r, _, _ = select.select([c.sock], [], [], left)
+            if not r:
+                continue
+        try:
+            data = c.sock.recv(1 << 18)
+        except (ConnectionResetError, ssl.SSLError):
+            data = b''
+        if not data:
+            c.eof = True
+            continue
+        for ev in c.h2.receive_data(data):
+            c.on_event(ev)
+        c.flush()
+    return True
+
+
 class H2Client:
     """An HTTP/2 client connection driven by the h2 library, which checks
     what the server sends and raises on any protocol error."""
@@ -483,28 +510,7 @@ class H2Client:
         return s
 
     def pump(self, until, timeout=IO_TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while not until():
-            left = deadline - time.monotonic()
-            if left <= 0 or self.eof:
-                return until()
-            pending = isinstance(self.sock, ssl.SSLSocket) and \
-                self.sock.pending()
-            if not pending:
-                r, _, _ = select.select([self.sock], [], [], left)
-                if not r:
-                    continue
-            try:
-                data = self.sock.recv(1 << 18)
-            except (ConnectionResetError, ssl.SSLError):
-                data = b''
-            if not data:
-                self.eof = True
-                continue
-            for ev in self.h2.receive_data(data):
-                self.on_event(ev)
-            self.flush()
-        return True
+        return pump_h2(self, until, timeout)
 
     def on_event(self, ev):
         E = h2.events

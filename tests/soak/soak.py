@@ -62,7 +62,6 @@ import random
 import re
 import resource
 import shutil
-import select
 import signal
 import socket
 import ssl
@@ -82,6 +81,7 @@ import httpraw  # noqa: E402
 from httpraw import Conn, build_request  # noqa: E402
 from target import LISTEN_RE, ServerProcess  # noqa: E402
 from test_metrics import parse_exposition  # noqa: E402
+from test_http2 import pump_h2  # noqa: E402
 from test_tls import make_ca, make_cert  # noqa: E402
 
 try:
@@ -515,27 +515,9 @@ class H2Conn:
 
     def pump(self, timeout=httpraw.IO_TIMEOUT):
         """Until every stream ended, was reset, or the connection did."""
-        deadline = now() + timeout
-        while not all(self.done(s) for s in self.streams.values()):
-            left = deadline - now()
-            if left <= 0 or self.eof:
-                return False
-            if not (isinstance(self.sock, ssl.SSLSocket)
-                    and self.sock.pending()):
-                r, _, _ = select.select([self.sock], [], [], left)
-                if not r:
-                    continue
-            try:
-                data = self.sock.recv(1 << 18)
-            except (ConnectionResetError, ssl.SSLError):
-                data = b''
-            if not data:
-                self.eof = True
-                continue
-            for ev in self.h2.receive_data(data):
-                self.on_event(ev)
-            self.flush()
-        return True
+        return pump_h2(self, lambda: all(self.done(s)
+                                         for s in self.streams.values()),
+                       timeout)
 
     def on_event(self, ev):
         E = h2.events
