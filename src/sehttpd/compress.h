@@ -30,6 +30,9 @@ struct compressor;
 
 struct compressor *compressor_new(void);
 void compressor_free(struct compressor *c);
+/* The bytes the thread's zstd context holds (its tables stay between
+ * bodies). */
+size_t compressor_zstd_held(const struct compressor *c);
 
 /*
  * Lets others run between steps of a long compression: returns non-zero
