@@ -71,6 +71,7 @@ import tempfile
 import sys
 import threading
 import time
+import traceback
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1904,6 +1905,14 @@ class Soak:
         for t in threads:
             t.join(max(0.0, deadline - now()))
         self.stuck = [t.name for t in threads if t.is_alive()]
+        frames = sys._current_frames()
+        for t in threads:
+            if t.is_alive() and t.ident in frames:
+                # Where it waits says whether the server or this script
+                # holds it.
+                print('stuck client %s at:\n%s' % (t.name, ''.join(
+                    traceback.format_stack(frames[t.ident])[-4:])),
+                      flush=True)
         self.metrics()
         try:
             self.proxy_refused = self.scrape(self.proxy_metrics_addr).get(
