@@ -869,8 +869,8 @@ class Soak:
         # bytes may wait in the socket long after the request began (a
         # 2 MiB body zeroed from 1109770 on was missed with the window
         # from t0 alone).  Zeros come from nothing else in this tree.
-        if self.tree.truncated_within(rel, 0.0, t1) and \
-                any(zeroed_copy(body, c) for c in contents):
+        truncated = self.tree.truncated_within(rel, 0.0, t1)
+        if truncated and any(zeroed_copy(body, c) for c in contents):
             # Complete, yet with zeros where the file was cut: bytes queued
             # by sendfile, zeroed by the truncation (see the report).
             with self.stats.lock:
@@ -882,6 +882,18 @@ class Soak:
                                % (rel, len(body), sum(
                                    1 for x, y in zip(body, c) if x != y),
                                   first))
+            return
+        # The same, read while it was also rewritten in place: a mix of
+        # versions where it is not zeros.
+        if truncated and self.tree.inplace_within(rel, t0, t1) and \
+                body.count(bytes(4096)) and \
+                mix_of(body, contents + [bytes(len(body))]):
+            with self.stats.lock:
+                self.stats.zero_filled += 1
+            self.stats.problem('zero-filled', '%s: %d bytes, a mix of '
+                               'versions (rewritten in place) with %d pages '
+                               'of zeros' % (rel, len(body),
+                                             body.count(bytes(4096))))
             return
         with self.stats.lock:
             n = self.stats.wrong
@@ -1314,19 +1326,30 @@ class Soak:
             if not self.refused(e, ep, t0, 'an h2 connection'):
                 self.stats.error(kind, 'connect: %s' % e)
             return
+        phase = 'the certificate check'
         try:
             if tls:
                 self.check_cert(t0, now(), c.sock)
+            phase = 'the requests'
             for _ in range(self.rnd.randint(3, 6)):
                 rel = self.rnd.choice([self.pick_file(), 'stable/s.bin',
                                        'stable/s.txt'])
                 sid = c.request(rel, self.quote(rel))
                 if rel.startswith('files/big') and self.rnd.random() < 0.4:
                     c.streams[sid]['cancel_at'] = self.rnd.randrange(1, 300000)
+            phase = 'the responses'
             ok = c.pump()
         except (OSError, AssertionError, h2.exceptions.ProtocolError) as e:
             if not self.refused(e, ep, t0, 'an h2 connection'):
-                self.stats.error(kind, str(e))
+                # What was under way tells whose the fault is.
+                self.stats.error(kind, '%s (in %s, after %.1f s; streams '
+                                 'ended %d of %d, reset %s; GOAWAY %s)' % (
+                                     e, phase, now() - t0,
+                                     sum(x['ended'] for x in
+                                         c.streams.values()),
+                                     len(c.streams),
+                                     [x['reset'] for x in c.streams.values()
+                                      if x['reset']], c.goaway))
             c.close()
             return
         c.close()
