@@ -234,10 +234,14 @@ static int on_send_data(nghttp2_session *session, nghttp2_frame *frame,
 {
 	struct h2_conn *h = user_data;
 	struct h2_stream *st = source->ptr;
+	int r;
 
 	(void)session;
 	(void)frame;
-	if (h2_stream_send_data(&h->out, st, framehd, length))
+	r = h2_stream_send_data(&h->out, st, framehd, length);
+	if (r == H2_STREAM_SHRANK)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* reset */
+	if (r)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	st->deadline_ms = stream_deadline(h);
 	/* A drain began while a long body was going out: say so now. */

@@ -537,9 +537,9 @@ static int read_beside(struct h2_out *o, int fd, uint64_t off, size_t len)
 		n = pread(fd, o->buf + o->len, len, (off_t)off);
 	} while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)len) {
-		/* Shrank under us: the frame head promised len bytes. */
-		errno = EIO;
-		return -1;
+		/* Shrank under us: its head, still here, goes unsent. */
+		o->len -= 9;
+		return H2_STREAM_SHRANK;
 	}
 	o->len += len;
 	o->since_turn += len;
@@ -573,8 +573,10 @@ int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 			return -1;
 	} else if (!o->c->tls_ktls && 9 + length <= o->cap) {
 		/* Copied: see read_beside(). */
-		if (read_beside(o, s->fd, s->off + st->cur_off, length))
-			return -1;
+		int r = read_beside(o, s->fd, s->off + st->cur_off, length);
+
+		if (r)
+			return r;
 	} else {
 		if (h2_out_flush(o, NULL, 0, true) ||
 		    conn_sendfile(o->c, s->fd, (off_t)(s->off + st->cur_off),

@@ -146,8 +146,13 @@ int h2_out_append(struct h2_out *o, const void *p, size_t len);
 /* Writes what is gathered, and then body (len bytes; body may be NULL). */
 int h2_out_flush(struct h2_out *o, const void *body, size_t len, bool more);
 
-/* For nghttp2's send_data_callback: the 9-byte frame head and the payload
- * read_callback chose.  Returns 0 or -1 (the connection fails). */
+/*
+ * For nghttp2's send_data_callback: the 9-byte frame head and the payload
+ * read_callback chose.  Returns 0, H2_STREAM_SHRANK when the file is now
+ * too short for the payload and nothing of the frame was sent (the stream
+ * is reset, the connection goes on), or -1 (the connection fails).
+ */
+#define H2_STREAM_SHRANK 1
 int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 			const uint8_t *framehd, size_t length);
 

@@ -901,6 +901,37 @@ class Http2Test(Http2Mixin, ServerTestCase):
     def test_stalled_stream_alone(self):
         self.stalled_stream_alone()
 
+    def test_a_file_that_shrinks_resets_its_stream_alone(self):
+        """A file truncated in place while its stream waits for window:
+        the frame that can no longer be filled is not sent, the stream is
+        reset, and the connection's other streams go on."""
+        url = '/h2-shrinks.bin'
+        path = self.tree.path(url)
+        data = os.urandom(1 << 20)
+        with open(path, 'wb') as f:
+            f.write(data)
+        self.addCleanup(os.unlink, path)
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.auto_window = False  # the windows below, no more
+        c.send(window_update(0, 1 << 30))
+        s = c.stream(c.request(url))
+        c.send(window_update(s.sid, 100000))
+        self.assertTrue(c.pump(lambda: len(s.body) >= 100000, 5),
+                        s.describe())
+        os.truncate(path, 150000)
+        c.send(window_update(s.sid, 1 << 20))
+        self.assertTrue(c.pump(lambda: s.done, 5), s.describe())
+        self.assertEqual(s.reset, INTERNAL_ERROR, s.describe())
+        self.assertFalse(s.ended)
+        self.assertTrue(data.startswith(bytes(s.body)), 'not a prefix')
+        self.assertGreaterEqual(len(s.body), 100000)
+        self.assertLess(len(s.body), 150000)
+        self.assertFalse(c.eof or c.goaway, (c.eof, c.goaway))
+        other = c.stream(c.request('/a.txt'))
+        c.send(window_update(other.sid, 1 << 20))
+        self.assertTrue(c.pump(lambda: other.done, 5), other.describe())
+        self.assert_h2_file(other, '/a.txt')
+
     def test_malformed_requests_are_stream_errors(self):
         base = [(':method', 'GET'), (':scheme', 'http'),
                 (':authority', 'test')]
