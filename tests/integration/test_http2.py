@@ -34,6 +34,7 @@ import urllib.request
 from httpraw import IO_TIMEOUT, Conn, build_request
 from target import (ServerProcess, ServerTestCase, needs_process,
                     session_tree, temp_dir)
+from test_compress_large import rss_kib
 from test_tls import make_ca, make_cert
 
 try:
@@ -114,14 +115,6 @@ def static_block(path=b'/a.txt', method=b'GET'):
     them may be sent without keeping an encoder's state."""
     return {b'GET': b'\x82', b'POST': b'\x83'}[method] + b'\x86' + \
         literal(1, b'test') + literal(4, path)
-
-
-def rss_kib(pid):
-    with open('/proc/%d/status' % pid) as fh:
-        for line in fh:
-            if line.startswith('VmRSS:'):
-                return int(line.split()[1])
-    return 0
 
 
 class Stream:
