@@ -1675,9 +1675,11 @@ class Soak:
         self.stats.count('log-lines', len(lines) - 1)
 
     def fault_cert_reload(self):
-        """The other certificate installed, SIGHUP; it must be presented
-        within 3 s, and from then on (plus CERT_GRACE_S) to every new
-        handshake."""
+        """The other certificate installed, SIGHUP; every handshake begun
+        3 s or more after the signal must present it, and from the first
+        that does (plus CERT_GRACE_S) every new handshake.  Judged by when
+        a handshake began, not when it ended: under load a handshake can
+        take seconds on a sanitized one-thread server."""
         with self.cert_lock:
             old = self.cert_cur
             new = 'b' if old == 'a' else 'a'
@@ -1685,9 +1687,9 @@ class Soak:
             rec = [now(), None, self.cert_fp[old], self.cert_fp[new]]
             self.reloads.append(rec)
         self.tls_srv.send_signal(signal.SIGHUP)
-        deadline = now() + 3
-        seen = None
-        while now() < deadline and not self.stop.is_set():
+        late = None
+        while not self.stop.is_set():
+            t0 = now()
             try:
                 with self.tls_ep.connect(timeout=3) as c:
                     seen = hashlib.sha256(c.sock.getpeercert(
@@ -1697,13 +1699,19 @@ class Soak:
                 return False
             if seen == rec[3]:
                 break
+            if t0 - rec[0] >= 3:
+                late = t0 - rec[0]
+                break
             time.sleep(0.05)
         with self.cert_lock:
             rec[1] = now() + CERT_GRACE_S
-        if seen != rec[3]:
+        if late is not None:
             self.stats.problem('fault', 'cert-reload: certificate %s still '
-                               'presented 3 s after SIGHUP' % old)
+                               'presented to a handshake begun %.1f s after '
+                               'SIGHUP' % (old, late))
             return False
+        if self.stop.is_set():
+            return True
         resp = self.get('cert-reload', 'stable/s.txt', ep=self.tls_ep)
         return bool(resp and resp.status == 200)
 
