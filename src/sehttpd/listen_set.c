@@ -93,8 +93,8 @@ static int open_column(struct listen_set *set, unsigned col,
 	}
 	for (unsigned w = 0; w < set->nworkers; w++) {
 		like.fd = fds[w];
-		like.loopback_reno = tcp_congestion_listener(
-			fds[w], (struct sockaddr *)&a->ss, set->tcp_congestion);
+		tcp_congestion_listener(fds[w], (struct sockaddr *)&a->ss,
+					set->tcp_congestion, &like.congestion);
 		listen_set_row(set, w)[col] = like;
 	}
 	free(fds);
@@ -172,12 +172,11 @@ static int adopt_passed(struct listen_set *set, unsigned passed,
 		};
 		/* Set on the socket itself: its duplicates share it. */
 		if (w < passed && l->tcp)
-			l->loopback_reno = tcp_congestion_listener(
+			tcp_congestion_listener(
 				fd, (struct sockaddr *)&set->addrs[j].ss,
-				set->tcp_congestion);
+				set->tcp_congestion, &l->congestion);
 		else if (l->tcp)
-			l->loopback_reno =
-				listen_set_row(set, j)[j].loopback_reno;
+			l->congestion = listen_set_row(set, j)[j].congestion;
 		if (l->fd < 0) {
 			snprintf(err, errlen, "passed socket: %s",
 				 strerror(errno));

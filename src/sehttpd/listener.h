@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "tcp_congestion.h"
+
 /* How often -b may be given. */
 #define LISTEN_ADDRS_MAX 16
 
@@ -36,8 +38,8 @@ struct listener {
 	bool redirect; /* --http-redirect's: answered with 308 to https:// */
 	bool shared; /* one socket for several workers: EPOLLEXCLUSIVE */
 	bool tcp; /* TCP: TCP-level options apply to its connections */
-	/* Loopback peers get Reno one by one (tcp_congestion.h). */
-	bool loopback_reno;
+	/* Per peer, as each connection is accepted (tcp_congestion.h). */
+	struct tcp_congestion_accept congestion;
 };
 
 /*

@@ -476,7 +476,13 @@ static const struct option_spec option_table[] = {
 		       ".BR reno ,\n"
 		       "and every other the system's: a loopback connection\n"
 		       "meets no congested link, and a pacing algorithm such\n"
-		       "as BBR costs there about twice the CPU per byte sent.\n",
+		       "as BBR costs there about twice the CPU per byte sent.\n"
+		       "BBR marks a connection for pacing as it starts, so on\n"
+		       "a wildcard address under BBR the listening socket is\n"
+		       ".B reno\n"
+		       "and each connection from another address is moved to\n"
+		       "BBR when accepted (unless a route names its own\n"
+		       "algorithm).\n",
 	},
 	{
 		.name = "no-listing",

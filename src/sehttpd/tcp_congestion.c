@@ -63,25 +63,69 @@ bool tcp_congestion_is_loopback(const struct sockaddr *sa)
 	return false;
 }
 
-bool tcp_congestion_listener(int fd, const struct sockaddr *bound,
-			     const char *opt)
+/* The algorithm of socket fd into name; false when it cannot be read. */
+static bool get_algorithm(int fd, char name[TCP_CONGESTION_NAME_MAX])
 {
+	socklen_t len = TCP_CONGESTION_NAME_MAX;
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len))
+		return false;
+	if (len >= TCP_CONGESTION_NAME_MAX)
+		len = TCP_CONGESTION_NAME_MAX - 1;
+	name[len] = '\0';
+	return true;
+}
+
+/* Of the kernel's algorithms only BBR (and its out-of-tree versions,
+ * named bbr2, bbr3...) marks its connections for pacing. */
+static bool paces(const char *name)
+{
+	return !strncmp(name, "bbr", 3);
+}
+
+void tcp_congestion_listener(int fd, const struct sockaddr *bound,
+			     const char *opt, struct tcp_congestion_accept *acc)
+{
+	char system[TCP_CONGESTION_NAME_MAX];
+
+	*acc = (struct tcp_congestion_accept){ 0 };
 	if (opt) {
 		/* Checked at start; "system" leaves the kernel's choice. */
 		if (strcmp(opt, TCP_CONGESTION_SYSTEM))
 			set_algorithm(fd, opt);
-		return false;
+		return;
 	}
 	if (tcp_congestion_is_loopback(bound)) {
 		/* Reno is always there and allowed: no error to report. */
 		set_algorithm(fd, TCP_CONGESTION_LOOPBACK);
-		return false;
+		return;
 	}
-	return true;
+	/* Not set on the socket yet: the system's algorithm. */
+	if (!get_algorithm(fd, system)) {
+		acc->loopback_reno = true;
+		return;
+	}
+	if (!strcmp(system, TCP_CONGESTION_LOOPBACK))
+		return;
+	if (!paces(system) || set_algorithm(fd, TCP_CONGESTION_LOOPBACK)) {
+		acc->loopback_reno = true;
+		return;
+	}
+	memcpy(acc->others, system, sizeof(system));
 }
 
-void tcp_congestion_accepted(int fd, const struct sockaddr *peer)
+void tcp_congestion_accepted(int fd, const struct sockaddr *peer,
+			     const struct tcp_congestion_accept *acc)
 {
-	if (tcp_congestion_is_loopback(peer))
-		set_algorithm(fd, TCP_CONGESTION_LOOPBACK);
+	char now[TCP_CONGESTION_NAME_MAX];
+
+	if (tcp_congestion_is_loopback(peer)) {
+		if (acc->loopback_reno)
+			set_algorithm(fd, TCP_CONGESTION_LOOPBACK);
+		return;
+	}
+	/* A route's own algorithm (ip-route(8) congctl) is left alone. */
+	if (acc->others[0] && get_algorithm(fd, now) &&
+	    !strcmp(now, TCP_CONGESTION_LOOPBACK))
+		set_algorithm(fd, acc->others);
 }

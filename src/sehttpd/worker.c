@@ -405,8 +405,9 @@ static void accept_all(struct worker *w, const struct listener *l)
 			refuse_connection(w, fd);
 			continue;
 		}
-		if (l->loopback_reno)
-			tcp_congestion_accepted(fd, (struct sockaddr *)&ss);
+		if (tcp_congestion_per_peer(&l->congestion))
+			tcp_congestion_accepted(fd, (struct sockaddr *)&ss,
+						&l->congestion);
 		c = &s->conns[fd];
 		*c = (struct conn){ .fd = fd, .open = true, .worker = w };
 		if (conn_transport(w, c, l)) {
