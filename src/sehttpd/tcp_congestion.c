@@ -76,6 +76,23 @@ static bool get_algorithm(int fd, char name[TCP_CONGESTION_NAME_MAX])
 	return true;
 }
 
+/*
+ * The system's algorithm, read from a new socket: a listening socket
+ * passed by systemd may carry what an earlier instance set on it.
+ */
+static bool system_algorithm(sa_family_t family,
+			     char name[TCP_CONGESTION_NAME_MAX])
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = get_algorithm(fd, name);
+	close(fd);
+	return ok;
+}
+
 /* Of the kernel's algorithms only BBR (and its out-of-tree versions,
  * named bbr2, bbr3...) marks its connections for pacing. */
 static bool paces(const char *name)
@@ -100,8 +117,7 @@ void tcp_congestion_listener(int fd, const struct sockaddr *bound,
 		set_algorithm(fd, TCP_CONGESTION_LOOPBACK);
 		return;
 	}
-	/* Not set on the socket yet: the system's algorithm. */
-	if (!get_algorithm(fd, system)) {
+	if (!system_algorithm(bound->sa_family, system)) {
 		acc->loopback_reno = true;
 		return;
 	}

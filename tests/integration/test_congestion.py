@@ -2,6 +2,7 @@
 loopback peer (pacing costs CPU there and buys nothing), the system's for
 any other, or --tcp-congestion's for all ("system": the system's)."""
 
+import os
 import shutil
 import socket
 import subprocess
@@ -111,6 +112,37 @@ class CongestionControlTest(unittest.TestCase):
         if not addr:
             self.skipTest('no address but loopback')
         srv = self.start(bind='0.0.0.0')
+        self.assertEqual(self.algorithm(srv, addr), system_default())
+
+    @unittest.skipUnless(system_default().startswith('bbr'),
+                         "the system's algorithm does not pace")
+    def test_passed_socket_set_before_keeps_the_system_for_others(self):
+        # A socket held by systemd across restarts carries the Reno an
+        # earlier instance set on it: that is not the system's choice.
+        addr = local_address()
+        if not addr:
+            self.skipTest('no address but loopback')
+        lsock = socket.socket()
+        self.addCleanup(lsock.close)
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lsock.bind(('0.0.0.0', 0))
+        lsock.listen(16)
+        lsock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'reno')
+        fd = lsock.fileno()
+
+        def as_systemd():
+            if fd != 3:
+                os.dup2(fd, 3)  # inheritable, unlike fd
+            else:
+                os.set_inheritable(3, True)
+            os.environ['LISTEN_PID'] = str(os.getpid())
+            os.environ['LISTEN_FDS'] = '1'
+        srv = ServerProcess(['-t', '1'], root=session_tree().www, bind=None,
+                            port=None, preexec_fn=as_systemd,
+                            close_fds=False)
+        self.addCleanup(srv.kill)
+        self.assertEqual(srv.port, lsock.getsockname()[1])
+        self.assertEqual(self.algorithm(srv), 'reno')
         self.assertEqual(self.algorithm(srv, addr), system_default())
 
     def test_system(self):
