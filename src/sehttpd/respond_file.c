@@ -40,10 +40,32 @@ static unsigned entry_codings(const struct exchange *rc,
 }
 
 /*
+ * What the file of rep, held open by e, is now: so that a file truncated
+ * in place since e was checked is announced at the length that can be
+ * sent.  For the entry's own file, fstat at most once per tick of the
+ * worker's clock: under load the same file is asked for thousands of
+ * times a second, and fstat was 0.4 us of a 15 us 100 KiB response.
+ */
+static int rep_stat(struct exchange *rc, struct cache_entry *e,
+		    const struct cache_rep *rep, struct stat *st)
+{
+	uint64_t now_ms = rc->worker->now_ms;
+
+	if (rep != &e->rep[HTTP_CODING_IDENTITY])
+		return fstat(rep->fd, st);
+	if (e->fd_st_ms != now_ms || !now_ms) {
+		if (fstat(rep->fd, &e->fd_st))
+			return -1;
+		e->fd_st_ms = now_ms;
+	}
+	*st = e->fd_st;
+	return 0;
+}
+
+/*
  * Answers with a representation of e whose body stays in its file (the
- * entry's own, or a precompressed sibling), held open by e: its head is
- * built from what the file is now, so that a file truncated in place since
- * e was checked is announced at the length that can be sent.
+ * entry's own, or a precompressed sibling), held open by e, with a head
+ * built from what the file is now (rep_stat()).
  */
 static int respond_rep_file(struct exchange *rc, struct cache_entry *e,
 			    const struct cache_rep *rep,
@@ -51,7 +73,7 @@ static int respond_rep_file(struct exchange *rc, struct cache_entry *e,
 {
 	struct stat st;
 
-	if (fstat(rep->fd, &st))
+	if (rep_stat(rc, e, rep, &st))
 		return respond_status(rc, 500, NULL, 0);
 	/* A coding it does not hold: made as the body is sent. */
 	if (rep == &e->rep[HTTP_CODING_IDENTITY] &&
