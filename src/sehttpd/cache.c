@@ -498,7 +498,7 @@ void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
 	r->len = len;
 	r->precompressed = from != NULL;
 	if (coding == HTTP_CODING_IDENTITY)
-		e->fd_st_ms = 0; /* a new descriptor: not looked at yet */
+		e->fd_st_poll = 0; /* a new descriptor: not looked at yet */
 	e->fds++;
 	build_rep_etag(e, r, coding, from);
 }

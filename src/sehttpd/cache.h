@@ -81,10 +81,10 @@ struct cache_entry {
 	unsigned refs; /* the table's, plus one per response being written */
 	bool linked; /* still in the table */
 	struct cache_rep rep[HTTP_CODING_COUNT]; /* by enum http_coding */
-	/* The identity file's descriptor as fstat saw it at fd_st_ms (0:
-	 * not yet), for respond_file.c: looked at again each clock tick. */
+	/* The identity file's descriptor as fstat saw it after the worker's
+	 * poll number fd_st_poll (0: not yet), for respond_file.c. */
 	struct stat fd_st;
-	uint64_t fd_st_ms;
+	uint64_t fd_st_poll;
 	/* When the identity body is shared (a listing every thread uses):
 	 * dropped through this instead of freed. */
 	void (*body_put)(void *owner);

@@ -104,6 +104,9 @@ struct worker {
 	bool stopping;
 	bool accept_paused;
 	uint64_t now_ms;
+	/* epoll_wait's returns so far: a request that arrives after a change
+	 * to a file is read after a later one (respond_file.c). */
+	uint64_t polls;
 	unsigned active; /* open connections */
 	struct list_head conns; /* this thread's open connections */
 	/* Connections that yielded a turn: run again after the next poll. */

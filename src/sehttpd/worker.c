@@ -619,6 +619,7 @@ void *worker_run(void *arg)
 			break;
 		}
 		w->now_ms = clock_ms();
+		w->polls++;
 		date_cache_update(&w->date);
 		for (int i = 0; i < n; i++)
 			handle_event(w, &events[i]);
