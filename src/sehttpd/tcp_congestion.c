@@ -103,21 +103,25 @@ static bool paces(const char *name)
 void tcp_congestion_listener(int fd, const struct sockaddr *bound,
 			     const char *opt, struct tcp_congestion_accept *acc)
 {
-	char system[TCP_CONGESTION_NAME_MAX];
+	char system[TCP_CONGESTION_NAME_MAX], now[TCP_CONGESTION_NAME_MAX];
+	bool known = system_algorithm(bound->sa_family, system);
 
 	*acc = (struct tcp_congestion_accept){ 0 };
-	if (opt) {
-		/* Checked at start; "system" leaves the kernel's choice. */
-		if (strcmp(opt, TCP_CONGESTION_SYSTEM))
-			set_algorithm(fd, opt);
+	if (opt && strcmp(opt, TCP_CONGESTION_SYSTEM)) {
+		set_algorithm(fd, opt); /* checked at start */
 		return;
 	}
+	/* A passed socket may carry what an earlier instance set on it. */
+	if (known && get_algorithm(fd, now) && strcmp(now, system))
+		set_algorithm(fd, system);
+	if (opt)
+		return;
 	if (tcp_congestion_is_loopback(bound)) {
 		/* Reno is always there and allowed: no error to report. */
 		set_algorithm(fd, TCP_CONGESTION_LOOPBACK);
 		return;
 	}
-	if (!system_algorithm(bound->sa_family, system)) {
+	if (!known) {
 		acc->loopback_reno = true;
 		return;
 	}

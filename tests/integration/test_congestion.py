@@ -114,20 +114,17 @@ class CongestionControlTest(unittest.TestCase):
         srv = self.start(bind='0.0.0.0')
         self.assertEqual(self.algorithm(srv, addr), system_default())
 
-    @unittest.skipUnless(system_default().startswith('bbr'),
-                         "the system's algorithm does not pace")
-    def test_passed_socket_set_before_keeps_the_system_for_others(self):
-        # A socket held by systemd across restarts carries the Reno an
-        # earlier instance set on it: that is not the system's choice.
-        addr = local_address()
-        if not addr:
-            self.skipTest('no address but loopback')
+    def start_passed(self, args, algorithm):
+        """sehttpd on a wildcard socket passed as systemd passes it, on
+        which an earlier instance had set algorithm (a socket held across
+        restarts carries it): not the system's choice."""
         lsock = socket.socket()
         self.addCleanup(lsock.close)
         lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         lsock.bind(('0.0.0.0', 0))
         lsock.listen(16)
-        lsock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'reno')
+        lsock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION,
+                         algorithm.encode())
         fd = lsock.fileno()
 
         def as_systemd():
@@ -137,13 +134,29 @@ class CongestionControlTest(unittest.TestCase):
                 os.set_inheritable(3, True)
             os.environ['LISTEN_PID'] = str(os.getpid())
             os.environ['LISTEN_FDS'] = '1'
-        srv = ServerProcess(['-t', '1'], root=session_tree().www, bind=None,
-                            port=None, preexec_fn=as_systemd,
+        srv = ServerProcess(['-t', '1'] + args, root=session_tree().www,
+                            bind=None, port=None, preexec_fn=as_systemd,
                             close_fds=False)
         self.addCleanup(srv.kill)
         self.assertEqual(srv.port, lsock.getsockname()[1])
+        return srv
+
+    @unittest.skipUnless(system_default().startswith('bbr'),
+                         "the system's algorithm does not pace")
+    def test_passed_socket_set_before_keeps_the_system_for_others(self):
+        addr = local_address()
+        if not addr:
+            self.skipTest('no address but loopback')
+        srv = self.start_passed([], 'reno')
         self.assertEqual(self.algorithm(srv), 'reno')
         self.assertEqual(self.algorithm(srv, addr), system_default())
+
+    def test_passed_socket_set_before_system(self):
+        other = 'cubic' if system_default() != 'cubic' else 'reno'
+        if other not in available():
+            self.skipTest('no algorithm but the system\'s')
+        srv = self.start_passed(['--tcp-congestion', 'system'], other)
+        self.assertEqual(self.algorithm(srv), system_default())
 
     def test_system(self):
         srv = self.start(['--tcp-congestion', 'system'])
