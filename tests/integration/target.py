@@ -130,8 +130,7 @@ class ServerProcess:
     """One sehttpd process, its stdout read line by line in a thread."""
 
     def __init__(self, args=(), root=None, bind='127.0.0.1', port='0',
-                 cwd=None, preexec_fn=None, ready_timeout=10, exe=None,
-                 close_fds=True):
+                 cwd=None, preexec_fn=None, ready_timeout=10, exe=None):
         self.cmd = [exe or sehttpd_bin()]
         if bind is not None:
             self.cmd += ['-b', bind]
@@ -146,8 +145,7 @@ class ServerProcess:
         self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=self.err,
-                                     cwd=cwd, preexec_fn=preexec_fn,
-                                     close_fds=close_fds)
+                                     cwd=cwd, preexec_fn=preexec_fn)
         self.reader = threading.Thread(target=self._read_stdout, daemon=True)
         self.reader.start()
         self.exit_code = None

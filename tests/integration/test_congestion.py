@@ -2,15 +2,16 @@
 loopback peer (pacing costs CPU there and buys nothing), the system's for
 any other, or --tcp-congestion's for all ("system": the system's)."""
 
-import os
 import shutil
 import socket
 import subprocess
+import types
 import unittest
 
 from httpraw import build_request, Conn
 from target import ServerProcess, needs_process, session_tree
 from test_cli import run_cli
+from test_service import activated
 
 def system_default():
     with open('/proc/sys/net/ipv4/tcp_congestion_control') as f:
@@ -117,7 +118,8 @@ class CongestionControlTest(unittest.TestCase):
     def start_passed(self, args, algorithm):
         """sehttpd on a wildcard socket passed as systemd passes it, on
         which an earlier instance had set algorithm (a socket held across
-        restarts carries it): not the system's choice."""
+        restarts carries it): not the system's choice.  What algorithm()
+        takes: something with the port."""
         lsock = socket.socket()
         self.addCleanup(lsock.close)
         lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -125,21 +127,13 @@ class CongestionControlTest(unittest.TestCase):
         lsock.listen(16)
         lsock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION,
                          algorithm.encode())
-        fd = lsock.fileno()
-
-        def as_systemd():
-            if fd != 3:
-                os.dup2(fd, 3)  # inheritable, unlike fd
-            else:
-                os.set_inheritable(3, True)
-            os.environ['LISTEN_PID'] = str(os.getpid())
-            os.environ['LISTEN_FDS'] = '1'
-        srv = ServerProcess(['-t', '1'] + args, root=session_tree().www,
-                            bind=None, port=None, preexec_fn=as_systemd,
-                            close_fds=False)
-        self.addCleanup(srv.kill)
-        self.assertEqual(srv.port, lsock.getsockname()[1])
-        return srv
+        proc = activated(lsock.fileno(), {'LISTEN_FDS': 1},
+                         ['-t', '1'] + args + [session_tree().www])
+        self.addCleanup(proc.wait, 10)
+        self.addCleanup(proc.kill)
+        port = lsock.getsockname()[1]
+        self.assertIn(':%d/' % port, proc.stdout.readline().decode())
+        return types.SimpleNamespace(port=port)
 
     @unittest.skipUnless(system_default().startswith('bbr'),
                          "the system's algorithm does not pace")
