@@ -55,7 +55,7 @@ static int rep_stat(struct exchange *rc, struct cache_entry *e,
 
 	if (rep != &e->rep[HTTP_CODING_IDENTITY])
 		return fstat(rep->fd, st);
-	if (e->fd_st_poll != poll || !poll) {
+	if (e->fd_st_poll != poll) {
 		if (fstat(rep->fd, &e->fd_st))
 			return -1;
 		e->fd_st_poll = poll;

@@ -104,8 +104,9 @@ struct worker {
 	bool stopping;
 	bool accept_paused;
 	uint64_t now_ms;
-	/* epoll_wait's returns so far: a request that arrives after a change
-	 * to a file is read after a later one (respond_file.c). */
+	/* epoll_wait's returns so far (1 while the first one's events are
+	 * handled): a request that arrives after a change to a file is read
+	 * after a later one (respond_file.c). */
 	uint64_t polls;
 	unsigned active; /* open connections */
 	struct list_head conns; /* this thread's open connections */

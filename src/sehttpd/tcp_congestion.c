@@ -104,13 +104,14 @@ void tcp_congestion_listener(int fd, const struct sockaddr *bound,
 			     const char *opt, struct tcp_congestion_accept *acc)
 {
 	char system[TCP_CONGESTION_NAME_MAX], now[TCP_CONGESTION_NAME_MAX];
-	bool known = system_algorithm(bound->sa_family, system);
+	bool known;
 
 	*acc = (struct tcp_congestion_accept){ 0 };
 	if (opt && strcmp(opt, TCP_CONGESTION_SYSTEM)) {
 		set_algorithm(fd, opt); /* checked at start */
 		return;
 	}
+	known = system_algorithm(bound->sa_family, system);
 	/* A passed socket may carry what an earlier instance set on it. */
 	if (known && get_algorithm(fd, now) && strcmp(now, system))
 		set_algorithm(fd, system);
