@@ -123,34 +123,6 @@ static int skip_body(struct conn *c, struct read_buffer *rb,
 	}
 }
 
-/*
- * Half-closes, then reads until the client's FIN (bounded), so that request
- * bytes still in flight cannot make close() send a reset that destroys the
- * response before the client has read it.
- */
-static void lingering_close(struct conn *c, struct read_buffer *rb)
-{
-	struct worker *w = c->worker;
-	size_t total = 0;
-	uint64_t linger = w->server->timeout_ms < HTTP_LINGER_MAX_MS ?
-				  w->server->timeout_ms :
-				  HTTP_LINGER_MAX_MS;
-
-	c->close_after = true;
-	if (c->ssl)
-		conn_tls_end_writing(c);
-	if (shutdown(c->fd, SHUT_WR))
-		return;
-	timer_wheel_add(&w->wheel, &c->timer, w->now_ms + linger);
-	while (total < HTTP_LINGER_MAX_BYTES) {
-		ssize_t n = conn_read(c, rb->data, HTTP_CONN_READ_BUF);
-
-		if (n <= 0)
-			break;
-		total += (size_t)n;
-	}
-}
-
 void conn_log_request(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
@@ -209,7 +181,7 @@ static void reject(struct conn *c, struct read_buffer *rb, int status)
 
 	if (respond_status(&rc, status, NULL, 0) == 0) {
 		conn_log_request(&rc);
-		lingering_close(c, rb);
+		conn_linger(c, rb->data, HTTP_CONN_READ_BUF);
 	}
 	c->close_after = true;
 }
@@ -404,7 +376,7 @@ void http_conn_serve(struct coro *coro, void *data)
 		if (!rc.keep_alive) {
 			if (http_close_lingers(&req, rb.end > rb.start ||
 							     c->maybe_more))
-				lingering_close(c, &rb);
+				conn_linger(c, rb.data, HTTP_CONN_READ_BUF);
 			c->close_after = true;
 			return;
 		}
@@ -413,7 +385,7 @@ void http_conn_serve(struct coro *coro, void *data)
 			 * the drain is over). */
 			if (c->timed_out && !atomic_load(&w->force_stop)) {
 				c->timed_out = false;
-				lingering_close(c, &rb);
+				conn_linger(c, rb.data, HTTP_CONN_READ_BUF);
 			}
 			c->close_after = true;
 			return;

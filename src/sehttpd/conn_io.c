@@ -29,6 +29,11 @@ static int unacked_bytes(const struct conn *c)
 	return ioctl(c->fd, SIOCOUTQ, &n) ? -1 : n;
 }
 
+bool conn_output_queued(const struct conn *c)
+{
+	return unacked_bytes(c) != 0;
+}
+
 void conn_transfer_begin(struct conn *c)
 {
 	c->xfer_start_ms = c->xfer_last_ms = c->worker->now_ms;
@@ -292,4 +297,33 @@ void conn_send_now(struct conn *c, const void *buf, size_t len)
 		conn_tls_send_now(c, buf, len);
 	else
 		send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/*
+ * Half-closes, then reads until the client's FIN (bounded), so that bytes
+ * still in flight from it (a request's body, HTTP/2's WINDOW_UPDATEs)
+ * cannot make close() send a reset that destroys the response before the
+ * client has read it.
+ */
+void conn_linger(struct conn *c, void *buf, size_t len)
+{
+	struct worker *w = c->worker;
+	size_t total = 0;
+	uint64_t linger = w->server->timeout_ms < HTTP_LINGER_MAX_MS ?
+				  w->server->timeout_ms :
+				  HTTP_LINGER_MAX_MS;
+
+	c->close_after = true;
+	if (c->ssl)
+		conn_tls_end_writing(c);
+	if (shutdown(c->fd, SHUT_WR))
+		return;
+	timer_wheel_add(&w->wheel, &c->timer, w->now_ms + linger);
+	while (total < HTTP_LINGER_MAX_BYTES) {
+		ssize_t n = conn_read(c, buf, len);
+
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+	}
 }

@@ -24,6 +24,11 @@ struct conn;
 ssize_t conn_read(struct conn *c, void *buf, size_t len);
 /* One read that never yields: -1 with errno EAGAIN when nothing is there. */
 ssize_t conn_try_read(struct conn *c, void *buf, size_t len);
+/* True while the socket holds bytes the client has not acknowledged. */
+bool conn_output_queued(const struct conn *c);
+/* Closes gracefully: says no more, then reads (into buf) and drops what
+ * the client still sends until it closes too, for a bounded time. */
+void conn_linger(struct conn *c, void *buf, size_t len);
 /* Writes all of iov (which it modifies); more says further data follows
  * (MSG_MORE), so the kernel may coalesce it.  Returns 0 or -1. */
 int conn_writev(struct conn *c, struct iovec *iov, int iovcnt, bool more);

@@ -458,8 +458,18 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 			continue;
 		}
 		if (!nghttp2_session_want_read(h->session) &&
-		    !nghttp2_session_want_write(h->session))
+		    !nghttp2_session_want_write(h->session)) {
+			/*
+			 * GOAWAY said and the streams over.  While what was
+			 * sent is not all acknowledged, what the client still
+			 * sends (WINDOW_UPDATEs as it reads) must not reach a
+			 * closed socket: that resets the connection and throws
+			 * the rest away.
+			 */
+			if (c->maybe_more || conn_output_queued(c))
+				conn_linger(c, buf, HTTP_CONN_READ_BUF);
 			goto close;
+		}
 		if (list_empty(&h->streams)) {
 			/* Idle: the coroutine goes back to the pool. */
 			n = conn_try_read(c, buf, HTTP_CONN_READ_BUF);

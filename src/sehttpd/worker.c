@@ -25,6 +25,7 @@
 #include "cache.h"
 #include "coro.h"
 #include "conn.h"
+#include "conn_io.h"
 #include "conn_tls.h"
 #include "h2.h"
 #include "server.h"
@@ -455,6 +456,15 @@ static void begin_stop(struct worker *w)
 	list_for_each_entry_safe(c, next, &w->conns, link) {
 		if (c->coro)
 			continue;
+		if (c->h2 && (c->maybe_more || conn_output_queued(c))) {
+			/*
+			 * Its last response still in the socket, and the
+			 * client's WINDOW_UPDATEs coming as it reads: it says
+			 * GOAWAY and lingers rather than be reset (h2.c).
+			 */
+			conn_start(w, c);
+			continue;
+		}
 		if (c->spoke_http1 || c->h2) {
 			conn_close(w, c);
 			continue;

@@ -1456,15 +1456,21 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
 @needs_process('HTTP/2 is sehttpd\'s; sends it SIGTERM')
 class Http2DrainTest(Http2Mixin, unittest.TestCase):
 
-    def drain(self, tls):
+    def serve(self, tls, args=()):
+        """A server of its own, to be sent SIGTERM."""
         self.tree = session_tree()
-        args = []
+        args = list(args)
         if tls:
-            ca, args = tls_files()
+            ca, tls_args = tls_files()
+            args += tls_args
             self.tls = tls_context(ca)
         srv = ServerProcess(args, root=self.tree.www)
         self.addCleanup(srv.kill)
         self.host, self.port = '127.0.0.1', srv.port
+        return srv
+
+    def drain(self, tls):
+        srv = self.serve(tls)
         c = self.raw().handshake()
         c.auto_window = False
         url = '/big/10m.bin'
@@ -1486,6 +1492,58 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
                          hashlib.sha256(self.tree.files[url]).hexdigest())
         self.assertTrue(c.wait_end(5), 'open after the last stream')
         self.assertEqual(srv.wait(5), 0, srv.stderr_text())
+
+    def tail_survives_frames_in_flight(self, tls, mid_stream):
+        """The drained connection's last body is still queued in the
+        server's socket (the client reads slowly) when the client sends
+        again: a PING, WINDOW_UPDATEs as it reads.  Closing with those
+        unread, or with them arriving after close(), resets the connection
+        and throws the queued tail away.  mid_stream: the GOAWAY comes
+        while the stream waits for a window, else once it is all queued
+        and the connection idle."""
+        srv = self.serve(tls, ['--drain-timeout', '30'])
+        # A small receive buffer: most of the body waits in the server's.
+        c = self.raw(None if mid_stream else {INITIAL_WINDOW_SIZE: 1 << 30},
+                     rcvbuf=4096)
+        c.handshake()
+        c.auto_window = False
+        url = '/big/1m.bin'
+        if mid_stream:
+            s = c.stream(c.request(url))
+            self.assertTrue(c.pump(lambda: len(s.body) >= 65535, 5),
+                            s.describe())
+            srv.send_signal(signal.SIGTERM)
+            time.sleep(0.3)
+            # The rest goes into the server's socket at once, then the
+            # server is done with the connection.
+            c.send(window_update(0, 1 << 30) + window_update(s.sid, 1 << 30))
+        else:
+            c.send(window_update(0, 1 << 30))
+            s = c.stream(c.request(url))
+            time.sleep(0.3)
+            srv.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        c.send(frame(PING, 0, 0, b'in-fligh'))
+        c.auto_window = True  # a WINDOW_UPDATE per DATA frame read
+        c.pump(lambda: s.done and c.goaway, 25)
+        self.assertTrue(s.ended, s.describe())
+        self.assertEqual(hashlib.sha256(s.body).hexdigest(),
+                         hashlib.sha256(self.tree.files[url]).hexdigest())
+        self.assertEqual(c.goaway[1], NO_ERROR, c.goaway)
+        self.assertTrue(c.wait_end(5), 'open after the last stream')
+        self.assertEqual(srv.wait(5), 0, srv.stderr_text())
+
+    def test_sigterm_idle_tail_survives_frames_in_flight(self):
+        self.tail_survives_frames_in_flight(tls=False, mid_stream=False)
+
+    def test_sigterm_idle_tail_survives_frames_in_flight_tls(self):
+        self.tail_survives_frames_in_flight(tls=True, mid_stream=False)
+
+    def test_sigterm_stream_tail_survives_frames_in_flight(self):
+        self.tail_survives_frames_in_flight(tls=False, mid_stream=True)
+
+    def test_sigterm_stream_tail_survives_frames_in_flight_tls(self):
+        self.tail_survives_frames_in_flight(tls=True, mid_stream=True)
 
     def test_sigterm_lets_the_stream_finish(self):
         self.drain(tls=False)
