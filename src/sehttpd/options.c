@@ -637,7 +637,9 @@ static const struct option_spec option_table[] = {
 		       "(default 5; fractions allowed).\n"
 		       "Idle connections are closed at once, except one not\n"
 		       "yet answered, which has a second to send its first\n"
-		       "request.\n",
+		       "request, and an HTTP/2 one whose last response is not\n"
+		       "yet acknowledged, which says GOAWAY and waits (at most\n"
+		       "2 s) for the client to close.\n",
 	},
 	{
 		.name = "proxy-protocol",
