@@ -270,6 +270,10 @@ void http_conn_serve(struct coro *coro, void *data)
 		h2_conn_serve(c, NULL, 0);
 		return;
 	}
+	if (c->ending) {
+		conn_linger(c, rb.data, HTTP_CONN_READ_BUF);
+		return;
+	}
 	if (c->ssl && !c->tls_ready) {
 		int r = conn_tls_handshake(c);
 

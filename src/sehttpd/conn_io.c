@@ -300,10 +300,12 @@ void conn_send_now(struct conn *c, const void *buf, size_t len)
 }
 
 /*
- * Half-closes, then reads until the client's FIN (bounded), so that bytes
- * still in flight from it (a request's body, HTTP/2's WINDOW_UPDATEs)
- * cannot make close() send a reset that destroys the response before the
- * client has read it.
+ * Half-closes, then reads until the client's FIN, so that bytes still in
+ * flight from it (a request's body, HTTP/2's WINDOW_UPDATEs) cannot make
+ * close() send a reset that destroys the response before the client has
+ * read it.  Bounded: HTTP_LINGER_MAX_BYTES, and HTTP_LINGER_MAX_MS (or the
+ * timeout) after the last byte sent was acknowledged; while the client is
+ * still reading, the send deadline applies (progress, --min-rate).
  */
 void conn_linger(struct conn *c, void *buf, size_t len)
 {
@@ -312,18 +314,49 @@ void conn_linger(struct conn *c, void *buf, size_t len)
 	uint64_t linger = w->server->timeout_ms < HTTP_LINGER_MAX_MS ?
 				  w->server->timeout_ms :
 				  HTTP_LINGER_MAX_MS;
+	uint64_t first = w->now_ms + linger, quiet = first;
+	int unacked;
 
 	c->close_after = true;
 	if (c->ssl)
 		conn_tls_end_writing(c);
 	if (shutdown(c->fd, SHUT_WR))
 		return;
-	timer_wheel_add(&w->wheel, &c->timer, w->now_ms + linger);
+	/* Everything still queued is the client's to read now: each
+	 * acknowledgement of it is progress. */
+	conn_transfer_begin(c);
+	unacked = unacked_bytes(c);
+	if (unacked > 0)
+		c->xfer_base = c->bytes_sent > (uint64_t)unacked ?
+				       c->bytes_sent - (uint64_t)unacked :
+				       0;
 	while (total < HTTP_LINGER_MAX_BYTES) {
-		ssize_t n = conn_read(c, buf, len);
+		uint64_t wake = quiet;
+		ssize_t n;
 
-		if (n <= 0)
+		if (conn_output_queued(c)) {
+			uint64_t sending = send_deadline(c);
+
+			if (sending < first)
+				sending = first;
+			if (sending <= w->now_ms)
+				break; /* the client stopped reading */
+			/* Acknowledgements raise no event: look again. */
+			wake = w->now_ms + linger < sending ?
+				       w->now_ms + linger :
+				       sending;
+			quiet = w->now_ms + linger;
+		} else if (quiet <= w->now_ms) {
 			break;
-		total += (size_t)n;
+		}
+		timer_wheel_add(&w->wheel, &c->timer, wake);
+		n = conn_read(c, buf, len);
+		if (n > 0) {
+			total += (size_t)n;
+			continue;
+		}
+		if (n == 0 || !c->timed_out || atomic_load(&w->force_stop))
+			break;
+		c->timed_out = false; /* look at the deadline again */
 	}
 }

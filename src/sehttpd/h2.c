@@ -453,7 +453,7 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 
 		if (answer_ready(h) || send_all(h))
 			goto broken;
-		if (w->stopping && !h->goaway) {
+		if ((w->stopping || c->ending) && !h->goaway) {
 			say_goaway(h);
 			continue;
 		}

@@ -637,9 +637,10 @@ static const struct option_spec option_table[] = {
 		       "(default 5; fractions allowed).\n"
 		       "Idle connections are closed at once, except one not\n"
 		       "yet answered, which has a second to send its first\n"
-		       "request, and an HTTP/2 one whose last response is not\n"
-		       "yet acknowledged, which says GOAWAY and waits (at most\n"
-		       "2 s) for the client to close.\n",
+		       "request, and one whose last response the client has\n"
+		       "not yet all acknowledged, which half-closes (HTTP/2:\n"
+		       "after GOAWAY) and waits while the client goes on\n"
+		       "reading.\n",
 	},
 	{
 		.name = "proxy-protocol",

@@ -167,6 +167,8 @@ struct conn {
 	/* HTTP/2 (h2.h): its session, kept while the connection idles. */
 	struct h2_conn *h2;
 	bool spoke_http1; /* answered an HTTP/1 request: no preface now */
+	/* Woken only to end: GOAWAY (HTTP/2), then lingering (conn_io.h). */
+	bool ending;
 };
 
 /*

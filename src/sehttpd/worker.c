@@ -239,14 +239,52 @@ static void conn_take_turn(struct worker *w, struct conn *c)
 	list_add_tail(&c->turn_link, &w->turns);
 }
 
+static void conn_start(struct worker *w, struct conn *c);
+
+/*
+ * Closes an idle connection that has answered something (drain, timeout).
+ * While the client has not acknowledged all it was sent, it may still be
+ * sending (HTTP/2 WINDOW_UPDATEs as it reads, a pipelined request), and
+ * those bytes reaching a closed socket draw a reset that throws the rest
+ * away: such a connection is woken to end gracefully instead.
+ */
+static void conn_end_idle(struct worker *w, struct conn *c)
+{
+	if (!c->ending && (c->maybe_more || conn_output_queued(c))) {
+		c->ending = true;
+		conn_start(w, c);
+		return;
+	}
+	conn_close(w, c);
+}
+
+/*
+ * A coroutine finished while the drain runs.  One yet to answer anything
+ * (between a TLS handshake's steps, or after its PROXY header) still has
+ * DRAIN_FIRST_REQUEST_MS for its first request, as begin_stop() gives an
+ * idle one.
+ */
+static void conn_idle_in_drain(struct worker *w, struct conn *c)
+{
+	if (c->spoke_http1 || c->h2) {
+		conn_end_idle(w, c);
+		return;
+	}
+	timer_wheel_del(&w->wheel, &c->timer);
+	timer_wheel_add(&w->wheel, &c->timer,
+			w->now_ms + DRAIN_FIRST_REQUEST_MS);
+}
+
 static void conn_resume(struct worker *w, struct conn *c)
 {
 	int r = coro_resume(c->coro);
 
 	if (r == CORO_FINISHED) {
 		coro_done(w, c);
-		if (c->close_after || w->stopping || conn_register(w, c))
+		if (c->close_after || conn_register(w, c))
 			conn_close(w, c);
+		else if (w->stopping)
+			conn_idle_in_drain(w, c);
 		else if (!timer_pending(&c->timer)) /* idle needs a deadline */
 			timer_wheel_add(&w->wheel, &c->timer,
 					w->now_ms + w->server->timeout_ms);
@@ -301,6 +339,8 @@ static void on_conn_timer(struct worker *w, struct conn *c)
 	} else if (c->coro) {
 		c->timed_out = true; /* its pending I/O fails; it unwinds */
 		conn_resume(w, c);
+	} else if (c->spoke_http1 || c->h2) {
+		conn_end_idle(w, c);
 	} else {
 		conn_close(w, c);
 	}
@@ -456,17 +496,8 @@ static void begin_stop(struct worker *w)
 	list_for_each_entry_safe(c, next, &w->conns, link) {
 		if (c->coro)
 			continue;
-		if (c->h2 && (c->maybe_more || conn_output_queued(c))) {
-			/*
-			 * Its last response still in the socket, and the
-			 * client's WINDOW_UPDATEs coming as it reads: it says
-			 * GOAWAY and lingers rather than be reset (h2.c).
-			 */
-			conn_start(w, c);
-			continue;
-		}
 		if (c->spoke_http1 || c->h2) {
-			conn_close(w, c);
+			conn_end_idle(w, c);
 			continue;
 		}
 		timer_wheel_del(&w->wheel, &c->timer);

@@ -546,6 +546,41 @@ class Http2Mixin:
         self.addCleanup(c.close)
         return c
 
+    def queued_body(self, url, **settings):
+        """A raw connection with windows of 1 GiB and a 4 KiB receive
+        buffer, and a stream for url whose body the server has put in its
+        socket by the time this returns (most of it still unread)."""
+        settings = dict({INITIAL_WINDOW_SIZE: 1 << 30}, **settings)
+        c = self.raw(settings, rcvbuf=4096).handshake()
+        c.auto_window = False
+        c.send(window_update(0, 1 << 30))
+        s = c.stream(c.request(url))
+        time.sleep(0.3)
+        return c, s
+
+    def read_slowly(self, c, s, delay, window_after=None):
+        """Reads s to its end, delay seconds after each DATA frame: a
+        slow but steady reader.  With c.auto_window a WINDOW_UPDATE goes
+        back per frame; window_after=N sends one alone once N bytes are
+        in."""
+        deadline = time.monotonic() + 30
+        while not s.done and time.monotonic() < deadline:
+            f = c.read_frame(deadline - time.monotonic())
+            if f is None:
+                break
+            c.handle(f)
+            if window_after is not None and len(s.body) >= window_after:
+                window_after = None
+                c.send(window_update(0, 1 << 20))
+            if f[0] == DATA:
+                time.sleep(delay)
+
+    def assert_whole(self, s, url):
+        self.assertTrue(s.ended, s.describe())
+        self.assertEqual(hashlib.sha256(s.body).hexdigest(),
+                         hashlib.sha256(session_tree().files[url])
+                         .hexdigest())
+
     def client(self):
         c = H2Client(self.host, self.port, tls=self.tls,
                      server_hostname='localhost' if self.tls else None)
@@ -1412,6 +1447,27 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         super().setUp()
         self.host, self.port = self.target.host, self.target.port
 
+    def test_idle_timeout_waits_for_a_slow_reader(self):
+        """The body is all in the server's socket, so the connection is
+        idle for the server, and the client says nothing for longer than
+        --timeout while it reads.  The timeout must not close the socket
+        under what is queued: the WINDOW_UPDATE that the client sends
+        later would draw a reset and the body's tail would be lost."""
+        url = '/big/1m.bin'
+        c, s = self.queued_body(url)
+        self.read_slowly(c, s, 0.1, window_after=512 * 1024)
+        self.assert_whole(s, url)
+
+    def test_client_goaway_waits_for_a_slow_reader(self):
+        """A client that says GOAWAY and then reads slowly (more than 2 s)
+        while it sends WINDOW_UPDATEs gets the whole body."""
+        url = '/big/1m.bin'
+        c, s = self.queued_body(url)
+        c.send(frame(GOAWAY, 0, 0, struct.pack('>II', 0, NO_ERROR)))
+        c.auto_window = True
+        self.read_slowly(c, s, 0.06)
+        self.assert_whole(s, url)
+
     def test_window_never_opened(self):
         c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
         start = time.monotonic()
@@ -1493,22 +1549,21 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
         self.assertTrue(c.wait_end(5), 'open after the last stream')
         self.assertEqual(srv.wait(5), 0, srv.stderr_text())
 
-    def tail_survives_frames_in_flight(self, tls, mid_stream):
+    def tail_survives_frames_in_flight(self, tls, mid_stream, delay=0):
         """The drained connection's last body is still queued in the
         server's socket (the client reads slowly) when the client sends
         again: a PING, WINDOW_UPDATEs as it reads.  Closing with those
         unread, or with them arriving after close(), resets the connection
         and throws the queued tail away.  mid_stream: the GOAWAY comes
         while the stream waits for a window, else once it is all queued
-        and the connection idle."""
+        and the connection idle.  delay: seconds after each DATA frame."""
         srv = self.serve(tls, ['--drain-timeout', '30'])
-        # A small receive buffer: most of the body waits in the server's.
-        c = self.raw(None if mid_stream else {INITIAL_WINDOW_SIZE: 1 << 30},
-                     rcvbuf=4096)
-        c.handshake()
-        c.auto_window = False
         url = '/big/1m.bin'
         if mid_stream:
+            # A small receive buffer: most of the body waits in the
+            # server's socket.
+            c = self.raw(rcvbuf=4096).handshake()
+            c.auto_window = False
             s = c.stream(c.request(url))
             self.assertTrue(c.pump(lambda: len(s.body) >= 65535, 5),
                             s.describe())
@@ -1518,17 +1573,14 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
             # server is done with the connection.
             c.send(window_update(0, 1 << 30) + window_update(s.sid, 1 << 30))
         else:
-            c.send(window_update(0, 1 << 30))
-            s = c.stream(c.request(url))
-            time.sleep(0.3)
+            c, s = self.queued_body(url)
             srv.send_signal(signal.SIGTERM)
         time.sleep(0.3)
         c.send(frame(PING, 0, 0, b'in-fligh'))
         c.auto_window = True  # a WINDOW_UPDATE per DATA frame read
-        c.pump(lambda: s.done and c.goaway, 25)
-        self.assertTrue(s.ended, s.describe())
-        self.assertEqual(hashlib.sha256(s.body).hexdigest(),
-                         hashlib.sha256(self.tree.files[url]).hexdigest())
+        self.read_slowly(c, s, delay)
+        self.assert_whole(s, url)
+        self.assertTrue(c.pump(lambda: c.goaway, 5), 'no GOAWAY')
         self.assertEqual(c.goaway[1], NO_ERROR, c.goaway)
         self.assertTrue(c.wait_end(5), 'open after the last stream')
         self.assertEqual(srv.wait(5), 0, srv.stderr_text())
@@ -1544,6 +1596,12 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
 
     def test_sigterm_stream_tail_survives_frames_in_flight_tls(self):
         self.tail_survives_frames_in_flight(tls=True, mid_stream=True)
+
+    def test_sigterm_tail_survives_a_slow_reader(self):
+        """Reading the queued body takes about 4 s, more than the 2 s a
+        lingering close waits once all is acknowledged."""
+        self.tail_survives_frames_in_flight(tls=False, mid_stream=False,
+                                            delay=0.06)
 
     def test_sigterm_lets_the_stream_finish(self):
         self.drain(tls=False)
