@@ -259,10 +259,11 @@ static void conn_end_idle(struct worker *w, struct conn *c)
 }
 
 /*
- * A coroutine finished while the drain runs.  One yet to answer anything
- * (between a TLS handshake's steps, or after its PROXY header) still has
- * DRAIN_FIRST_REQUEST_MS for its first request, as begin_stop() gives an
- * idle one.
+ * An idle connection in the drain, at its start or when its coroutine
+ * finishes.  One not yet answered may have its first request on the way,
+ * which a client does not send again (as it does the next one on a kept
+ * connection): it has DRAIN_FIRST_REQUEST_MS for it to arrive, even when
+ * it went idle between a TLS handshake's steps or after its PROXY header.
  */
 static void conn_idle_in_drain(struct worker *w, struct conn *c)
 {
@@ -487,22 +488,10 @@ static void begin_stop(struct worker *w)
 		l->fd = -1;
 	}
 	timer_wheel_del(&w->wheel, &w->accept_timer);
-	/*
-	 * Idle connections go now; busy ones finish their reply first.  One
-	 * not yet answered may have its first request on the way, which a
-	 * client does not send again (as it does the next one on a kept
-	 * connection): it has DRAIN_FIRST_REQUEST_MS to arrive.
-	 */
+	/* Idle connections end now; busy ones finish their reply first. */
 	list_for_each_entry_safe(c, next, &w->conns, link) {
-		if (c->coro)
-			continue;
-		if (c->spoke_http1 || c->h2) {
-			conn_end_idle(w, c);
-			continue;
-		}
-		timer_wheel_del(&w->wheel, &c->timer);
-		timer_wheel_add(&w->wheel, &c->timer,
-				w->now_ms + DRAIN_FIRST_REQUEST_MS);
+		if (!c->coro)
+			conn_idle_in_drain(w, c);
 	}
 	/*
 	 * Every busy connection has its own timer, which a reply that keeps
