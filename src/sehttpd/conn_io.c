@@ -29,9 +29,14 @@ static int unacked_bytes(const struct conn *c)
 	return ioctl(c->fd, SIOCOUTQ, &n) ? -1 : n;
 }
 
-bool conn_output_queued(const struct conn *c)
+static bool output_queued(const struct conn *c)
 {
 	return unacked_bytes(c) != 0;
+}
+
+bool conn_needs_linger(const struct conn *c)
+{
+	return c->maybe_more || output_queued(c);
 }
 
 void conn_transfer_begin(struct conn *c)
@@ -334,7 +339,7 @@ void conn_linger(struct conn *c, void *buf, size_t len)
 		uint64_t wake = quiet;
 		ssize_t n;
 
-		if (conn_output_queued(c)) {
+		if (output_queued(c)) {
 			uint64_t sending = send_deadline(c);
 
 			if (sending < first)

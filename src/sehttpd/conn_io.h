@@ -24,8 +24,10 @@ struct conn;
 ssize_t conn_read(struct conn *c, void *buf, size_t len);
 /* One read that never yields: -1 with errno EAGAIN when nothing is there. */
 ssize_t conn_try_read(struct conn *c, void *buf, size_t len);
-/* True while the socket holds bytes the client has not acknowledged. */
-bool conn_output_queued(const struct conn *c);
+/* True when closing now could draw a reset that destroys what the client
+ * has yet to read: the socket holds bytes it has not acknowledged, or
+ * bytes it sent may be waiting unread. */
+bool conn_needs_linger(const struct conn *c);
 /* Closes gracefully: says no more, then reads (into buf) and drops what
  * the client still sends until it closes too, for a bounded time. */
 void conn_linger(struct conn *c, void *buf, size_t len);

@@ -466,7 +466,7 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 			 * closed socket: that resets the connection and throws
 			 * the rest away.
 			 */
-			if (c->maybe_more || conn_output_queued(c))
+			if (conn_needs_linger(c))
 				conn_linger(c, buf, HTTP_CONN_READ_BUF);
 			goto close;
 		}

@@ -250,7 +250,7 @@ static void conn_start(struct worker *w, struct conn *c);
  */
 static void conn_end_idle(struct worker *w, struct conn *c)
 {
-	if (!c->ending && (c->maybe_more || conn_output_queued(c))) {
+	if (!c->ending && conn_needs_linger(c)) {
 		c->ending = true;
 		conn_start(w, c);
 		return;
