@@ -575,12 +575,6 @@ class Http2Mixin:
             if f[0] == DATA:
                 time.sleep(delay)
 
-    def assert_whole(self, s, url):
-        self.assertTrue(s.ended, s.describe())
-        self.assertEqual(hashlib.sha256(s.body).hexdigest(),
-                         hashlib.sha256(session_tree().files[url])
-                         .hexdigest())
-
     def client(self):
         c = H2Client(self.host, self.port, tls=self.tls,
                      server_hostname='localhost' if self.tls else None)
@@ -1456,7 +1450,7 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         url = '/big/1m.bin'
         c, s = self.queued_body(url)
         self.read_slowly(c, s, 0.1, window_after=512 * 1024)
-        self.assert_whole(s, url)
+        self.assert_h2_file(s, url)
 
     def test_client_goaway_waits_for_a_slow_reader(self):
         """A client that says GOAWAY and then reads slowly (more than 2 s)
@@ -1466,7 +1460,7 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         c.send(frame(GOAWAY, 0, 0, struct.pack('>II', 0, NO_ERROR)))
         c.auto_window = True
         self.read_slowly(c, s, 0.06)
-        self.assert_whole(s, url)
+        self.assert_h2_file(s, url)
 
     def test_window_never_opened(self):
         c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
@@ -1525,14 +1519,20 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
         self.host, self.port = '127.0.0.1', srv.port
         return srv
 
-    def drain(self, tls):
-        srv = self.serve(tls)
-        c = self.raw().handshake()
+    def window_stalled(self, url, **kw):
+        """A raw connection (kw for raw()) and a stream for url whose
+        first 65,535 bytes, a whole initial window, have been read."""
+        c = self.raw(**kw).handshake()
         c.auto_window = False
-        url = '/big/10m.bin'
         s = c.stream(c.request(url))
         self.assertTrue(c.pump(lambda: len(s.body) >= 65535, 5),
                         s.describe())
+        return c, s
+
+    def drain(self, tls):
+        srv = self.serve(tls)
+        url = '/big/10m.bin'
+        c, s = self.window_stalled(url)
         srv.send_signal(signal.SIGTERM)
         c.pump(lambda: c.goaway, 1)
         # Go on reading (and opening windows) to the end.
@@ -1543,9 +1543,7 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
         self.assertIsNotNone(c.goaway, 'no GOAWAY after SIGTERM')
         self.assertGreaterEqual(c.goaway[0], s.sid)
         self.assertEqual(c.goaway[1], NO_ERROR)
-        self.assertTrue(s.ended, s.describe())
-        self.assertEqual(hashlib.sha256(s.body).hexdigest(),
-                         hashlib.sha256(self.tree.files[url]).hexdigest())
+        self.assert_h2_file(s, url)
         self.assertTrue(c.wait_end(5), 'open after the last stream')
         self.assertEqual(srv.wait(5), 0, srv.stderr_text())
 
@@ -1562,11 +1560,7 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
         if mid_stream:
             # A small receive buffer: most of the body waits in the
             # server's socket.
-            c = self.raw(rcvbuf=4096).handshake()
-            c.auto_window = False
-            s = c.stream(c.request(url))
-            self.assertTrue(c.pump(lambda: len(s.body) >= 65535, 5),
-                            s.describe())
+            c, s = self.window_stalled(url, rcvbuf=4096)
             srv.send_signal(signal.SIGTERM)
             time.sleep(0.3)
             # The rest goes into the server's socket at once, then the
@@ -1579,7 +1573,7 @@ class Http2DrainTest(Http2Mixin, unittest.TestCase):
         c.send(frame(PING, 0, 0, b'in-fligh'))
         c.auto_window = True  # a WINDOW_UPDATE per DATA frame read
         self.read_slowly(c, s, delay)
-        self.assert_whole(s, url)
+        self.assert_h2_file(s, url)
         self.assertTrue(c.pump(lambda: c.goaway, 5), 'no GOAWAY')
         self.assertEqual(c.goaway[1], NO_ERROR, c.goaway)
         self.assertTrue(c.wait_end(5), 'open after the last stream')
