@@ -42,21 +42,31 @@ static int brotli_init(struct compress_stream *s)
 	BrotliEncoderSetParameter(s->br, BROTLI_PARAM_QUALITY,
 				  COMPRESS_BROTLI_LEVEL);
 	BrotliEncoderSetParameter(s->br, BROTLI_PARAM_LGWIN,
-				  COMPRESS_STREAM_WINDOW_LOG);
+				  COMPRESS_STREAM_BROTLI_WINDOW_LOG);
 	return 0;
 }
 
 static int zstd_init(struct compress_stream *s)
 {
+	static const struct {
+		ZSTD_cParameter param;
+		int value;
+	} params[] = {
+		{ ZSTD_c_compressionLevel, COMPRESS_ZSTD_LEVEL },
+		{ ZSTD_c_windowLog, COMPRESS_STREAM_WINDOW_LOG },
+		{ ZSTD_c_hashLog, COMPRESS_STREAM_TABLE_LOG },
+		{ ZSTD_c_chainLog, COMPRESS_STREAM_TABLE_LOG },
+	};
+
 	s->zstd = ZSTD_createCCtx();
 	if (!s->zstd)
 		return -1;
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(
-		    s->zstd, ZSTD_c_compressionLevel, COMPRESS_ZSTD_LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(s->zstd, ZSTD_c_windowLog,
-						COMPRESS_STREAM_WINDOW_LOG))) {
-		ZSTD_freeCCtx(s->zstd);
-		return -1;
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		if (ZSTD_isError(ZSTD_CCtx_setParameter(
+			    s->zstd, params[i].param, params[i].value))) {
+			ZSTD_freeCCtx(s->zstd);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -19,7 +19,8 @@
 bool respond_coded_allowed(const struct exchange *rc, uint64_t size)
 {
 	return !rc->http2 && size >= RESPOND_CODED_MIN &&
-	       size <= RESPOND_CODED_MAX && !exchange_range_requested(rc);
+	       size <= RESPOND_CODED_MAX && !exchange_range_requested(rc) &&
+	       rc->worker->coded_streams < RESPOND_CODED_STREAMS_MAX;
 }
 
 enum http_coding respond_coded_choice(const struct exchange *rc, uint64_t size,
@@ -34,6 +35,13 @@ enum http_coding respond_coded_choice(const struct exchange *rc, uint64_t size,
 static void free_stream(void *arg)
 {
 	compress_stream_free(arg);
+}
+
+static void release_stream_slot(void *arg)
+{
+	struct worker *w = arg;
+
+	w->coded_streams--;
 }
 
 static void free_arg(void *arg)
@@ -192,6 +200,9 @@ int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 		compress_stream_free(s);
 		return respond_status(rc, 503, NULL, 0);
 	}
+	if (coro_defer(rc->conn->coro, release_stream_slot, rc->worker))
+		return respond_status(rc, 503, NULL, 0);
+	rc->worker->coded_streams++;
 	in = malloc(RESPOND_CODED_STEP);
 	if (!in || coro_defer(rc->conn->coro, free_arg, in)) {
 		free(in);

@@ -30,15 +30,24 @@
 #define RESPOND_CODED_STEP (64u << 10)
 
 /*
+ * Bodies a thread compresses as they are sent at once; beyond, files go as
+ * they are.  A slow reader holds its stream (up to 2 MiB, compress_stream.h)
+ * and its input buffer for as long as it reads, so this bounds what a crowd
+ * of them can take: 32 streams, about 70 MiB a thread.
+ */
+#define RESPOND_CODED_STREAMS_MAX 32
+
+/*
  * Whether a compressible file of size bytes may be compressed as it is
- * sent to rc: a size within bounds, no range asked for, not HTTP/2.
+ * sent to rc: a size within bounds, no range asked for, not HTTP/2, and
+ * fewer than RESPOND_CODED_STREAMS_MAX being compressed on its thread.
  */
 bool respond_coded_allowed(const struct exchange *rc, uint64_t size);
 
 /*
  * The coding in which to send a file of size bytes to rc as it is read,
  * or HTTP_CODING_IDENTITY: none (not compressible, a range asked for, a
- * size out of bounds, HTTP/2, or no coding accepted).
+ * size out of bounds, HTTP/2, too many streams, or no coding accepted).
  */
 enum http_coding respond_coded_choice(const struct exchange *rc, uint64_t size,
 				      bool compressible);

@@ -118,6 +118,8 @@ struct worker {
 	struct coro_pool *pool;
 	struct content_cache *cache;
 	struct compressor *compressor;
+	/* Bodies being compressed as they are sent (respond_coded.c). */
+	unsigned coded_streams;
 	struct h2_stream_pool h2_streams; /* HTTP/2 streams for reuse */
 	struct date_cache date;
 	struct access_log_buffer log;

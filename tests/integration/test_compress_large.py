@@ -17,6 +17,7 @@ from target import needs_process, start_server, temp_dir
 LARGE = 3 << 20  # over the cache's 1 MiB per file
 CODED_MAX = 64 << 20  # RESPOND_CODED_MAX, src/sehttpd/respond_coded.h
 KEEP_MAX = 1 << 20  # RESPOND_CODED_KEEP_MAX
+STREAMS_MAX = 32  # RESPOND_CODED_STREAMS_MAX
 WORDS = ('alpha beta gamma delta epsilon zeta eta theta iota kappa lambda '
          'mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega').split()
 
@@ -255,6 +256,54 @@ class CompressLargeTest(unittest.TestCase):
         after = rss_kib(pid)
         self.assertLess(after - before, 4 * 1024,
                         'RSS grew from %d to %d KiB' % (before, after))
+
+    def test_many_slow_readers_bounded(self):
+        """Clients that ask for zstd and read nothing each hold a stream:
+        its state stays near 2 MiB, and beyond STREAMS_MAX at once on a
+        thread the file goes as it is.  Before, each held 13 MiB of
+        zstd's tables, without a limit: 40 of them took over 500 MiB."""
+        if not HAVE_DECODERS:
+            self.skipTest('no zstd decoder')
+        target = start_server(['-t', '1'], root=self.root, tree=None)
+        self.addCleanup(target.stop)
+        pid = target.server.proc.pid
+        asan = 'libasan' in open('/proc/%d/maps' % pid).read()
+        extra = 8
+        before = rss_kib(pid)
+        conns = []
+        try:
+            for _ in range(STREAMS_MAX + extra):
+                c = Conn(target.host, target.port, rcvbuf=4096)
+                conns.append(c)
+                c.send(build_request('GET', '/hex.txt',
+                                     headers=[('Accept-Encoding', 'zstd')]))
+                # In order: the server takes them one at a time.
+                resp = c.read_response(body=False)
+                self.assertEqual(resp.status, 200, resp.describe())
+                c.coding = coding_of(resp)
+            time.sleep(0.5)  # each stalled on its window
+            grown = rss_kib(pid) - before
+            codings = [c.coding for c in conns]
+        finally:
+            for c in conns:
+                c.close()
+        self.assertEqual(codings, ['zstd'] * STREAMS_MAX +
+                         ['identity'] * extra)
+        # 2 MiB of state, a 64 KiB input buffer, ASan's shadow and
+        # redzones beside.
+        bound = STREAMS_MAX * (4 if asan else 3) << 10
+        self.assertLess(grown, bound, 'RSS grew by %d KiB for %d streams'
+                        % (grown, STREAMS_MAX))
+        # Their ends gave the places back.
+        deadline = time.monotonic() + 5
+        while True:
+            resp = target.get('/hex.txt',
+                              headers=[('Accept-Encoding', 'zstd')])
+            if coding_of(resp) == 'zstd' or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        self.assertEqual(coding_of(resp), 'zstd', resp.describe())
+        self.assertEqual(decode(resp), self.files['/hex.txt'])
 
     def test_file_cut_short_while_sent(self):
         """A file truncated under the compression ends the response
