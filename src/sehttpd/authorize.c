@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "authorize.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "auth.h"
 #include "auth_cache.h"
 #include "auth_checkers.h"
+#include "beneath.h"
 #include "conn_io.h"
 #include "coro.h"
 #include "htpasswd.h"
@@ -97,4 +99,21 @@ int authorize_request(struct exchange *rc, const char *path, size_t len)
 	if (ret == 1)
 		auth_cache_add(w->auth_cache, key, w->now_ms);
 	return ret == 1 ? 0 : ret == 0 ? 401 : ret;
+}
+
+bool authorize_elsewhere(struct exchange *rc, const char *path, size_t len,
+			 int fd)
+{
+	const struct auth *a = rc->worker->server->auth;
+	const struct auth_rule *r;
+	char real[PATH_MAX];
+	ssize_t n;
+
+	if (!a)
+		return false;
+	n = beneath_path(rc->root, fd, real, sizeof(real));
+	if (n < 0)
+		return false;
+	r = auth_rule_for(a, real, (size_t)n);
+	return r && r != auth_rule_for(a, path, len);
 }

@@ -6,6 +6,7 @@
 #ifndef SEHTTPD_AUTHORIZE_H
 #define SEHTTPD_AUTHORIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "exchange.h"
@@ -19,5 +20,14 @@
  * the exchange protected (Cache-Control: private).
  */
 int authorize_request(struct exchange *rc, const char *path, size_t len);
+
+/*
+ * True when fd, opened for path (from '/', len bytes), really lies under a
+ * password rule other than path's: reached through a link such as
+ * "pub/notes -> ../private", which would pass by the password the place
+ * it leads to asks for.  Such objects are not there for path.
+ */
+bool authorize_elsewhere(struct exchange *rc, const char *path, size_t len,
+			 int fd);
 
 #endif /* SEHTTPD_AUTHORIZE_H */

@@ -87,19 +87,31 @@ int open_beneath(int root_fd, const char *path, int flags)
 	return (int)fd;
 }
 
-bool beneath_hidden(const struct beneath_root *root, int fd)
+ssize_t beneath_path(const struct beneath_root *root, int fd, char *out,
+		     size_t cap)
 {
-	char real[PATH_MAX];
-	ssize_t n = fd_path(fd, real, sizeof(real));
+	ssize_t n = fd_path(fd, out, cap);
 	size_t len = root->real_len;
 
 	/* Without /proc nothing more is known than the request path says. */
 	if (n < 0 || !root->real || (size_t)n < len ||
-	    memcmp(real, root->real, len))
-		return false;
-	if ((size_t)n == len)
-		return false; /* the root itself */
-	if (real[len] != '/')
-		return false; /* a sibling of the root sharing its prefix */
-	return http_path_hidden(real + len, (size_t)n - len);
+	    memcmp(out, root->real, len))
+		return -1;
+	if ((size_t)n == len) { /* the root itself */
+		out[0] = '/';
+		out[1] = '\0';
+		return 1;
+	}
+	if (out[len] != '/')
+		return -1; /* a sibling of the root sharing its prefix */
+	memmove(out, out + len, (size_t)n - len + 1);
+	return n - (ssize_t)len;
+}
+
+bool beneath_hidden(const struct beneath_root *root, int fd)
+{
+	char real[PATH_MAX];
+	ssize_t n = beneath_path(root, fd, real, sizeof(real));
+
+	return n > 1 && http_path_hidden(real, (size_t)n);
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* A directory served, ROOT or a --vhost's DIR, as lookups need it. */
 struct beneath_root {
@@ -46,5 +47,13 @@ void beneath_root_close(struct beneath_root *r);
  * hidden.
  */
 bool beneath_hidden(const struct beneath_root *root, int fd);
+
+/*
+ * Where fd, opened beneath root, really is, as a path from root ("/" for
+ * root itself) into out (cap bytes, NUL-terminated): its length, or -1
+ * when that is not known or not beneath root (--follow-symlinks).
+ */
+ssize_t beneath_path(const struct beneath_root *root, int fd, char *out,
+		     size_t cap);
 
 #endif /* SEHTTPD_BENEATH_H */

@@ -26,6 +26,7 @@
 #include "http/site.h"
 #include "server.h"
 #include "config.h"
+#include "authorize.h"
 #include "beneath.h"
 
 /*
@@ -103,7 +104,7 @@ static void free_entries(struct http_dirents *d)
 
 /* Fills size, mtime and type; a symlink is described by its target only
  * when that stays beneath ROOT, and is still said to be one.  Returns -1
- * for a link to a hidden name. */
+ * for a link to a hidden name, or to a place another password guards. */
 static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		      struct http_listing_entry *e)
 {
@@ -117,16 +118,18 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		int fd;
 
 		e->is_link = true;
-		if (dlen + nlen + 1 > sizeof(path))
+		if (dlen + nlen + 2 > sizeof(path))
 			return 0;
-		memcpy(path, rc->path + 1, dlen);
-		memcpy(path + dlen, name, nlen + 1);
-		fd = open_beneath(rc->root->fd, path, O_PATH);
+		/* From '/', which open_beneath() is given without. */
+		memcpy(path, rc->path, dlen + 1);
+		memcpy(path + dlen + 1, name, nlen + 1);
+		fd = open_beneath(rc->root->fd, path + 1, O_PATH);
 		if (fd < 0)
 			return 0;
 		/* "innocent -> .git/config" is not listed, as .git is not. */
-		if (!rc->worker->server->site->http.dotfiles &&
-		    beneath_hidden(rc->root, fd)) {
+		if ((!rc->worker->server->site->http.dotfiles &&
+		     beneath_hidden(rc->root, fd)) ||
+		    authorize_elsewhere(rc, path, dlen + 1 + nlen, fd)) {
 			close(fd);
 			return -1;
 		}

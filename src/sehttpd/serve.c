@@ -206,6 +206,10 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 		close(fd);
 		return -err;
 	}
+	if (authorize_elsewhere(rc, path, strlen(path), fd)) {
+		close(fd);
+		return -ENOENT;
+	}
 	obj->handle = (void *)(intptr_t)fd;
 	obj->type = S_ISREG(st.st_mode) ? HTTP_OBJECT_FILE :
 		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :

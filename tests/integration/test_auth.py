@@ -200,6 +200,39 @@ class AuthTest(unittest.TestCase):
                      [('Authorization', basic('bob', 'pw6'))])
         self.assertEqual(r.status, 404)
 
+    def test_links_into_a_guarded_place(self):
+        """A link elsewhere in ROOT into the protected tree is not there,
+        with or without credentials, and is not listed: the password the
+        place asks for is not passed by.  Before, /pub/notes served
+        private/s.txt and /pub/door/ listed private/ to anyone."""
+        pub = os.path.join(self.www, 'pub')
+        os.mkdir(pub)
+        self.addCleanup(shutil.rmtree, pub)
+        os.chmod(pub, 0o755)
+        write(os.path.join(pub, 'plain.txt'), 'plain\n')
+        os.symlink('../private/s.txt', os.path.join(pub, 'notes'))
+        os.symlink('../private', os.path.join(pub, 'door'))
+        back = os.path.join(self.www, 'private', 'back.txt')
+        os.symlink('../pub/plain.txt', back)
+        self.addCleanup(os.unlink, back)
+        bob = [('Authorization', basic('bob', 'pw6'))]
+        for target in ('/pub/notes', '/pub/door/s.txt', '/pub/door/',
+                       '/pub/door', '/pub/door/sub/'):
+            for headers in ((), bob):
+                with self.subTest(target=target, creds=bool(headers)):
+                    r = self.get(target, headers)
+                    self.assertEqual(r.status, 404, r.describe())
+                    self.assertNotIn(b'secret', r.body)
+        r = self.get('/pub/')
+        self.assertEqual(r.status, 200, r.describe())
+        self.assertIn(b'plain.txt', r.body)
+        self.assertNotIn(b'notes', r.body)
+        self.assertNotIn(b'door', r.body)
+        # A guarded name for a public file asks for the password.
+        self.assert_challenged(self.get('/private/back.txt'))
+        r = self.get('/private/back.txt', bob)
+        self.assertEqual((r.status, r.body), (200, b'plain\n'), r.describe())
+
     def test_options_not_challenged(self):
         r = self.get('/private/s.txt', method='OPTIONS')
         self.assertEqual(r.status, 204)
