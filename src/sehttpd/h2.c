@@ -27,6 +27,14 @@
 
 static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
+/*
+ * Bytes fed to nghttp2 between turns given to the thread's other
+ * connections: frames that ask for no answer (PRIORITY, unknown types)
+ * would otherwise keep the loop reading, one connection holding the
+ * thread for as long as it sends.
+ */
+#define H2_TURN_BYTES (64u << 10)
+
 /* nghttp2's own rapid-reset guard stays behind ours, as a backstop. */
 #define H2_NGHTTP2_RESET_BURST (4 * H2_CALM_BURST)
 #define H2_NGHTTP2_RESET_RATE (2 * H2_CALM_PER_S)
@@ -424,6 +432,7 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 	struct worker *w = c->worker;
 	char *buf = coro_extra(c->coro);
 	struct h2_conn *h = c->h2;
+	size_t fed = 0; /* since the last turn given */
 
 	if (!h) {
 		h = h2_conn_new(c);
@@ -494,6 +503,15 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 		}
 		if (n <= 0 || feed(h, buf, (size_t)n))
 			goto close;
+		fed += (size_t)n;
+		if (fed >= H2_TURN_BYTES) {
+			fed = 0;
+			/* A deadline that passed meanwhile is seen where it
+			 * is waited for: the streams' above. */
+			if (conn_yield_turn(c) && atomic_load(&w->force_stop))
+				goto close;
+			c->timed_out = false;
+		}
 	}
 broken:
 	h->broken = true;
