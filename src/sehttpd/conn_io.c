@@ -103,8 +103,7 @@ int conn_wait_head(struct conn *c, uint32_t events)
 		return 0;
 	/* What the socket holds would still reach a slow reader. */
 	if (events & EPOLLOUT)
-		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &conn_reset,
-			   sizeof(conn_reset));
+		conn_cut(c);
 	errno = ETIMEDOUT;
 	return -1;
 }
@@ -147,8 +146,7 @@ int conn_wait(struct conn *c, uint32_t events)
 		c->timed_out = false;
 	}
 	c->timed_out = true;
-	setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &conn_reset,
-		   sizeof(conn_reset));
+	conn_cut(c);
 	errno = ETIMEDOUT;
 	return -1;
 }
@@ -249,6 +247,12 @@ int conn_yield_turn(struct conn *c)
 		return -1;
 	}
 	return 0;
+}
+
+void conn_cut(struct conn *c)
+{
+	setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &conn_reset,
+		   sizeof(conn_reset));
 }
 
 int conn_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len)

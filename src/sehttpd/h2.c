@@ -20,6 +20,7 @@
 #include "conn_io.h"
 #include "coro.h"
 #include "h2_stream.h"
+#include "http/body.h"
 #include "health.h"
 #include "respond.h"
 #include "serve.h"
@@ -49,6 +50,13 @@ struct h2_conn {
 	uint64_t calm_ms; /* when it was last filled */
 	bool goaway; /* the drain's GOAWAY is submitted */
 	bool broken; /* the framing failed: close without a word */
+	/*
+	 * While streams are open the connection is a transfer, held to the
+	 * minimum rate as an HTTP/1.1 response is: a stream's own deadline
+	 * asks only for progress, which a window opened a byte at a time
+	 * gives, for ever, to each of a hundred streams holding a file.
+	 */
+	uint64_t busy_start_ms, busy_last_ms, busy_bytes;
 };
 
 bool h2_is_preface(const char *buf, size_t len)
@@ -115,6 +123,10 @@ static int on_begin_headers(nghttp2_session *session,
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	}
 	st->deadline_ms = stream_deadline(h);
+	if (list_empty(&h->streams)) {
+		h->busy_start_ms = h->busy_last_ms = h->c->worker->now_ms;
+		h->busy_bytes = 0;
+	}
 	list_add_tail(&st->link, &h->streams);
 	return 0;
 }
@@ -252,6 +264,8 @@ static int on_send_data(nghttp2_session *session, nghttp2_frame *frame,
 	if (r)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	st->deadline_ms = stream_deadline(h);
+	h->busy_bytes += length;
+	h->busy_last_ms = h->c->worker->now_ms;
 	/* A drain began while a long body was going out: say so now. */
 	if (h->c->worker->stopping && !h->goaway)
 		say_goaway(h);
@@ -390,6 +404,20 @@ static int send_all(struct h2_conn *h)
 }
 
 /*
+ * When the open streams' transfer, together, has gone on too slowly: a
+ * timeout later than HTTP/1.1's rule, so that a stream stalled alone is
+ * reset by its own deadline first and the others go on.
+ */
+static uint64_t busy_deadline(const struct h2_conn *h)
+{
+	const struct server *srv = h->c->worker->server;
+
+	return h->busy_start_ms + 2 * srv->timeout_ms +
+	       http_transfer_extension_ms(h->busy_last_ms - h->busy_start_ms,
+					  h->busy_bytes, srv->min_rate);
+}
+
+/*
  * Streams that made no progress by their deadline: a window the client
  * never opens, a request body that never ends.  Reset; the rest go on.
  * Returns how many were reset; *next: the earliest deadline left.
@@ -400,7 +428,9 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 	struct h2_stream *st;
 	unsigned int n = 0;
 
-	*next = now + h->c->worker->server->timeout_ms;
+	*next = busy_deadline(h);
+	if (now + h->c->worker->server->timeout_ms < *next)
+		*next = now + h->c->worker->server->timeout_ms;
 	list_for_each_entry(st, &h->streams, link) {
 		if (st->deadline_ms <= now) {
 			nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE,
@@ -493,6 +523,13 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 
 			if (reset_stalled(h, &next))
 				continue;
+			if (next <= w->now_ms) {
+				/* Too slow together, as an HTTP/1.1 response can
+				 * be: cut off. */
+				conn_cut(c);
+				h->broken = true;
+				goto close;
+			}
 			timer_wheel_add(&w->wheel, &c->timer, next);
 			n = conn_read(c, buf, HTTP_CONN_READ_BUF);
 			if (n < 0 && c->timed_out &&

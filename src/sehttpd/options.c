@@ -454,7 +454,11 @@ static const struct option_spec option_table[] = {
 		       "1024, below any link still in use, so slow clients\n"
 		       "finish; 0: no minimum, only the progress timeout\n"
 		       "applies); see\n"
-		       ".BR \\-\\-timeout .\n",
+		       ".BR \\-\\-timeout .\n"
+		       "Over HTTP/2 a stream needs only progress; the streams\n"
+		       "a connection has open must average the rate together,\n"
+		       "with one timeout more of grace, or the connection is\n"
+		       "cut.\n",
 	},
 	{
 		.name = "tcp-congestion",

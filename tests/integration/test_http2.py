@@ -1478,6 +1478,55 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         super().setUp()
         self.host, self.port = self.target.host, self.target.port
 
+    def trickle(self, streams, step, every, seconds):
+        """A connection with windows of 0 asking for streams 10 MiB
+        bodies, then opening each stream's window by step bytes every
+        every seconds: returns when it ended, or None."""
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.auto_window = False
+        c.send(window_update(0, 1 << 30))
+        sids = [c.request('/big/10m.bin') for _ in range(streams)]
+        start = time.monotonic()
+        while time.monotonic() - start < seconds:
+            try:
+                c.send(b''.join(window_update(sid, step) for sid in sids))
+            except OSError:
+                break
+            if c.pump(lambda: c.eof, every):
+                break
+        if c.eof:
+            return time.monotonic() - start
+        return None
+
+    def test_a_window_opened_a_byte_at_a_time(self):
+        """A hundred streams, each given a byte every half second: each
+        progresses, so no stream's own deadline comes, and before the
+        connection held its hundred files for ever.  Together they go far
+        below --min-rate: cut off after twice the timeout."""
+        pid = self.target.server.proc.pid
+        # The cache may hold the file open: not a stream's descriptor.
+        with RawH2(self.host, self.port) as c:
+            c.handshake()
+            self.assertEqual(len(c.get('/big/10m.bin').body), 10 << 20)
+        time.sleep(0.5)
+        fds = len(os.listdir('/proc/%d/fd' % pid))
+        took = self.trickle(100, 1, 0.5, 12)
+        self.assertIsNotNone(took, 'the connection was still open at 12 s')
+        self.assertLess(took, 7)
+        deadline = time.monotonic() + 5
+        while len(os.listdir('/proc/%d/fd' % pid)) > fds and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+        d = '/proc/%d/fd' % pid
+        self.assertLessEqual(len(os.listdir(d)), fds, sorted(
+            os.readlink(os.path.join(d, f)) for f in os.listdir(d)))
+
+    def test_streams_that_go_at_the_minimum_rate_together(self):
+        """Ten streams at 400 B/s each, 4 KiB/s together: each alone is
+        below the default --min-rate of 1 KiB/s, the connection is not."""
+        self.assertIsNone(self.trickle(10, 200, 0.5, 8),
+                          'a connection at 4 KiB/s was cut')
+
     def test_idle_timeout_waits_for_a_slow_reader(self):
         """The body is all in the server's socket, so the connection is
         idle for the server, and the client says nothing for longer than
