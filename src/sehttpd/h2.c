@@ -57,6 +57,10 @@ struct h2_conn {
 	 * gives, for ever, to each of a hundred streams holding a file.
 	 */
 	uint64_t busy_start_ms, busy_last_ms, busy_bytes;
+	/* When the last stream ended: the idle timeout runs from there, as
+	 * HTTP/1.1's does from the last response, whatever frames (PING,
+	 * SETTINGS, unknown types) trickle in meanwhile. */
+	uint64_t idle_since_ms;
 };
 
 bool h2_is_preface(const char *buf, size_t len)
@@ -220,6 +224,8 @@ static void stream_drop(struct h2_conn *h, struct h2_stream *st)
 	if (st->ready)
 		list_del(&st->ready_link);
 	h2_stream_put(&h->c->worker->h2_streams, st);
+	if (list_empty(&h->streams))
+		h->idle_since_ms = h->c->worker->now_ms;
 }
 
 static int on_stream_close(nghttp2_session *session, int32_t stream_id,
@@ -325,6 +331,7 @@ static struct h2_conn *h2_conn_new(struct conn *c)
 	INIT_LIST_HEAD(&h->ready);
 	h->calm = (uint64_t)H2_CALM_BURST * 1000;
 	h->calm_ms = c->worker->now_ms;
+	h->idle_since_ms = c->worker->now_ms;
 	h->out.c = c;
 	h->session = session_new(h);
 	if (!h->session) {
@@ -514,7 +521,7 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 			n = conn_try_read(c, buf, HTTP_CONN_READ_BUF);
 			if (n < 0 && errno == EAGAIN) {
 				timer_wheel_add(&w->wheel, &c->timer,
-						w->now_ms +
+						h->idle_since_ms +
 							w->server->timeout_ms);
 				return;
 			}

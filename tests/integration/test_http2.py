@@ -1587,6 +1587,27 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
             self.assertTrue(conn.wait_end(8))
         self.assertLess(time.monotonic() - start, 5)
 
+    def test_idle_timeout_not_moved_by_frames(self):
+        """A PING or an unknown frame every half second is answered (or
+        ignored), not a reason to stay: as HTTP/1.1's bytes that trickle
+        in do not move its timer.  Before, both stayed open for ever."""
+        for name, one in (('PING', frame(PING, 0, 0, b'12345678')),
+                          ('unknown', frame(0xfa, 0, 0, b'x' * 16))):
+            with self.subTest(frame=name):
+                c = self.raw().handshake()
+                self.assert_h2_file(c.get('/a.txt'), '/a.txt')
+                start = time.monotonic()
+                while not c.eof and time.monotonic() - start < 8:
+                    try:
+                        c.send(one)
+                    except OSError:
+                        break
+                    c.pump(lambda: c.eof, 0.5)
+                took = time.monotonic() - start
+                self.assertTrue(c.wait_end(2), 'open 8 s after its last '
+                                'stream')
+                self.assertLess(took, 5)
+
 
 @needs_h2
 @needs_process('HTTP/2 is sehttpd\'s; sends it SIGTERM')
