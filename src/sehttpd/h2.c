@@ -61,6 +61,7 @@ struct h2_conn {
 	 * HTTP/1.1's does from the last response, whatever frames (PING,
 	 * SETTINGS, unknown types) trickle in meanwhile. */
 	uint64_t idle_since_ms;
+	unsigned int file_streams; /* answered from a file, not yet ended */
 };
 
 bool h2_is_preface(const char *buf, size_t len)
@@ -223,6 +224,8 @@ static void stream_drop(struct h2_conn *h, struct h2_stream *st)
 	list_del(&st->link);
 	if (st->ready)
 		list_del(&st->ready_link);
+	if (st->holds_file)
+		h->file_streams--;
 	h2_stream_put(&h->c->worker->h2_streams, st);
 	if (list_empty(&h->streams))
 		h->idle_since_ms = h->c->worker->now_ms;
@@ -380,6 +383,16 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	}
 	st->answered = true;
 	stats_add(&w->stats.http2_requests, 1);
+	for (unsigned int i = 0; i < st->nseg && !st->holds_file; i++)
+		st->holds_file = st->seg[i].kind == H2_SEG_FILE;
+	if (st->holds_file)
+		h->file_streams++;
+}
+
+/* Whether another request may be answered now (H2_FILE_STREAMS_MAX). */
+static bool may_answer(const struct h2_conn *h)
+{
+	return !list_empty(&h->ready) && h->file_streams < H2_FILE_STREAMS_MAX;
 }
 
 /* The requests completed by the last bytes read, in the order they came. */
@@ -387,7 +400,7 @@ static int answer_ready(struct h2_conn *h)
 {
 	unsigned int served = 0;
 
-	while (!list_empty(&h->ready)) {
+	while (may_answer(h)) {
 		struct h2_stream *st = list_first_entry(
 			&h->ready, struct h2_stream, ready_link);
 
@@ -439,6 +452,9 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 	if (now + h->c->worker->server->timeout_ms < *next)
 		*next = now + h->c->worker->server->timeout_ms;
 	list_for_each_entry(st, &h->streams, link) {
+		/* Whole requests waiting for us (H2_FILE_STREAMS_MAX). */
+		if (st->ready)
+			continue;
 		if (st->deadline_ms <= now) {
 			nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE,
 						  st->id, NGHTTP2_CANCEL);
@@ -499,6 +515,9 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 
 		if (answer_ready(h) || send_all(h))
 			goto broken;
+		/* Streams with files ended as they were sent: answer on. */
+		if (may_answer(h))
+			continue;
 		if ((w->stopping || c->ending) && !h->goaway) {
 			say_goaway(h);
 			continue;

@@ -16,6 +16,14 @@ struct conn;
 /* Streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
 #define H2_MAX_STREAMS 100
 /*
+ * Streams of a connection answered with a file's descriptor at once (a
+ * file beyond what the cache holds in memory): each holds a duplicate
+ * until its body is sent, and a client can keep a hundred streams
+ * waiting on windows it opens slowly.  Further requests are answered as
+ * those end, in the order they came, as over 16 HTTP/1.1 connections.
+ */
+#define H2_FILE_STREAMS_MAX 16
+/*
  * Client behaviour that costs us and serves nobody (streams reset by the
  * client, empty DATA frames) is paid from a bucket of this many, refilled
  * at H2_CALM_PER_S; an empty bucket gets GOAWAY ENHANCE_YOUR_CALM

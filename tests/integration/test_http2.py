@@ -83,6 +83,7 @@ HOP_BY_HOP = ('connection', 'keep-alive', 'transfer-encoding', 'upgrade',
 # A flood must not cost the server more than this much memory, and a
 # client beside it must be answered within PROBE_S.
 RSS_GROWTH_KIB = 64 << 10
+FILE_STREAMS_MAX = 16  # H2_FILE_STREAMS_MAX, src/sehttpd/h2.h
 PROBE_S = 1.0
 
 
@@ -894,9 +895,11 @@ class Http2Test(Http2Mixin, ServerTestCase):
         acknowledged.  libnghttp2 makes that a connection error (GOAWAY
         PROTOCOL_ERROR; RFC 9113 5.1.2 also allows a stream error, which
         nginx and h2o choose), and everyone else is served meanwhile."""
-        # A window of 0 holds every response open after its HEADERS.
+        # A window of 0 holds every response open after its HEADERS (a
+        # body from memory: only FILE_STREAMS_MAX are answered from files
+        # at once).
         c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
-        url = '/content/big.txt'
+        url = '/a.txt'
         sids = [2 * i + 1 for i in range(SERVER_MAX_STREAMS)]
         c.send(b''.join(c.headers_frames(sid, static_block(url.encode()))
                         for sid in sids))
@@ -1513,13 +1516,39 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         took = self.trickle(100, 1, 0.5, 12)
         self.assertIsNotNone(took, 'the connection was still open at 12 s')
         self.assertLess(took, 7)
+        # None of the hundred stays open; the cache may have opened the
+        # file once more meanwhile.
         deadline = time.monotonic() + 5
-        while len(os.listdir('/proc/%d/fd' % pid)) > fds and \
+        while len(os.listdir('/proc/%d/fd' % pid)) > fds + 1 and \
                 time.monotonic() < deadline:
             time.sleep(0.1)
         d = '/proc/%d/fd' % pid
-        self.assertLessEqual(len(os.listdir(d)), fds, sorted(
+        self.assertLessEqual(len(os.listdir(d)), fds + 1, sorted(
             os.readlink(os.path.join(d, f)) for f in os.listdir(d)))
+
+    def test_file_streams_wait_their_turn(self):
+        """Forty streams for a file beyond the cache, on windows of 0: at
+        most FILE_STREAMS_MAX hold a descriptor at once, and the rest are
+        answered, whole, as they end.  Before, all forty held one."""
+        pid = self.target.server.proc.pid
+        url = '/content/large.txt'
+        with RawH2(self.host, self.port) as c:
+            c.handshake()
+            self.assert_h2_file(c.get(url), url)
+        time.sleep(0.5)
+        d = '/proc/%d/fd' % pid
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.send(window_update(0, 1 << 30))
+        fds = len(os.listdir(d))
+        sids = [c.request(url) for _ in range(40)]
+        c.pump(timeout=0.5)
+        held = len(os.listdir(d)) - fds
+        c.send(settings_frame({INITIAL_WINDOW_SIZE: 1 << 24}))
+        c.pump(lambda: all(c.stream(s).done for s in sids), 30)
+        # And one that the cache or a request in progress holds.
+        self.assertLessEqual(held, FILE_STREAMS_MAX + 1)
+        for sid in sids:
+            self.assert_h2_file(c.stream(sid), url)
 
     def test_streams_that_go_at_the_minimum_rate_together(self):
         """Ten streams at 400 B/s each, 4 KiB/s together: each alone is
