@@ -27,6 +27,7 @@
 #include "auth_checkers.h"
 #include "clock_ms.h"
 #include "health.h"
+#include "http/site.h"
 #include "listen_set.h"
 #include "listener.h"
 #include "log_writer.h"
@@ -451,6 +452,40 @@ static int open_tls(struct sehttpd *d)
 }
 
 /*
+ * Warns of each --auth-file a client could download: beneath ROOT or a
+ * --vhost's DIR under a name that is not hidden.  A warning: it may be
+ * meant, and the same path may lie under a --auth-file of its own.
+ */
+static void warn_served_auth_files(const struct sehttpd *d)
+{
+	const struct options *opt = d->opt;
+
+	for (unsigned i = 0; i < d->auth.nrules; i++) {
+		const char *path = d->auth.rules[i].path;
+		char *file = realpath(path, NULL);
+
+		for (unsigned j = 0; file && j <= d->vhosts.n; j++) {
+			const char *dir = j ? d->vhosts.dirs[j - 1] : opt->root;
+			char *real = realpath(dir, NULL);
+			size_t n = real && strcmp(real, "/") ? strlen(real) : 0;
+			const char *rest = file + n;
+
+			if (real && !strncmp(file, real, n) && *rest == '/' &&
+			    (opt->site.dotfiles ||
+			     !http_path_hidden(rest, strlen(rest))))
+				fprintf(stderr,
+					"sehttpd: warning: --auth-file %s lies "
+					"beneath %s and is served as %s: keep it "
+					"outside, or give it a name starting "
+					"with '.'\n",
+					path, dir, rest);
+			free(real);
+		}
+		free(file);
+	}
+}
+
+/*
  * --auth-file: read now, before the switch to --user, as the TLS keys are;
  * a SIGHUP reads them again as that user.
  */
@@ -467,6 +502,7 @@ static int open_auth(struct sehttpd *d)
 		return report(err, EXIT_USAGE);
 	}
 	d->server.auth = &d->auth;
+	warn_served_auth_files(d);
 	return 0;
 }
 

@@ -321,6 +321,26 @@ class AuthSetupTest(unittest.TestCase):
                          % socket.gethostname())
         srv.stop()
 
+    def test_a_password_file_that_would_be_served(self):
+        """One beneath ROOT under a plain name is downloadable: said at
+        start, with the path it is served as; a dot name or a place
+        outside ROOT is not.  Before, nothing was said."""
+        line = bcrypt('u', 'p') + '\n'
+        served = os.path.join(self.www, 'users.htpasswd')
+        hidden = os.path.join(self.www, '.htpasswd')
+        for path in (served, hidden):
+            write(path, line)
+            self.addCleanup(os.unlink, path)
+        outside = self.file('outside.htpasswd', line)
+        for path, warned in ((served, True), (hidden, False),
+                             (outside, False)):
+            with self.subTest(path=path):
+                srv = self.start(['--auth-file', '/admin/:' + path])
+                self.assertEqual(self.get(srv, '/admin/a.txt').status, 401)
+                srv.stop()
+                said = 'is served as /users.htpasswd' in srv.stderr_text()
+                self.assertEqual(said, warned, srv.stderr_text())
+
     def test_longest_prefix_wins(self):
         everyone = self.file('everyone.htpasswd', bcrypt('guest', 'g') + '\n')
         staff = self.file('staff2.htpasswd', bcrypt('alice', 'a') + '\n')
