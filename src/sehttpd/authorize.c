@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "authorize.h"
 
-#include <limits.h>
 #include <string.h>
 
 #include "auth.h"
 #include "auth_cache.h"
 #include "auth_checkers.h"
-#include "beneath.h"
 #include "conn_io.h"
 #include "coro.h"
 #include "htpasswd.h"
@@ -102,18 +100,13 @@ int authorize_request(struct exchange *rc, const char *path, size_t len)
 }
 
 bool authorize_elsewhere(struct exchange *rc, const char *path, size_t len,
-			 int fd)
+			 const char *real, ssize_t real_len)
 {
 	const struct auth *a = rc->worker->server->auth;
 	const struct auth_rule *r;
-	char real[PATH_MAX];
-	ssize_t n;
 
-	if (!a)
+	if (!a || real_len < 0)
 		return false;
-	n = beneath_path(rc->root, fd, real, sizeof(real));
-	if (n < 0)
-		return false;
-	r = auth_rule_for(a, real, (size_t)n);
+	r = auth_rule_for(a, real, (size_t)real_len);
 	return r && r != auth_rule_for(a, path, len);
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "exchange.h"
 
@@ -22,12 +23,13 @@
 int authorize_request(struct exchange *rc, const char *path, size_t len);
 
 /*
- * True when fd, opened for path (from '/', len bytes), really lies under a
+ * True when an object opened for path (from '/', len bytes) really lies at
+ * real (real_len bytes, from beneath_path(); -1: not known) under a
  * password rule other than path's: reached through a link such as
  * "pub/notes -> ../private", which would pass by the password the place
  * it leads to asks for.  Such objects are not there for path.
  */
 bool authorize_elsewhere(struct exchange *rc, const char *path, size_t len,
-			 int fd);
+			 const char *real, ssize_t real_len);
 
 #endif /* SEHTTPD_AUTHORIZE_H */

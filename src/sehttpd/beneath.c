@@ -12,8 +12,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "http/site.h"
-
 /* Set once, before the threads start. */
 static uint64_t beneath = RESOLVE_BENEATH;
 
@@ -106,12 +104,4 @@ ssize_t beneath_path(const struct beneath_root *root, int fd, char *out,
 		return -1; /* a sibling of the root sharing its prefix */
 	memmove(out, out + len, (size_t)n - len + 1);
 	return n - (ssize_t)len;
-}
-
-bool beneath_hidden(const struct beneath_root *root, int fd)
-{
-	char real[PATH_MAX];
-	ssize_t n = beneath_path(root, fd, real, sizeof(real));
-
-	return n > 1 && http_path_hidden(real, (size_t)n);
 }

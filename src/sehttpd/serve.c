@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,9 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 {
 	struct exchange *rc = ctx;
 	int fd = open_beneath(rc->root->fd, path + 1, O_RDONLY | O_NONBLOCK);
+	bool dotfiles = rc->worker->server->site->http.dotfiles;
+	char real[PATH_MAX];
+	ssize_t real_len = -1;
 	struct stat st;
 
 	if (fd < 0)
@@ -206,7 +210,10 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 		close(fd);
 		return -err;
 	}
-	if (authorize_elsewhere(rc, path, strlen(path), fd)) {
+	/* Where it really is: a link may lead to a hidden or guarded place. */
+	if (!dotfiles || rc->worker->server->auth)
+		real_len = beneath_path(rc->root, fd, real, sizeof(real));
+	if (authorize_elsewhere(rc, path, strlen(path), real, real_len)) {
 		close(fd);
 		return -ENOENT;
 	}
@@ -214,8 +221,8 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 	obj->type = S_ISREG(st.st_mode) ? HTTP_OBJECT_FILE :
 		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :
 					  HTTP_OBJECT_OTHER;
-	obj->hidden = !rc->worker->server->site->http.dotfiles &&
-		      beneath_hidden(rc->root, fd);
+	obj->hidden = !dotfiles && real_len > 1 &&
+		      http_path_hidden(real, (size_t)real_len);
 	obj->mtime_sec = st.st_mtim.tv_sec;
 	obj->mtime_nsec = st.st_mtim.tv_nsec;
 	return 0;
