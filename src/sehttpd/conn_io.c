@@ -61,15 +61,20 @@ static uint64_t transfer_deadline(const struct conn *c)
  * earlier responses and not yet acknowledged when this one began are not
  * its own.
  */
-static uint64_t send_deadline(struct conn *c)
+uint64_t conn_acked_bytes(const struct conn *c)
 {
 	int unacked = unacked_bytes(c);
+
 	/* Under TLS the socket holds ciphertext, a little more than the
 	 * plaintext bytes_sent counts: never below nothing acknowledged. */
-	uint64_t acked =
-		unacked > 0 && (uint64_t)unacked > c->bytes_sent ?
-			0 :
-			c->bytes_sent - (unacked > 0 ? (uint64_t)unacked : 0);
+	return unacked > 0 && (uint64_t)unacked > c->bytes_sent ?
+		       0 :
+		       c->bytes_sent - (unacked > 0 ? (uint64_t)unacked : 0);
+}
+
+static uint64_t send_deadline(struct conn *c)
+{
+	uint64_t acked = conn_acked_bytes(c);
 
 	acked = acked > c->xfer_base ? acked - c->xfer_base : 0;
 	if (c->bytes_sent != c->xfer_sent || acked != c->xfer_bytes)

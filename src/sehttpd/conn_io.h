@@ -44,6 +44,9 @@ int conn_push(struct conn *c);
 void conn_send_now(struct conn *c, const void *buf, size_t len);
 /* Lets the thread's other connections run before continuing. */
 int conn_yield_turn(struct conn *c);
+/* Bytes sent that the client has acknowledged (all, when that cannot be
+ * told). */
+uint64_t conn_acked_bytes(const struct conn *c);
 /* The close that follows resets: what the socket still holds would
  * otherwise reach a client cut off for being too slow, as late as the
  * rest would have. */

@@ -56,7 +56,12 @@ struct h2_conn {
 	 * asks only for progress, which a window opened a byte at a time
 	 * gives, for ever, to each of a hundred streams holding a file.
 	 */
-	uint64_t busy_start_ms, busy_last_ms, busy_bytes;
+	uint64_t busy_start_ms, busy_last_ms;
+	uint64_t busy_acked; /* conn_acked_bytes() when it began */
+	/* conn_acked_bytes() at the last look: while the client takes what
+	 * the socket holds, its streams are not stalled, whether or not
+	 * there is room to write more of them. */
+	uint64_t acked_seen;
 	/* When the last stream ended: the idle timeout runs from there, as
 	 * HTTP/1.1's does from the last response, whatever frames (PING,
 	 * SETTINGS, unknown types) trickle in meanwhile. */
@@ -130,7 +135,7 @@ static int on_begin_headers(nghttp2_session *session,
 	st->deadline_ms = stream_deadline(h);
 	if (list_empty(&h->streams)) {
 		h->busy_start_ms = h->busy_last_ms = h->c->worker->now_ms;
-		h->busy_bytes = 0;
+		h->busy_acked = conn_acked_bytes(h->c);
 	}
 	list_add_tail(&st->link, &h->streams);
 	return 0;
@@ -273,7 +278,6 @@ static int on_send_data(nghttp2_session *session, nghttp2_frame *frame,
 	if (r)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	st->deadline_ms = stream_deadline(h);
-	h->busy_bytes += length;
 	h->busy_last_ms = h->c->worker->now_ms;
 	/* A drain began while a long body was going out: say so now. */
 	if (h->c->worker->stopping && !h->goaway)
@@ -431,10 +435,13 @@ static int send_all(struct h2_conn *h)
 static uint64_t busy_deadline(const struct h2_conn *h)
 {
 	const struct server *srv = h->c->worker->server;
+	uint64_t delivered = h->acked_seen > h->busy_acked ?
+				     h->acked_seen - h->busy_acked :
+				     0;
 
 	return h->busy_start_ms + 2 * srv->timeout_ms +
 	       http_transfer_extension_ms(h->busy_last_ms - h->busy_start_ms,
-					  h->busy_bytes, srv->min_rate);
+					  delivered, srv->min_rate);
 }
 
 /*
@@ -444,10 +451,18 @@ static uint64_t busy_deadline(const struct h2_conn *h)
  */
 static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 {
-	uint64_t now = h->c->worker->now_ms;
+	uint64_t now = h->c->worker->now_ms, acked = conn_acked_bytes(h->c);
+	bool taken = acked != h->acked_seen;
 	struct h2_stream *st;
 	unsigned int n = 0;
 
+	/* What the client took since the last look is every stream's
+	 * progress: a slow reader's bytes may sit in the socket longer than
+	 * the timeout, with nothing more to write meanwhile. */
+	if (taken) {
+		h->acked_seen = acked;
+		h->busy_last_ms = now;
+	}
 	*next = busy_deadline(h);
 	if (now + h->c->worker->server->timeout_ms < *next)
 		*next = now + h->c->worker->server->timeout_ms;
@@ -455,6 +470,8 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 		/* Whole requests waiting for us (H2_FILE_STREAMS_MAX). */
 		if (st->ready)
 			continue;
+		if (taken && st->answered && st->deadline_ms != UINT64_MAX)
+			st->deadline_ms = stream_deadline(h);
 		if (st->deadline_ms <= now) {
 			nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE,
 						  st->id, NGHTTP2_CANCEL);
