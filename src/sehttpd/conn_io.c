@@ -329,7 +329,6 @@ void conn_linger(struct conn *c, void *buf, size_t len)
 				  w->server->timeout_ms :
 				  HTTP_LINGER_MAX_MS;
 	uint64_t first = w->now_ms + linger, quiet = first;
-	int unacked;
 
 	c->close_after = true;
 	if (c->ssl)
@@ -339,11 +338,7 @@ void conn_linger(struct conn *c, void *buf, size_t len)
 	/* Everything still queued is the client's to read now: each
 	 * acknowledgement of it is progress. */
 	conn_transfer_begin(c);
-	unacked = unacked_bytes(c);
-	if (unacked > 0)
-		c->xfer_base = c->bytes_sent > (uint64_t)unacked ?
-				       c->bytes_sent - (uint64_t)unacked :
-				       0;
+	c->xfer_base = conn_acked_bytes(c);
 	while (total < HTTP_LINGER_MAX_BYTES) {
 		uint64_t wake = quiet;
 		ssize_t n;
