@@ -57,9 +57,12 @@ static uint64_t transfer_deadline(const struct conn *c)
 
 /*
  * A response's deadline, as of now: bytes the socket took since the last
- * look, or bytes the client acknowledged, are progress.  Bytes sent for
- * earlier responses and not yet acknowledged when this one began are not
- * its own.
+ * look, or bytes the client acknowledged, are progress.  Those of earlier
+ * responses (pipelined, or HTTP/2's earlier passes) that the socket still
+ * held when this one began count too: the client reading them is what
+ * this one waits for.  The base is known from the first look, which
+ * comes only when a write has to wait, as the lower of what had been
+ * sent at the start and what is acknowledged then.
  */
 uint64_t conn_acked_bytes(const struct conn *c)
 {
@@ -76,7 +79,9 @@ static uint64_t send_deadline(struct conn *c)
 {
 	uint64_t acked = conn_acked_bytes(c);
 
-	acked = acked > c->xfer_base ? acked - c->xfer_base : 0;
+	if (acked < c->xfer_base)
+		c->xfer_base = acked;
+	acked -= c->xfer_base;
 	if (c->bytes_sent != c->xfer_sent || acked != c->xfer_bytes)
 		c->xfer_last_ms = c->worker->now_ms;
 	c->xfer_sent = c->bytes_sent;

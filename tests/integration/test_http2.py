@@ -1558,6 +1558,51 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         self.assertIsNone(self.trickle(10, 200, 0.5, 8),
                           'a connection at 4 KiB/s was cut')
 
+    def read_at(self, rate, seconds, window):
+        """Reads /big/10m.bin at rate bytes/s through a 4 KiB receive
+        buffer, on windows of window bytes refilled as DATA is read, for
+        seconds; returns (bytes, seconds, cut off)."""
+        c = self.raw({INITIAL_WINDOW_SIZE: window}, rcvbuf=4096).handshake()
+        c.auto_window = False
+        if window > 65535:
+            c.send(window_update(0, window - 65535))
+        s = c.stream(c.request('/big/10m.bin'))
+        got, start = 0, time.monotonic()
+        while time.monotonic() - start < seconds and not s.done:
+            try:
+                data = c.sock.recv(1024)
+                c.buf += data
+                f = c.read_frame(0)
+                while f is not None:
+                    c.handle(f)
+                    if f[0] == DATA and f[3]:
+                        c.send(window_update(0, len(f[3])) +
+                               window_update(s.sid, len(f[3])))
+                    f = c.read_frame(0)
+            except OSError:
+                data = b''
+            if not data:
+                return got, time.monotonic() - start, True
+            got += len(data)
+            ahead = start + got / rate - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
+        return got, time.monotonic() - start, s.done
+
+    def test_slow_readers_on_small_and_large_windows(self):
+        """Readers at 4 KiB/s, four times the default --min-rate, on
+        nghttp2's windows and on curl's, are not cut: neither by a write
+        that waits (curl's) nor by the rule for the connection's streams
+        together (either).  A 4 KiB receive buffer makes the client
+        acknowledge as it reads: with a larger one, loopback's 64 KiB
+        segments leave no acknowledgement for 16 s, a reset would come
+        unseen behind the buffered bytes, and no rule could see progress."""
+        for window in (65535, 1 << 25):
+            got, took, cut = self.read_at(4096, 6, window)
+            self.assertFalse(cut, 'a reader at 4 KiB/s on windows of %d '
+                             'cut off after %.1f s (%d bytes, --timeout 2)'
+                             % (window, took, got))
+
     def test_idle_timeout_waits_for_a_slow_reader(self):
         """The body is all in the server's socket, so the connection is
         idle for the server, and the client says nothing for longer than

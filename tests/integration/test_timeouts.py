@@ -215,17 +215,26 @@ class SteadyReaderTest(ServerTestCase):
 MIN_RATE = 16 * 1024  # bytes per second, given as --min-rate below
 
 
-def read_steadily(target, rate, seconds, url='/big/10m.bin'):
+def read_steadily(target, rate, seconds, url='/big/10m.bin', first=0):
     """Reads url from target (a Target or a ServerTestCase) at rate bytes
-    per second, with a small receive buffer, for at most seconds.  Returns
-    (bytes, seconds, cut off)."""
+    per second, with a small receive buffer, for at most seconds.  With
+    first, a request for url's first bytes goes before it, pipelined, and
+    both responses are read as they come.  Returns (bytes, seconds, cut
+    off)."""
     size = len(target.tree.files[url])
     with target.conn(rcvbuf=4096) as c:
-        c.send(build_request('GET', url))
-        resp = c.read_response(body=False)
-        assert resp.status == 200, resp.describe()
-        got = len(c.buf)
-        c.buf.clear()
+        if first:
+            c.send(build_request('GET', url, headers=[
+                ('Range', 'bytes=0-%d' % (first - 1))]) +
+                build_request('GET', url))
+            size += first
+            got = 0
+        else:
+            c.send(build_request('GET', url))
+            resp = c.read_response(body=False)
+            assert resp.status == 200, resp.describe()
+            got = len(c.buf)
+            c.buf.clear()
         start = time.monotonic()
         while got < size and time.monotonic() - start < seconds:
             try:
@@ -349,6 +358,18 @@ class SlowClientTest(ServerTestCase):
         self.assertFalse(cut, 'a reader at 4 KiB/s cut off after %.1f s '
                          '(%d bytes, --timeout 2)' % (elapsed, got))
         self.assertGreater(got, 12 * 4096)
+
+    def test_pipelined_reader_at_4_kib_s_not_cut(self):
+        """The same reader, with 100 kB asked for before the file: when
+        the file's response began, the socket held what the client had
+        not read of the first.  Only bytes acknowledged beyond those
+        counted as the file's progress, so the client had to read them
+        all first, and was cut off after 2.5 s (10 kB)."""
+        got, elapsed, cut = read_steadily(self, 4096, 8, first=100000)
+        self.assertFalse(cut, 'a pipelining reader at 4 KiB/s cut off '
+                         'after %.1f s (%d bytes, --timeout 2)'
+                         % (elapsed, got))
+        self.assertGreater(got, 6 * 4096)
 
 
 @needs_process('starts sehttpd with --min-rate values')
