@@ -6,6 +6,7 @@
 #include "auth.h"
 #include "auth_cache.h"
 #include "auth_checkers.h"
+#include "beneath.h"
 #include "conn_io.h"
 #include "coro.h"
 #include "htpasswd.h"
@@ -90,23 +91,41 @@ int authorize_request(struct exchange *rc, const char *path, size_t len)
 	if (auth_cache_hit(w->auth_cache, key, w->now_ms)) {
 		htpasswd_put(file);
 		explicit_bzero(decoded, sizeof(decoded));
+		rc->auth_rule = r;
 		return 0;
 	}
 	ret = check_off_loop(rc, file, &cred);
 	explicit_bzero(decoded, sizeof(decoded));
 	if (ret == 1)
 		auth_cache_add(w->auth_cache, key, w->now_ms);
-	return ret == 1 ? 0 : ret == 0 ? 401 : ret;
+	if (ret != 1)
+		return ret == 0 ? 401 : ret;
+	rc->auth_rule = r;
+	return 0;
 }
 
-bool authorize_elsewhere(struct exchange *rc, const char *path, size_t len,
-			 const char *real, ssize_t real_len)
+/* Whether a rule other than the one the request met covers where. */
+static bool guarded_elsewhere(const struct exchange *rc, const char *where,
+			      size_t n)
 {
-	const struct auth *a = rc->worker->server->auth;
-	const struct auth_rule *r;
+	const struct server *s = rc->worker->server;
 
-	if (!a || real_len < 0)
-		return false;
-	r = auth_rule_for(a, real, (size_t)real_len);
-	return r && r != auth_rule_for(a, path, len);
+	for (unsigned int i = 0; i <= s->nvhosts; i++) {
+		const struct auth_rule *r;
+		const char *rel;
+		ssize_t len = beneath_relative(&s->roots[i], where, n, &rel);
+
+		if (len < 0)
+			continue;
+		r = auth_rule_for(s->auth, rel, (size_t)len);
+		if (r && r != rc->auth_rule)
+			return true;
+	}
+	return false;
+}
+
+bool authorize_place(const struct exchange *rc, const char *where, ssize_t n)
+{
+	return !rc->worker->server->auth || n < 0 ||
+	       !guarded_elsewhere(rc, where, (size_t)n);
 }

@@ -23,13 +23,15 @@
 int authorize_request(struct exchange *rc, const char *path, size_t len);
 
 /*
- * True when an object opened for path (from '/', len bytes) really lies at
- * real (real_len bytes, from beneath_path(); -1: not known) under a
- * password rule other than path's: reached through a link such as
- * "pub/notes -> ../private", which would pass by the password the place
- * it leads to asks for.  Such objects are not there for path.
+ * Whether an object opened for the request, which really is at where (n
+ * bytes, from beneath_where(); -1: not known), may be shown to it: when
+ * no password rule other than the one the request met (authorize_request())
+ * covers it, as seen from ROOT and from every --vhost DIR it lies beneath.
+ * A link such as "pub/notes -> ../private", a --vhost DIR inside or around
+ * a protected place, an index file, --spa or --error-page page a rule
+ * names: each would pass by the password its place asks for.  Such
+ * objects are not there for the request.
  */
-bool authorize_elsewhere(struct exchange *rc, const char *path, size_t len,
-			 const char *real, ssize_t real_len);
+bool authorize_place(const struct exchange *rc, const char *where, ssize_t n);
 
 #endif /* SEHTTPD_AUTHORIZE_H */

@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "http/site.h"
+
 /* Set once, before the threads start. */
 static uint64_t beneath = RESOLVE_BENEATH;
 
@@ -85,23 +87,34 @@ int open_beneath(int root_fd, const char *path, int flags)
 	return (int)fd;
 }
 
-ssize_t beneath_path(const struct beneath_root *root, int fd, char *out,
-		     size_t cap)
+ssize_t beneath_where(int fd, char *out, size_t cap)
 {
-	ssize_t n = fd_path(fd, out, cap);
+	return fd_path(fd, out, cap);
+}
+
+ssize_t beneath_relative(const struct beneath_root *root, const char *where,
+			 size_t n, const char **rel)
+{
 	size_t len = root->real_len;
 
-	/* Without /proc nothing more is known than the request path says. */
-	if (n < 0 || !root->real || (size_t)n < len ||
-	    memcmp(out, root->real, len))
+	if (!root->real || n < len || memcmp(where, root->real, len))
 		return -1;
-	if ((size_t)n == len) { /* the root itself */
-		out[0] = '/';
-		out[1] = '\0';
+	if (n == len) { /* the root itself */
+		*rel = "/";
 		return 1;
 	}
-	if (out[len] != '/')
+	if (where[len] != '/')
 		return -1; /* a sibling of the root sharing its prefix */
-	memmove(out, out + len, (size_t)n - len + 1);
-	return n - (ssize_t)len;
+	*rel = where + len;
+	return (ssize_t)(n - len);
+}
+
+bool beneath_hidden(const struct beneath_root *root, const char *where,
+		    ssize_t n)
+{
+	const char *rel;
+	ssize_t len = n < 0 ? -1 :
+			      beneath_relative(root, where, (size_t)n, &rel);
+
+	return len > 1 && http_path_hidden(rel, (size_t)len);
 }

@@ -14,7 +14,7 @@
 /* A directory served, ROOT or a --vhost's DIR, as lookups need it. */
 struct beneath_root {
 	int fd; /* O_PATH: every lookup stays beneath it */
-	char *real; /* where it is, for beneath_path() (beneath_locate) */
+	char *real; /* where it is (beneath_locate) */
 	size_t real_len; /* 0 for "/": paths beneath start right after it */
 };
 
@@ -31,7 +31,7 @@ int open_beneath(int root_fd, const char *path, int flags);
 void beneath_follow_symlinks(bool follow);
 
 /*
- * Records where r->fd is, for beneath_path(); r->real is freed by
+ * Records where r->fd is, for beneath_relative(); r->real is freed by
  * beneath_root_close().  Returns 0, or -1 with errno.
  */
 int beneath_locate(struct beneath_root *r);
@@ -40,13 +40,23 @@ int beneath_locate(struct beneath_root *r);
 void beneath_root_close(struct beneath_root *r);
 
 /*
- * Where fd, opened beneath root, really is, as a path from root ("/" for
- * root itself) into out (cap bytes, NUL-terminated): its length, or -1
- * when that is not known or not beneath root (--follow-symlinks).  A link
- * such as "innocent -> .git/config" leads to a hidden name, which the
- * request path does not show (http_path_hidden() of this path does).
+ * Where fd really is, as an absolute path into out (cap bytes,
+ * NUL-terminated): its length, or -1 when that is not known (no /proc).
  */
-ssize_t beneath_path(const struct beneath_root *root, int fd, char *out,
-		     size_t cap);
+ssize_t beneath_where(int fd, char *out, size_t cap);
+
+/*
+ * The part of where (an absolute path of n bytes, NUL-terminated) that
+ * lies beneath root, from its '/' ("/" for root itself), as *rel: its
+ * length, or -1 when where is not beneath root.  A link such as
+ * "innocent -> .git/config" leads to a hidden name, which the request path
+ * does not show (http_path_hidden() of this path does).
+ */
+ssize_t beneath_relative(const struct beneath_root *root, const char *where,
+			 size_t n, const char **rel);
+
+/* Whether where (n bytes; -1: not known) is a hidden name beneath root. */
+bool beneath_hidden(const struct beneath_root *root, const char *where,
+		    ssize_t n);
 
 #endif /* SEHTTPD_BENEATH_H */

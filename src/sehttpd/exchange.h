@@ -16,6 +16,8 @@
 #include "http/parser.h"
 #include "http/serve.h"
 
+struct auth_rule;
+
 /* Bytes of scratch an exchange has, for a response head and small bodies. */
 #define EXCHANGE_SCRATCH 32768
 
@@ -54,6 +56,9 @@ struct exchange {
 	bool keep_alive; /* what the response will say */
 	bool http2; /* framed by HTTP/2: no chunked bodies, no Connection */
 	bool auth_private; /* behind --auth-file: Cache-Control: private */
+	/* The --auth-file rule the request's path asked for and its
+	 * credentials met; NULL: none (public). */
+	const struct auth_rule *auth_rule;
 	/* The cache entry whose bytes the body pieces are, if any: a writer
 	 * that keeps them past the write takes a reference instead of a copy. */
 	struct cache_entry *body_entry;
@@ -84,6 +89,7 @@ static inline void exchange_begin(struct exchange *rc, struct conn *c,
 	rc->out_ctx = out_ctx;
 	rc->http2 = false;
 	rc->auth_private = false;
+	rc->auth_rule = NULL;
 	rc->body_entry = NULL;
 	rc->buf = buf;
 	rc->req = req;

@@ -115,8 +115,8 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
 		size_t dlen = (size_t)rc->path_len - 1, nlen = strlen(name);
-		char path[HTTP_PATH_MAX + 256], real[PATH_MAX];
-		ssize_t real_len;
+		char path[HTTP_PATH_MAX + 256], where[PATH_MAX];
+		ssize_t where_len;
 		int fd;
 
 		e->is_link = true;
@@ -129,11 +129,10 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		if (fd < 0)
 			return 0;
 		/* "innocent -> .git/config" is not listed, as .git is not. */
-		real_len = beneath_path(rc->root, fd, real, sizeof(real));
-		if ((!rc->worker->server->site->http.dotfiles && real_len > 1 &&
-		     http_path_hidden(real, (size_t)real_len)) ||
-		    authorize_elsewhere(rc, path, dlen + 1 + nlen, real,
-					real_len)) {
+		where_len = beneath_where(fd, where, sizeof(where));
+		if ((!rc->worker->server->site->http.dotfiles &&
+		     beneath_hidden(rc->root, where, where_len)) ||
+		    !authorize_place(rc, where, where_len)) {
 			close(fd);
 			return -1;
 		}

@@ -86,6 +86,26 @@ static void free_arg(void *arg)
 }
 
 /*
+ * Whether the --error-page page (at path, opened as fd) may answer this
+ * request: not when a password rule the request did not meet guards it,
+ * nor when it is a link to a hidden name while dotfiles are off (a page
+ * given by a dot name is the operator's choice).
+ */
+static bool page_shown(struct exchange *rc, const char *path, int fd)
+{
+	bool dotfiles = rc->worker->server->site->http.dotfiles;
+	char where[PATH_MAX];
+	ssize_t n = -1;
+
+	where[0] = '\0'; /* not read while n < 0 */
+	if (!dotfiles || rc->worker->server->auth)
+		n = beneath_where(fd, where, sizeof(where));
+	return authorize_place(rc, where, n) &&
+	       (dotfiles || http_path_hidden(path, strlen(path)) ||
+		!beneath_hidden(rc->root, where, n));
+}
+
+/*
  * An error status, with the operator's page for it (--error-page) when
  * there is one and it can be read, else the built-in page.
  */
@@ -102,8 +122,8 @@ static int respond_error(struct exchange *rc, int status)
 	if (!page)
 		return respond_status(rc, status, NULL, 0);
 	fd = open_for_request(rc, page + 1);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size <= SITE_ERROR_PAGE_MAX)
+	if (fd >= 0 && page_shown(rc, page, fd) && fstat(fd, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size <= SITE_ERROR_PAGE_MAX)
 		body = malloc((size_t)st.st_size + 1);
 	if (body && coro_defer(rc->conn->coro, free_arg, body)) {
 		free(body);
@@ -198,8 +218,8 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 	struct exchange *rc = ctx;
 	int fd = open_beneath(rc->root->fd, path + 1, O_RDONLY | O_NONBLOCK);
 	bool dotfiles = rc->worker->server->site->http.dotfiles;
-	char real[PATH_MAX];
-	ssize_t real_len = -1;
+	char where[PATH_MAX];
+	ssize_t n = -1;
 	struct stat st;
 
 	if (fd < 0)
@@ -211,9 +231,10 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 		return -err;
 	}
 	/* Where it really is: a link may lead to a hidden or guarded place. */
+	where[0] = '\0'; /* not read while n < 0 */
 	if (!dotfiles || rc->worker->server->auth)
-		real_len = beneath_path(rc->root, fd, real, sizeof(real));
-	if (authorize_elsewhere(rc, path, strlen(path), real, real_len)) {
+		n = beneath_where(fd, where, sizeof(where));
+	if (!authorize_place(rc, where, n)) {
 		close(fd);
 		return -ENOENT;
 	}
@@ -221,8 +242,7 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 	obj->type = S_ISREG(st.st_mode) ? HTTP_OBJECT_FILE :
 		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :
 					  HTTP_OBJECT_OTHER;
-	obj->hidden = !dotfiles && real_len > 1 &&
-		      http_path_hidden(real, (size_t)real_len);
+	obj->hidden = !dotfiles && beneath_hidden(rc->root, where, n);
 	obj->mtime_sec = st.st_mtim.tv_sec;
 	obj->mtime_nsec = st.st_mtim.tv_nsec;
 	return 0;

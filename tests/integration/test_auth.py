@@ -341,6 +341,118 @@ class AuthSetupTest(unittest.TestCase):
                 said = 'is served as /users.htpasswd' in srv.stderr_text()
                 self.assertEqual(said, warned, srv.stderr_text())
 
+    def get_as(self, srv, host, target, headers=()):
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', target, host=host, headers=headers))
+            return c.read_response()
+
+    def place(self, rel, text, mode=0o644):
+        """A file beneath ROOT for one test, with its new directories."""
+        path = os.path.join(self.www, rel)
+        top = os.path.join(self.www, rel.split('/')[0])
+        made = '/' in rel and not os.path.exists(top)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        for d, _, _ in os.walk(top if made else os.path.dirname(path)):
+            os.chmod(d, 0o755)
+        write(path, text, mode)
+        self.addCleanup(shutil.rmtree if made else os.unlink,
+                        top if made else path)
+        return path
+
+    def test_pages_a_password_guards(self):
+        """An --spa or --error-page page under a protected prefix, or a
+        link to one or to a dot name, is not shown to a request that may
+        not have it: the built-in page (or 404) instead.  Before, any
+        missing path gave the private app page, every 401 and 404 the
+        private error page, and a 403 the linked .env."""
+        pw = self.file('pages.htpasswd', bcrypt('alice', 'a') + '\n')
+        alice = [('Authorization', basic('alice', 'a'))]
+        self.place('private/app.html', 'app secret\n')
+        self.place('private/404.html', 'private 404\n')
+        self.place('.env', 'DB_PASSWORD=hunter2\n')
+        for name, target in (('err-link.html', 'private/404.html'),
+                             ('env-link.html', '.env')):
+            os.symlink(target, os.path.join(self.www, name))
+            self.addCleanup(os.unlink, os.path.join(self.www, name))
+        srv = self.start(['--auth-file', '/private/:' + pw,
+                          '--spa', '/private/app.html',
+                          '--error-page', '404=/private/404.html',
+                          '--error-page', '401=/private/404.html'])
+        for target, status in (('/anything', 404), ('/missing.txt', 404),
+                               ('/private/app.html', 401)):
+            with self.subTest(target=target):
+                r = self.get(srv, target)
+                self.assertEqual(r.status, status, r.describe())
+                self.assertNotIn(b'secret', r.body)
+                self.assertNotIn(b'private 404', r.body)
+        # With the password the pages are the site's.
+        r = self.get(srv, '/private/route', alice)
+        self.assertEqual((r.status, r.body), (200, b'app secret\n'))
+        r = self.get(srv, '/private/nothing.txt', alice)
+        self.assertEqual((r.status, r.body), (404, b'private 404\n'))
+        srv.stop()
+        srv = self.start(['--auth-file', '/private/:' + pw, '--no-listing',
+                          '--error-page', '404=/err-link.html',
+                          '--error-page', '403=/env-link.html'])
+        for target, status in (('/nope.txt', 404), ('/admin/', 403)):
+            with self.subTest(target=target):
+                r = self.get(srv, target)
+                self.assertEqual(r.status, status, r.describe())
+                self.assertNotIn(b'private 404', r.body)
+                self.assertNotIn(b'hunter2', r.body)
+        srv.stop()
+
+    def test_vhosts_nested_with_a_guarded_place(self):
+        """A file a rule guards, as seen from ROOT or from a --vhost DIR,
+        is not served without it through another root that holds it.
+        Before, a vhost on private/ served private/s.txt to anyone, as did
+        ROOT for sites/a/admin/ (guarded on a.test as /admin/), and a
+        vhost on ROOT's parent for www/private/s.txt."""
+        pw = self.file('vhosts.htpasswd', bcrypt('alice', 'a') + '\n')
+        alice = [('Authorization', basic('alice', 'a'))]
+        self.place('sites/a/admin/x.txt', 'a admin secret\n')
+        self.place('sites/a/pub.txt', 'a public\n')
+        srv = self.start([
+            '--auth-file', '/private/:' + pw, '--auth-file', '/admin/:' + pw,
+            '--vhost', 'preview.test=' + os.path.join(self.www, 'private'),
+            '--vhost', 'a.test=' + os.path.join(self.www, 'sites', 'a'),
+            '--vhost', 'up.test=' + self.base])
+        for host, target in (('preview.test', '/s.txt'),
+                             ('PREVIEW.test.:80', '/s.txt'),
+                             ('127.0.0.1', '/sites/a/admin/x.txt'),
+                             ('up.test', '/www/private/s.txt'),
+                             ('up.test', '/www/sites/a/admin/x.txt')):
+            with self.subTest(host=host, target=target):
+                r = self.get_as(srv, host, target)
+                self.assertEqual(r.status, 404, r.describe())
+                self.assertNotIn(b'secret', r.body)
+        r = self.get_as(srv, 'a.test', '/admin/x.txt')
+        self.assertEqual(r.status, 401, r.describe())
+        r = self.get_as(srv, 'a.test', '/admin/x.txt', alice)
+        self.assertEqual((r.status, r.body), (200, b'a admin secret\n'))
+        # What no rule guards stays served through every root.
+        for host, target in (('a.test', '/pub.txt'),
+                             ('127.0.0.1', '/sites/a/pub.txt'),
+                             ('up.test', '/www/sites/a/pub.txt')):
+            r = self.get_as(srv, host, target)
+            self.assertEqual((r.status, r.body), (200, b'a public\n'))
+        srv.stop()
+
+    def test_an_index_a_rule_names(self):
+        """A rule for a directory's index file is not passed by asking
+        for the directory.  Before, /private/sub/ gave the index that
+        /private/sub/index.html asked a password for."""
+        pw = self.file('index.htpasswd', bcrypt('alice', 'a') + '\n')
+        srv = self.start(['--auth-file', '/private/sub/index.html:' + pw])
+        self.assertEqual(self.get(srv, '/private/sub/index.html').status,
+                         401)
+        r = self.get(srv, '/private/sub/')
+        self.assertNotEqual(r.body, b'sub\n', r.describe())
+        r = self.get(srv, '/private/sub/index.html',
+                     [('Authorization', basic('alice', 'a'))])
+        self.assertEqual((r.status, r.body), (200, b'sub\n'))
+        srv.stop()
+
     def test_longest_prefix_wins(self):
         everyone = self.file('everyone.htpasswd', bcrypt('guest', 'g') + '\n')
         staff = self.file('staff2.htpasswd', bcrypt('alice', 'a') + '\n')
