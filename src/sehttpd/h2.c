@@ -146,6 +146,7 @@ static int on_header(nghttp2_session *session, const nghttp2_frame *frame,
 		     size_t valuelen, uint8_t flags, void *user_data)
 {
 	struct h2_stream *st;
+	int ret;
 
 	(void)session;
 	(void)flags;
@@ -153,9 +154,15 @@ static int on_header(nghttp2_session *session, const nghttp2_frame *frame,
 	    frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0; /* trailers: nothing here reads them */
 	st = stream_of(user_data, frame->hd.stream_id);
-	if (st && h2_stream_add_field(st, name, namelen, value, valuelen))
-		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-	return 0;
+	if (!st)
+		return 0;
+	ret = h2_stream_add_field(st, name, namelen, value, valuelen);
+	/* Reset: nghttp2 decodes the rest of the block without callbacks
+	 * or checks, and a client that does it again and again is told to
+	 * calm down. */
+	if (ret > 0)
+		calm_spend(user_data);
+	return ret ? NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0;
 }
 
 static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame,

@@ -158,6 +158,10 @@ int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
 {
 	size_t line = namelen + 2 + valuelen + 2;
 
+	/* Each field counts 32 more, as SETTINGS_MAX_HEADER_LIST_SIZE. */
+	st->decoded += namelen + valuelen + 32;
+	if (st->decoded > H2_HEADER_LIST_MAX)
+		return 1;
 	if (st->refused)
 		return 0;
 	if (namelen > 0 && name[0] == ':') {

@@ -51,6 +51,7 @@ struct h2_stream {
 	bool ready;
 	bool answered; /* the response was submitted */
 	int refused; /* a status for a request beyond limits (414, 431) */
+	size_t decoded; /* header list size so far (RFC 9113 6.5.2) */
 	uint64_t deadline_ms; /* reset when no progress by then */
 
 	/* The request: pseudo-header values (offsets into pseudo), the other
@@ -108,9 +109,18 @@ static inline const char *h2_stream_head(const struct h2_stream *st)
 }
 
 /*
+ * How far a header block may decode past HTTP_MAX_HEADER_SECTION, the
+ * size that gets a 431: HPACK lets a 1-byte field stand for a 4 KiB one,
+ * and a block decoded to its end after the limit costs thousands of times
+ * what it took to send.  Beyond this, the stream is reset instead.
+ */
+#define H2_HEADER_LIST_MAX (4 * HTTP_MAX_HEADER_SECTION)
+
+/*
  * A request header field (pseudo-headers first, as nghttp2 checks).
- * Returns 0, or -1 when out of memory; fields beyond the HTTP/1.1 limits
- * mark the stream too_large instead of growing it.
+ * Returns 0, -1 when out of memory, or 1 when the block decodes to more
+ * than H2_HEADER_LIST_MAX; fields beyond the HTTP/1.1 limits mark the
+ * stream refused (414, 431) instead of growing it.
  */
 int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
 			size_t namelen, const uint8_t *value, size_t valuelen);

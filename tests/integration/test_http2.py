@@ -1018,6 +1018,35 @@ class Http2Test(Http2Mixin, ServerTestCase):
                                      for i in range(14)])
         self.assert_h2_file(s, '/a.txt')
 
+    def test_a_header_block_that_decodes_to_megabytes(self):
+        """One 4 KB field in the dynamic table, then 64 KiB of 1-byte
+        references to it: 256 MB of fields.  The stream is reset once
+        the block decodes past four times the 431 limit; before, every
+        field was decoded and checked to the block's end (7 s of CPU for
+        40 such streams) to answer 431, while the thread's other clients
+        waited."""
+        c = self.raw().handshake()
+        sid = c.new_sid()
+        s = c.stream(sid)
+        # A literal "x: v...v" added to the table (index 62), then 0xbe
+        # (indexed field 62) to the end of each frame.
+        entry = b'\x40\x01x' + encode_integer(4000, 7) + b'v' * 4000
+        block = c.enc.encode(c.request_fields('/a.txt')) + entry
+        frames = [frame(HEADERS, END_STREAM, sid,
+                        block + b'\xbe' * (16384 - len(block)))]
+        for i in range(3):
+            frames.append(frame(CONTINUATION, END_HEADERS if i == 2 else 0,
+                                sid, b'\xbe' * 16384))
+        c.send(b''.join(frames))
+        c.pump(lambda: s.done, 5)
+        self.assertIsNone(s.status, s.describe())
+        self.assertIsNotNone(s.reset, s.describe())
+        self.assertIsNone(c.goaway)
+        # The connection goes on (its HPACK tables, past the entry, are
+        # no longer alike: a PING, not a request).
+        c.send(frame(PING, 0, 0, b'stillup!'))
+        self.assertTrue(c.pump(lambda: c.pings, 5), 'PING not answered')
+
     def test_access_log(self):
         c = self.client()
         self.assert_h2_file(c.get('/a.txt?h2log=1',
