@@ -105,11 +105,10 @@ int authorize_request(struct exchange *rc, const char *path, size_t len)
 }
 
 /* Whether a rule other than the one the request met covers where. */
-static bool guarded_elsewhere(const struct exchange *rc, const char *where,
+static bool guarded_elsewhere(const struct server *s,
+			      const struct auth_rule *met, const char *where,
 			      size_t n)
 {
-	const struct server *s = rc->worker->server;
-
 	for (unsigned int i = 0; i <= s->nvhosts; i++) {
 		const struct auth_rule *r;
 		const char *rel;
@@ -118,14 +117,17 @@ static bool guarded_elsewhere(const struct exchange *rc, const char *where,
 		if (len < 0)
 			continue;
 		r = auth_rule_for(s->auth, rel, (size_t)len);
-		if (r && r != rc->auth_rule)
+		if (r && r != met)
 			return true;
 	}
 	return false;
 }
 
-bool authorize_place(const struct exchange *rc, const char *where, ssize_t n)
+bool authorize_place(const struct exchange *rc, const struct auth_rule *met,
+		     const char *where, ssize_t n)
 {
-	return !rc->worker->server->auth || n < 0 ||
-	       !guarded_elsewhere(rc, where, (size_t)n);
+	const struct server *s = rc->worker->server;
+
+	return !s->auth || n < 0 ||
+	       !guarded_elsewhere(s, met, where, (size_t)n);
 }

@@ -132,7 +132,7 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		where_len = beneath_where(fd, where, sizeof(where));
 		if ((!rc->worker->server->site->http.dotfiles &&
 		     beneath_hidden(rc->root, where, where_len)) ||
-		    !authorize_place(rc, where, where_len)) {
+		    !authorize_place(rc, rc->auth_rule, where, where_len)) {
 			close(fd);
 			return -1;
 		}

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "authorize.h"
 #include "cache.h"
 #include "coro.h"
@@ -86,21 +87,29 @@ static void free_arg(void *arg)
 }
 
 /*
- * Whether the --error-page page (at path, opened as fd) may answer this
- * request: not when a password rule the request did not meet guards it,
- * nor when it is a link to a hidden name while dotfiles are off (a page
- * given by a dot name is the operator's choice).
+ * Whether the --error-page page for status (at path, opened as fd) may
+ * answer this request: not when a password rule the request did not meet
+ * guards it, nor when it is a link to a hidden name while dotfiles are off
+ * (a page given by a dot name is the operator's choice).  The page for 401
+ * is for those without the password: only a link from it to a place
+ * another rule guards keeps it from them (under a password for the whole
+ * site it could be nowhere else).
  */
-static bool page_shown(struct exchange *rc, const char *path, int fd)
+static bool page_shown(struct exchange *rc, int status, const char *path,
+		       int fd)
 {
-	bool dotfiles = rc->worker->server->site->http.dotfiles;
+	const struct server *s = rc->worker->server;
+	const struct auth_rule *met = rc->auth_rule;
+	bool dotfiles = s->site->http.dotfiles;
 	char where[PATH_MAX];
 	ssize_t n = -1;
 
 	where[0] = '\0'; /* not read while n < 0 */
-	if (!dotfiles || rc->worker->server->auth)
+	if (!dotfiles || s->auth)
 		n = beneath_where(fd, where, sizeof(where));
-	return authorize_place(rc, where, n) &&
+	if (status == 401 && s->auth)
+		met = auth_rule_for(s->auth, path, strlen(path));
+	return authorize_place(rc, met, where, n) &&
 	       (dotfiles || http_path_hidden(path, strlen(path)) ||
 		!beneath_hidden(rc->root, where, n));
 }
@@ -122,8 +131,9 @@ static int respond_error(struct exchange *rc, int status)
 	if (!page)
 		return respond_status(rc, status, NULL, 0);
 	fd = open_for_request(rc, page + 1);
-	if (fd >= 0 && page_shown(rc, page, fd) && fstat(fd, &st) == 0 &&
-	    S_ISREG(st.st_mode) && st.st_size <= SITE_ERROR_PAGE_MAX)
+	if (fd >= 0 && page_shown(rc, status, page, fd) &&
+	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= SITE_ERROR_PAGE_MAX)
 		body = malloc((size_t)st.st_size + 1);
 	if (body && coro_defer(rc->conn->coro, free_arg, body)) {
 		free(body);
@@ -234,7 +244,7 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 	where[0] = '\0'; /* not read while n < 0 */
 	if (!dotfiles || rc->worker->server->auth)
 		n = beneath_where(fd, where, sizeof(where));
-	if (!authorize_place(rc, where, n)) {
+	if (!authorize_place(rc, rc->auth_rule, where, n)) {
 		close(fd);
 		return -ENOENT;
 	}

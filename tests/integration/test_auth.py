@@ -376,8 +376,7 @@ class AuthSetupTest(unittest.TestCase):
             self.addCleanup(os.unlink, os.path.join(self.www, name))
         srv = self.start(['--auth-file', '/private/:' + pw,
                           '--spa', '/private/app.html',
-                          '--error-page', '404=/private/404.html',
-                          '--error-page', '401=/private/404.html'])
+                          '--error-page', '404=/private/404.html'])
         for target, status in (('/anything', 404), ('/missing.txt', 404),
                                ('/private/app.html', 401)):
             with self.subTest(target=target):
@@ -401,6 +400,24 @@ class AuthSetupTest(unittest.TestCase):
                 self.assertNotIn(b'private 404', r.body)
                 self.assertNotIn(b'hunter2', r.body)
         srv.stop()
+        # Under a password for the whole site, the page for 401 is
+        # shown to those without it, but not through a link to a place
+        # another password guards.
+        self.place('401.html', 'who are you?\n')
+        everyone = self.file('everyone-pages.htpasswd',
+                             bcrypt('guest', 'g') + '\n')
+        for page, body in (('/401.html', b'who are you?\n'),
+                           ('/err-link.html', None)):
+            srv = self.start(['--auth-file', everyone,
+                              '--auth-file', '/private/:' + pw,
+                              '--error-page', '401=' + page])
+            r = self.get(srv, '/index.html')
+            self.assertEqual(r.status, 401, r.describe())
+            if body:
+                self.assertEqual(r.body, body)
+            else:
+                self.assertNotIn(b'private 404', r.body)
+            srv.stop()
 
     def test_vhosts_nested_with_a_guarded_place(self):
         """A file a rule guards, as seen from ROOT or from a --vhost DIR,
