@@ -210,7 +210,9 @@ static void plan_searchable_dir(const struct http_site *site,
 
 /*
  * --spa: a GET or HEAD of a missing path that names no file (no extension)
- * is a route of a single-page app, answered with its page.
+ * is a route of a single-page app, answered with its page: not when the
+ * page is a link to a hidden name (.env), unless its own path is one, the
+ * operator's choice.
  */
 static bool plan_spa(const struct http_site *site,
 		     const struct http_serve_ops *ops, void *ctx,
@@ -225,7 +227,9 @@ static bool plan_spa(const struct http_site *site,
 		return false;
 	if (ops->open(ctx, site->spa, &page))
 		return false;
-	if (page.type != HTTP_OBJECT_FILE) {
+	if (page.type != HTTP_OBJECT_FILE ||
+	    (page.hidden && !site->dotfiles &&
+	     !http_path_hidden(site->spa, strlen(site->spa)))) {
 		ops->close(ctx, &page);
 		return false;
 	}

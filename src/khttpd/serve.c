@@ -328,7 +328,9 @@ khttpd_file_entry(struct khttpd_exchange *x, const struct file *opath,
 
 /*
  * An error status, with the operator's page for it (error_pages=) when it
- * is a file the cache holds, else the built-in page.
+ * is a file the cache holds, else the built-in page: so too when the page
+ * is a link to a hidden name (.env), unless its own path is one, the
+ * operator's choice.
  */
 static int khttpd_serve_error(struct khttpd_exchange *x, int status)
 {
@@ -348,6 +350,11 @@ static int khttpd_serve_error(struct khttpd_exchange *x, int status)
 	f = khttpd_open_beneath(srv, page, O_PATH);
 	if (IS_ERR(f))
 		return khttpd_respond_status(x, status);
+	if (!srv->site.dotfiles && !http_path_hidden(page, strlen(page)) &&
+	    khttpd_beneath_hidden(srv, &f->f_path)) {
+		fput(f);
+		return khttpd_respond_status(x, status);
+	}
 	if (!khttpd_getattr(f, &st) && S_ISREG(st.mode))
 		e = khttpd_file_entry(x, f, &st, page, strlen(page));
 	fput(f);

@@ -402,6 +402,30 @@ class PagesFlagTest(FlagTest):
             self.assertEqual(c.read_response().body, b'<p>home</p>\n')
         t.server.stop()
 
+    def test_pages_that_are_links_to_dot_names(self):
+        """An --error-page or --spa page that is a link to a dot name is
+        not shown (the built-in page, or 404), as the name itself is not;
+        a page the operator gave by a dot name is.  Before, both servers
+        answered every 404 and every route with the linked .env."""
+        root = self.site()
+        os.symlink('../.env', os.path.join(root, 'errors', 'env.html'))
+        os.symlink('../.env', os.path.join(root, 'app', 'env.html'))
+        os.makedirs(os.path.join(root, '.pages'))
+        with open(os.path.join(root, '.pages', '404.html'), 'wb') as fh:
+            fh.write(b'<p>dot page</p>\n')
+        t = self.start('--error-page', '404=/errors/env.html',
+                       '--spa', '/app/env.html', root=root)
+        for path in ('/missing.html', '/users/42'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual(r.status, 404, r.describe())
+                self.assertNotIn(b'SECRET', r.body)
+        t.server.stop()
+        t = self.start('--error-page', '404=/.pages/404.html', root=root)
+        r = self.get(t, '/missing.html')
+        self.assertEqual((r.status, r.body), (404, b'<p>dot page</p>\n'))
+        t.server.stop()
+
     def test_pages_typed_like_files(self):
         """--mime names the type of error and SPA pages as of any file."""
         root = self.site()
