@@ -128,6 +128,7 @@ bool authorize_place(const struct exchange *rc, const struct auth_rule *met,
 {
 	const struct server *s = rc->worker->server;
 
-	return !s->auth || n < 0 ||
-	       !guarded_elsewhere(s, met, where, (size_t)n);
+	/* Not known: a path longer than PATH_MAX, which nothing may pass. */
+	return !s->auth ||
+	       (n >= 0 && !guarded_elsewhere(s, met, where, (size_t)n));
 }

@@ -24,7 +24,8 @@ int authorize_request(struct exchange *rc, const char *path, size_t len);
 
 /*
  * Whether an object opened for the request, which really is at where (n
- * bytes, from beneath_where(); -1: not known), may be shown to it: when
+ * bytes, from beneath_where(); -1: not known, and so not shown when any
+ * rule is given), may be shown to it: when
  * no password rule other than met (the one the request met, rc->auth_rule,
  * but for a page shown to those who failed one) covers it, as seen from
  * ROOT and from every --vhost DIR it lies beneath.

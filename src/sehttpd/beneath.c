@@ -113,8 +113,10 @@ bool beneath_hidden(const struct beneath_root *root, const char *where,
 		    ssize_t n)
 {
 	const char *rel;
-	ssize_t len = n < 0 ? -1 :
-			      beneath_relative(root, where, (size_t)n, &rel);
+	ssize_t len;
 
+	if (n < 0)
+		return true;
+	len = beneath_relative(root, where, (size_t)n, &rel);
 	return len > 1 && http_path_hidden(rel, (size_t)len);
 }

@@ -55,7 +55,10 @@ ssize_t beneath_where(int fd, char *out, size_t cap);
 ssize_t beneath_relative(const struct beneath_root *root, const char *where,
 			 size_t n, const char **rel);
 
-/* Whether where (n bytes; -1: not known) is a hidden name beneath root. */
+/*
+ * Whether where (n bytes) is a hidden name beneath root; -1, not known (a
+ * path longer than PATH_MAX), counts as one.
+ */
 bool beneath_hidden(const struct beneath_root *root, const char *where,
 		    ssize_t n);
 

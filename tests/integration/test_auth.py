@@ -455,6 +455,46 @@ class AuthSetupTest(unittest.TestCase):
             self.assertEqual((r.status, r.body), (200, b'a public\n'))
         srv.stop()
 
+    def test_places_deeper_than_path_max(self):
+        """Where an object really lies is not known when its path is
+        longer than PATH_MAX: such an object is not served, where a rule
+        or a dot name would have kept it.  Before, a public link into a
+        guarded place, or into a dot directory, served what lay more than
+        4 KB deep."""
+        pw = self.file('deep.htpasswd', bcrypt('alice', 'a') + '\n')
+        a, b = '/'.join(['a' * 250] * 10), '/'.join(['b' * 250] * 10)
+        for top in ('private', '.deep'):
+            # Made a directory at a time: the whole path is beyond what
+            # one system call takes.
+            fd = os.open(self.www, os.O_RDONLY | os.O_DIRECTORY)
+            if top == '.deep':
+                os.mkdir(top, 0o755, dir_fd=fd)
+                self.addCleanup(shutil.rmtree, os.path.join(self.www, top))
+            for name in [top] + (a + '/' + b).split('/'):
+                if name != top:
+                    os.mkdir(name, 0o755, dir_fd=fd)
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd = sub
+            out = os.open('s.txt', os.O_WRONLY | os.O_CREAT, 0o644,
+                          dir_fd=fd)
+            os.write(out, b'deep secret\n')
+            os.close(out)
+            os.close(fd)
+            if top == 'private':
+                self.addCleanup(shutil.rmtree,
+                                os.path.join(self.www, top, 'a' * 250))
+            os.symlink('%s/%s' % (top, a),
+                       os.path.join(self.www, 'link' + top))
+            self.addCleanup(os.unlink, os.path.join(self.www, 'link' + top))
+        srv = self.start(['--auth-file', '/private/:' + pw])
+        for top in ('private', '.deep'):
+            with self.subTest(top=top):
+                r = self.get(srv, '/link%s/%s/s.txt' % (top, b))
+                self.assertEqual(r.status, 404, r.describe())
+                self.assertNotIn(b'secret', r.body)
+        srv.stop()
+
     def test_an_index_a_rule_names(self):
         """A rule for a directory's index file is not passed by asking
         for the directory.  Before, /private/sub/ gave the index that
