@@ -189,8 +189,8 @@ static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame,
 	}
 	/*
 	 * Answered once its head is whole, as HTTP/1.1 answers before a
-	 * body it then skips: nothing here reads bodies (on_frame_send ends
-	 * a stream answered early).
+	 * body it then skips: nothing here reads bodies, and nghttp2 ends
+	 * a stream answered early with RST_STREAM NO_ERROR (RFC 9113 8.1).
 	 */
 	st = stream_of(h, frame->hd.stream_id);
 	if (st && frame->headers.cat == NGHTTP2_HCAT_REQUEST && !st->ready &&
@@ -205,23 +205,10 @@ static int on_frame_send(nghttp2_session *session, const nghttp2_frame *frame,
 			 void *user_data)
 {
 	struct h2_conn *h = user_data;
-	int32_t id = frame->hd.stream_id;
 
-	if (frame->hd.type == NGHTTP2_RST_STREAM &&
-	    frame->rst_stream.error_code != NGHTTP2_NO_ERROR)
+	(void)session;
+	if (frame->hd.type == NGHTTP2_RST_STREAM)
 		stats_add(&h->c->worker->stats.http2_resets, 1);
-	/*
-	 * A response complete before its request (a body nothing here
-	 * reads): the client is asked to stop sending it, without error
-	 * (RFC 9113 8.1), so that the stream does not hold one of its
-	 * slots, nor wait for its timeout, while the body still comes.
-	 */
-	if ((frame->hd.type == NGHTTP2_HEADERS ||
-	     frame->hd.type == NGHTTP2_DATA) &&
-	    (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
-	    nghttp2_session_get_stream_remote_close(session, id) == 0)
-		nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id,
-					  NGHTTP2_NO_ERROR);
 	return 0;
 }
 

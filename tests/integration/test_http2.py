@@ -1018,23 +1018,6 @@ class Http2Test(Http2Mixin, ServerTestCase):
                                      for i in range(14)])
         self.assert_h2_file(s, '/a.txt')
 
-    def test_answered_before_its_body_ends(self):
-        """A POST whose body has not ended is answered (405) at once, then
-        RST_STREAM NO_ERROR asks the client to stop sending it (RFC 9113
-        8.1).  Before, the stream stayed open, one of the client's
-        slots, while the body came, until its timeout reset it (CANCEL)."""
-        c = self.raw().handshake()
-        s = c.stream(c.request('/a.txt', 'POST', end_stream=False))
-        c.send(frame(DATA, 0, s.sid, b'x' * 100))
-        self.assertTrue(c.pump(lambda: s.reset is not None, 3),
-                        s.describe())
-        self.assertEqual((s.status, s.reset), (405, 0), s.describe())
-        # The rest of the body, sent before the client saw the reset, is
-        # nothing to end the connection for.
-        c.send(frame(DATA, END_STREAM, s.sid, b'y' * 100))
-        self.assert_h2_file(c.get('/a.txt'), '/a.txt')
-        self.assertIsNone(c.goaway)
-
     def test_a_header_block_that_decodes_to_megabytes(self):
         """One 4 KB field in the dynamic table, then 64 KiB of 1-byte
         references to it: 256 MB of fields.  The stream is reset once
