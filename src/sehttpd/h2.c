@@ -189,8 +189,11 @@ static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame,
 	}
 	/*
 	 * Answered once its head is whole, as HTTP/1.1 answers before a
-	 * body it then skips: nothing here reads bodies, and nghttp2 ends
-	 * a stream answered early with RST_STREAM NO_ERROR (RFC 9113 8.1).
+	 * body it then skips: nothing here reads bodies, and nghttp2 takes
+	 * the rest of one, opening windows as it goes, until the client
+	 * ends it (or the stream's deadline resets it).  RST_STREAM
+	 * NO_ERROR (RFC 9113 8.1) would end it sooner, but curl 7.88 then
+	 * fails a large upload (exit 92) instead of showing the answer.
 	 */
 	st = stream_of(h, frame->hd.stream_id);
 	if (st && frame->headers.cat == NGHTTP2_HCAT_REQUEST && !st->ready &&

@@ -1112,6 +1112,23 @@ class Http2Test(Http2Mixin, ServerTestCase):
         self.assertEqual(p.stdout, self.tree.files['/content/big.txt']
                          + b'\n2 200')
 
+    @needs_curl
+    def test_curl_large_post_answered_early(self):
+        """A 20 MB POST to a file is answered 405 before its body ends;
+        curl must get the answer and exit 0.  Asked to stop with
+        RST_STREAM NO_ERROR while it still sent, curl 7.88 failed
+        (exit 92, status 000)."""
+        body = os.path.join(temp_dir(), 'body')
+        with open(body, 'wb') as fh:
+            fh.write(b'p' * (20 << 20))
+        p = subprocess.run(['curl', '-sS', '--http2-prior-knowledge',
+                            '--max-time', '30', '--data-binary', '@' + body,
+                            '-o', '/dev/null', '-w', '%{http_version} '
+                            '%{http_code}', 'http://%s/a.txt'
+                            % self.target.hostport],
+                           capture_output=True, timeout=40)
+        self.assertEqual((p.returncode, p.stdout), (0, b'2 405'), p.stderr)
+
     @needs_h2load
     def test_h2load(self):
         out, res = h2load('http://%s/a.txt' % self.target.hostport)
