@@ -150,13 +150,16 @@ static int on_header(nghttp2_session *session, const nghttp2_frame *frame,
 
 	(void)session;
 	(void)flags;
-	if (frame->hd.type != NGHTTP2_HEADERS ||
-	    frame->headers.cat != NGHTTP2_HCAT_REQUEST)
-		return 0; /* trailers: nothing here reads them */
+	if (frame->hd.type != NGHTTP2_HEADERS)
+		return 0;
 	st = stream_of(user_data, frame->hd.stream_id);
 	if (!st)
 		return 0;
-	ret = h2_stream_add_field(st, name, namelen, value, valuelen);
+	/* Trailers: nothing here reads them, but they cost to decode. */
+	if (frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+		ret = h2_stream_count_field(st, namelen, valuelen);
+	else
+		ret = h2_stream_add_field(st, name, namelen, value, valuelen);
 	/* Reset: nghttp2 decodes the rest of the block without callbacks
 	 * or checks, and a client that does it again and again is told to
 	 * calm down. */

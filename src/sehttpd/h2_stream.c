@@ -153,14 +153,19 @@ static int set_pseudo(struct h2_stream *st, struct h2_span *span,
 	return 0;
 }
 
+int h2_stream_count_field(struct h2_stream *st, size_t namelen, size_t valuelen)
+{
+	/* Each field counts 32 more, as SETTINGS_MAX_HEADER_LIST_SIZE. */
+	st->decoded += namelen + valuelen + 32;
+	return st->decoded > H2_HEADER_LIST_MAX;
+}
+
 int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
 			size_t namelen, const uint8_t *value, size_t valuelen)
 {
 	size_t line = namelen + 2 + valuelen + 2;
 
-	/* Each field counts 32 more, as SETTINGS_MAX_HEADER_LIST_SIZE. */
-	st->decoded += namelen + valuelen + 32;
-	if (st->decoded > H2_HEADER_LIST_MAX)
+	if (h2_stream_count_field(st, namelen, valuelen))
 		return 1;
 	if (st->refused)
 		return 0;

@@ -117,6 +117,14 @@ static inline const char *h2_stream_head(const struct h2_stream *st)
 #define H2_HEADER_LIST_MAX (4 * HTTP_MAX_HEADER_SECTION)
 
 /*
+ * Counts a field of the stream's header blocks (the request's and its
+ * trailers) into its header list size: 1 once that is past
+ * H2_HEADER_LIST_MAX, else 0.
+ */
+int h2_stream_count_field(struct h2_stream *st, size_t namelen,
+			  size_t valuelen);
+
+/*
  * A request header field (pseudo-headers first, as nghttp2 checks).
  * Returns 0, -1 when out of memory, or 1 when the block decodes to more
  * than H2_HEADER_LIST_MAX; fields beyond the HTTP/1.1 limits mark the

@@ -1047,6 +1047,31 @@ class Http2Test(Http2Mixin, ServerTestCase):
         c.send(frame(PING, 0, 0, b'stillup!'))
         self.assertTrue(c.pump(lambda: c.pings, 5), 'PING not answered')
 
+    def test_trailers_that_decode_to_megabytes(self):
+        """The same in a POST's trailers, which nothing reads but which
+        still cost to decode: reset too.  Before, they were decoded to
+        the end: a client sending them kept a core busy."""
+        c = self.raw().handshake()
+        sid = c.new_sid()
+        s = c.stream(sid)
+        entry = b'\x40\x01x' + encode_integer(4000, 7) + b'v' * 4000
+        head = c.enc.encode(c.request_fields('/a.txt', 'POST'))
+        c.send(frame(HEADERS, END_HEADERS, sid, head) +
+               frame(DATA, 0, sid, b'body'))
+        frames = [frame(HEADERS, END_STREAM, sid,
+                        entry + b'\xbe' * (16384 - len(entry)))]
+        for i in range(3):
+            frames.append(frame(CONTINUATION, END_HEADERS if i == 2 else 0,
+                                sid, b'\xbe' * 16384))
+        c.send(b''.join(frames))
+        c.pump(lambda: s.reset is not None, 5)
+        # INTERNAL_ERROR: the decoding was cut short.  Decoded to the
+        # end, the stream ended with the request (a NO_ERROR reset).
+        self.assertEqual(s.reset, 2, s.describe())
+        self.assertIsNone(c.goaway)
+        c.send(frame(PING, 0, 0, b'stillup!'))
+        self.assertTrue(c.pump(lambda: c.pings, 5), 'PING not answered')
+
     def test_access_log(self):
         c = self.client()
         self.assert_h2_file(c.get('/a.txt?h2log=1',
