@@ -104,23 +104,80 @@ int authorize_request(struct exchange *rc, const char *path, size_t len)
 	return 0;
 }
 
-/* Whether a rule other than the one the request met covers where. */
-static bool guarded_elsewhere(const struct server *s,
-			      const struct auth_rule *met, const char *where,
-			      size_t n)
+/* A rule as it applies beneath one root: root->real + prefix is its place
+ * ("/" for a rule for all paths). */
+struct guarded_place {
+	const struct auth_rule *rule;
+	const struct beneath_root *root;
+};
+
+static size_t place_len(const struct guarded_place *g)
 {
+	return g->root->real_len +
+	       (g->rule->prefix_len ? g->rule->prefix_len : 1);
+}
+
+static char place_char(const struct guarded_place *g, size_t i)
+{
+	if (i < g->root->real_len)
+		return g->root->real[i];
+	i -= g->root->real_len;
+	return g->rule->prefix_len ? g->rule->prefix[i] : '/';
+}
+
+/* Whether inner's place lies within outer's, as its prefixes match. */
+static bool place_within(const struct guarded_place *outer,
+			 const struct guarded_place *inner)
+{
+	size_t n = place_len(outer);
+
+	if (n > place_len(inner))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (place_char(outer, i) != place_char(inner, i))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The rule that guards where: of those that cover it as seen from ROOT
+ * and from each --vhost DIR holding it, the one whose place lies deepest,
+ * as within one root the longest prefix wins.
+ */
+static struct guarded_place guard_of(const struct server *s, const char *where,
+				     size_t n)
+{
+	struct guarded_place g = { NULL, NULL };
+
 	for (unsigned int i = 0; i <= s->nvhosts; i++) {
-		const struct auth_rule *r;
+		struct guarded_place here = { NULL, &s->roots[i] };
 		const char *rel;
-		ssize_t len = beneath_relative(&s->roots[i], where, n, &rel);
+		ssize_t len = beneath_relative(here.root, where, n, &rel);
 
 		if (len < 0)
 			continue;
-		r = auth_rule_for(s->auth, rel, (size_t)len);
-		if (r && r != met)
-			return true;
+		here.rule = auth_rule_for(s->auth, rel, (size_t)len);
+		if (here.rule && (!g.rule || place_len(&here) > place_len(&g)))
+			g = here;
 	}
-	return false;
+	return g;
+}
+
+/*
+ * Whether the rule that guards where is one the request did not meet: not
+ * met itself, nor one whose place holds met's (a rule for all paths
+ * besides met's /admin/: what lies outside /admin/ is no secret from
+ * those who may see inside it, as for an --spa page).
+ */
+static bool guarded_elsewhere(const struct exchange *rc,
+			      const struct auth_rule *met, const char *where,
+			      size_t n)
+{
+	struct guarded_place g = guard_of(rc->worker->server, where, n);
+	struct guarded_place m = { met, rc->root };
+
+	return g.rule && g.rule != met && !(met && place_within(&g, &m));
 }
 
 bool authorize_place(const struct exchange *rc, const struct auth_rule *met,
@@ -130,5 +187,5 @@ bool authorize_place(const struct exchange *rc, const struct auth_rule *met,
 
 	/* Not known: a path longer than PATH_MAX, which nothing may pass. */
 	return !s->auth ||
-	       (n >= 0 && !guarded_elsewhere(s, met, where, (size_t)n));
+	       (n >= 0 && !guarded_elsewhere(rc, met, where, (size_t)n));
 }

@@ -25,14 +25,14 @@ int authorize_request(struct exchange *rc, const char *path, size_t len);
 /*
  * Whether an object opened for the request, which really is at where (n
  * bytes, from beneath_where(); -1: not known, and so not shown when any
- * rule is given), may be shown to it: when
- * no password rule other than met (the one the request met, rc->auth_rule,
- * but for a page shown to those who failed one) covers it, as seen from
- * ROOT and from every --vhost DIR it lies beneath.
- * A link such as "pub/notes -> ../private", a --vhost DIR inside or around
- * a protected place, an index file, --spa or --error-page page a rule
- * names: each would pass by the password its place asks for.  Such
- * objects are not there for the request.
+ * rule is given), may be shown to it.  The rule that guards it is the one
+ * whose place lies deepest among those covering it as seen from ROOT and
+ * from every --vhost DIR holding it; it must be met (the rule the request
+ * met, rc->auth_rule, or for the 401 page its own path's), or hold met's
+ * place.  A link such as "pub/notes -> ../private", a --vhost DIR inside or
+ * around a protected place, an index file, --spa or --error-page page a
+ * rule names: each would otherwise pass by the password its place asks
+ * for.  Such objects are not there for the request.
  */
 bool authorize_place(const struct exchange *rc, const struct auth_rule *met,
 		     const char *where, ssize_t n);

@@ -495,6 +495,47 @@ class AuthSetupTest(unittest.TestCase):
                 self.assertNotIn(b'secret', r.body)
         srv.stop()
 
+    def test_a_site_password_beside_an_admin_password(self):
+        """A password for the whole site and another for /admin/, with a
+        vhost for blog/ and one for ROOT's parent: each place keeps its
+        own rule, the deepest of those that cover it, and a page in the
+        site's place is no secret from admins.  Before (the previous
+        fix), any other rule refused: blog.test's /admin/ and ROOT's
+        /admin/ gave 404 to admins, as did the --spa and 404 pages."""
+        site = self.file('site.htpasswd', bcrypt('guest', 'g') + '\n')
+        admins = self.file('admins.htpasswd', bcrypt('root', 'r') + '\n')
+        guest = [('Authorization', basic('guest', 'g'))]
+        root = [('Authorization', basic('root', 'r'))]
+        self.place('blog/admin/f.txt', 'blog admin\n')
+        # The pages, in each root (each must have them).
+        for d in ('', 'blog/', '../'):
+            self.place(d + 'app.html', 'the app\n')
+            self.place(d + 'errors/404.html', 'our 404\n')
+        srv = self.start(['--auth-file', site, '--auth-file', '/admin/:' +
+                          admins, '--spa', '/app.html',
+                          '--error-page', '404=/errors/404.html',
+                          '--vhost', 'blog.test=' +
+                          os.path.join(self.www, 'blog'),
+                          '--vhost', 'files.test=' + self.base])
+        for host, target, creds, status, body in (
+                ('blog.test', '/admin/f.txt', root, 200, b'blog admin\n'),
+                ('127.0.0.1', '/admin/a.txt', root, 200, b'admin\n'),
+                ('127.0.0.1', '/admin/route', root, 200, b'the app\n'),
+                ('127.0.0.1', '/admin/nope.txt', root, 404, b'our 404\n'),
+                ('127.0.0.1', '/index.html', guest, 200,
+                 b'<p>public</p>\n'),
+                # The admins' place, through the site's rule: not there.
+                ('127.0.0.1', '/blog/admin/f.txt', guest, 404, None),
+                ('files.test', '/www/admin/a.txt', guest, 404, None)):
+            with self.subTest(host=host, target=target):
+                r = self.get_as(srv, host, target, creds)
+                self.assertEqual(r.status, status, r.describe())
+                if body is not None:
+                    self.assertEqual(r.body, body)
+                else:
+                    self.assertNotIn(b'admin', r.body)
+        srv.stop()
+
     def test_an_index_a_rule_names(self):
         """A rule for a directory's index file is not passed by asking
         for the directory.  Before, /private/sub/ gave the index that
