@@ -87,9 +87,38 @@ int open_beneath(int root_fd, const char *path, int flags)
 	return (int)fd;
 }
 
-ssize_t beneath_where(int fd, char *out, size_t cap)
+/*
+ * root was moved (a directory above it renamed) since beneath_locate():
+ * out (n bytes), as root's path now reads, becomes the path recorded
+ * then, which the other roots are known by.  -1 when it cannot be.
+ */
+static __attribute__((noinline)) ssize_t
+where_as_recorded(const struct beneath_root *root, char *out, size_t n,
+		  size_t cap)
 {
-	return fd_path(fd, out, cap);
+	char now[PATH_MAX];
+	ssize_t m = fd_path(root->fd, now, sizeof(now));
+	size_t len = m == 1 ? 0 : (size_t)m;
+
+	if (m < 0 || n < len || memcmp(out, now, len) ||
+	    (n > len && out[len] != '/') || root->real_len + n - len >= cap)
+		return -1;
+	memmove(out + root->real_len, out + len, n - len + 1);
+	memcpy(out, root->real, root->real_len);
+	return (ssize_t)(root->real_len + n - len);
+}
+
+ssize_t beneath_where(const struct beneath_root *root, int fd, char *out,
+		      size_t cap)
+{
+	ssize_t n = fd_path(fd, out, cap);
+	const char *rel;
+
+	/* Confined lookups stay beneath root: elsewhere, root has moved. */
+	if (n >= 0 && beneath == RESOLVE_BENEATH &&
+	    beneath_relative(root, out, (size_t)n, &rel) < 0)
+		n = where_as_recorded(root, out, (size_t)n, cap);
+	return n;
 }
 
 ssize_t beneath_relative(const struct beneath_root *root, const char *where,

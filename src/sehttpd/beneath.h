@@ -40,10 +40,13 @@ int beneath_locate(struct beneath_root *r);
 void beneath_root_close(struct beneath_root *r);
 
 /*
- * Where fd really is, as an absolute path into out (cap bytes,
- * NUL-terminated): its length, or -1 when that is not known (no /proc).
+ * Where fd, opened beneath root, really is, as an absolute path into out
+ * (cap bytes, NUL-terminated) in the terms recorded at start: should a
+ * directory above root be renamed, the path is translated back.  Its
+ * length, or -1 when that is not known (longer than cap).
  */
-ssize_t beneath_where(int fd, char *out, size_t cap);
+ssize_t beneath_where(const struct beneath_root *root, int fd, char *out,
+		      size_t cap);
 
 /*
  * The part of where (an absolute path of n bytes, NUL-terminated) that

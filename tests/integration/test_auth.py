@@ -536,6 +536,35 @@ class AuthSetupTest(unittest.TestCase):
                     self.assertNotIn(b'admin', r.body)
         srv.stop()
 
+    def test_a_directory_above_root_renamed(self):
+        """The roots' paths are read at start; renamed above them, the
+        files are still judged by where they lie.  Before, every object
+        then lay beneath no root known, and so under no rule and no dot
+        name: the link into private/ and a dot name through a link were
+        served."""
+        pw = self.file('moved.htpasswd', bcrypt('alice', 'a') + '\n')
+        base = temp_dir()
+        www = make_site(base)
+        os.symlink('private/s.txt', os.path.join(www, 'notes'))
+        os.symlink('private/.hidden', os.path.join(www, 'dot'))
+        srv = ServerProcess(['--auth-file', '/private/:' + pw], root=www)
+        self.addCleanup(srv.kill)
+        moved = base + '-moved'
+        os.rename(base, moved)
+        self.addCleanup(os.rename, moved, base)
+        for target in ('/notes', '/dot', '/private/s.txt'):
+            with self.subTest(target=target):
+                r = self.get(srv, target)
+                self.assertIn(r.status, (401, 404), r.describe())
+                self.assertNotIn(b'secret', r.body)
+                self.assertNotIn(b'hidden', r.body)
+        r = self.get(srv, '/index.html')
+        self.assertEqual((r.status, r.body), (200, b'<p>public</p>\n'))
+        r = self.get(srv, '/private/s.txt',
+                     [('Authorization', basic('alice', 'a'))])
+        self.assertEqual((r.status, r.body), (200, b'secret\n'))
+        srv.stop()
+
     def test_an_index_a_rule_names(self):
         """A rule for a directory's index file is not passed by asking
         for the directory.  Before, /private/sub/ gave the index that
