@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "authorize.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "auth.h"
@@ -104,80 +105,91 @@ int authorize_request(struct exchange *rc, const char *path, size_t len)
 	return 0;
 }
 
-/* A rule as it applies beneath one root: root->real + prefix is its place
- * ("/" for a rule for all paths). */
-struct guarded_place {
+/* The rule that guards a place, of those seen from the roots holding it. */
+struct guard {
 	const struct auth_rule *rule;
-	const struct beneath_root *root;
+	size_t depth; /* where its place ends; 0 for a rule for all paths */
+	const struct beneath_root *root; /* the request's, when it is one */
+	bool ambiguous; /* another rule's place ends as deep */
 };
 
-static size_t place_len(const struct guarded_place *g)
+/* The rule for where (n bytes) seen from root, found at dir (len). */
+static void guard_view(struct guard *g, const struct exchange *rc,
+		       const struct beneath_root *root, const char *dir,
+		       size_t len, const char *where, size_t n)
 {
-	return g->root->real_len +
-	       (g->rule->prefix_len ? g->rule->prefix_len : 1);
-}
+	const struct auth_rule *r;
+	const char *rel;
+	ssize_t rel_len = beneath_relative_to(dir, len, where, n, &rel);
+	size_t depth;
 
-static char place_char(const struct guarded_place *g, size_t i)
-{
-	if (i < g->root->real_len)
-		return g->root->real[i];
-	i -= g->root->real_len;
-	return g->rule->prefix_len ? g->rule->prefix[i] : '/';
-}
-
-/* Whether inner's place lies within outer's, as its prefixes match. */
-static bool place_within(const struct guarded_place *outer,
-			 const struct guarded_place *inner)
-{
-	size_t n = place_len(outer);
-
-	if (n > place_len(inner))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (place_char(outer, i) != place_char(inner, i))
-			return false;
+	if (rel_len < 0)
+		return;
+	r = auth_rule_for(rc->worker->server->auth, rel, (size_t)rel_len);
+	if (!r)
+		return;
+	/* A rule for all paths ("" or "/") is the least particular
+	 * anywhere: seen from a --vhost DIR inside /intranet/ it guards
+	 * nothing deeper. */
+	depth = r->prefix_len > 1 ? len + r->prefix_len : 0;
+	if (!g->rule || depth > g->depth) {
+		*g = (struct guard){ r, depth, root, false };
+	} else if (depth == g->depth) {
+		if (r != g->rule)
+			g->ambiguous = true;
+		else if (root == rc->root)
+			g->root = root;
 	}
-	return true;
 }
 
 /*
- * The rule that guards where: of those that cover it as seen from ROOT
- * and from each --vhost DIR holding it, the one whose place lies deepest,
- * as within one root the longest prefix wins.
+ * The rule that guards where: of those that cover it, as seen from ROOT
+ * and from each --vhost DIR holding it (where the DIR was at start, and
+ * where it is now), the one whose place lies deepest, as within one root
+ * the longest prefix wins.
  */
-static struct guarded_place guard_of(const struct server *s, const char *where,
-				     size_t n)
+static struct guard guard_of(const struct exchange *rc, const char *where,
+			     size_t n)
 {
-	struct guarded_place g = { NULL, NULL };
+	const struct server *s = rc->worker->server;
+	struct guard g = { 0 };
+	char now[PATH_MAX];
 
 	for (unsigned int i = 0; i <= s->nvhosts; i++) {
-		struct guarded_place here = { NULL, &s->roots[i] };
-		const char *rel;
-		ssize_t len = beneath_relative(here.root, where, n, &rel);
+		const struct beneath_root *root = &s->roots[i];
+		ssize_t len = beneath_root_now(root, now, sizeof(now));
 
-		if (len < 0)
-			continue;
-		here.rule = auth_rule_for(s->auth, rel, (size_t)len);
-		if (here.rule && (!g.rule || place_len(&here) > place_len(&g)))
-			g = here;
+		if (root->real)
+			guard_view(&g, rc, root, root->real, root->real_len,
+				   where, n);
+		if (len >= 0 && (!root->real || (size_t)len != root->real_len ||
+				 memcmp(now, root->real, (size_t)len)))
+			guard_view(&g, rc, root, now, (size_t)len, where, n);
 	}
 	return g;
 }
 
 /*
- * Whether the rule that guards where is one the request did not meet: not
- * met itself, nor one whose place holds met's (a rule for all paths
- * besides met's /admin/: what lies outside /admin/ is no secret from
- * those who may see inside it, as for an --spa page).
+ * Whether the rule that guards where is one the request did not meet:
+ * neither met itself nor, in the request's own root, a rule whose prefix
+ * holds met's (a rule for all paths besides met's /admin/: an --spa page
+ * of the whole site is no secret under /admin/).
  */
 static bool guarded_elsewhere(const struct exchange *rc,
 			      const struct auth_rule *met, const char *where,
 			      size_t n)
 {
-	struct guarded_place g = guard_of(rc->worker->server, where, n);
-	struct guarded_place m = { met, rc->root };
+	struct guard g = guard_of(rc, where, n);
 
-	return g.rule && g.rule != met && !(met && place_within(&g, &m));
+	if (!g.rule)
+		return false;
+	if (g.ambiguous)
+		return true;
+	if (g.rule == met)
+		return false;
+	return !met || g.root != rc->root ||
+	       g.rule->prefix_len >= met->prefix_len ||
+	       memcmp(g.rule->prefix, met->prefix, g.rule->prefix_len);
 }
 
 bool authorize_place(const struct exchange *rc, const struct auth_rule *met,

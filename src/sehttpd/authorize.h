@@ -26,13 +26,16 @@ int authorize_request(struct exchange *rc, const char *path, size_t len);
  * Whether an object opened for the request, which really is at where (n
  * bytes, from beneath_where(); -1: not known, and so not shown when any
  * rule is given), may be shown to it.  The rule that guards it is the one
- * whose place lies deepest among those covering it as seen from ROOT and
- * from every --vhost DIR holding it; it must be met (the rule the request
- * met, rc->auth_rule, or for the 401 page its own path's), or hold met's
- * place.  A link such as "pub/notes -> ../private", a --vhost DIR inside or
- * around a protected place, an index file, --spa or --error-page page a
- * rule names: each would otherwise pass by the password its place asks
- * for.  Such objects are not there for the request.
+ * whose place (root + prefix) lies deepest among those covering it as seen
+ * from ROOT and from every --vhost DIR holding it, a rule for all paths
+ * counting as the shallowest; two as deep guard it against everyone.  It
+ * must be met (the rule the request met, rc->auth_rule, or for the 401
+ * page its own path's), or, in the request's own root, hold met's prefix.
+ * A link such as "pub/notes -> ../private", a --vhost DIR inside or around
+ * a protected place, an index file, --spa or --error-page page a rule
+ * names: each would otherwise pass by the password its place asks for.
+ * Such objects are not there for the request.  What decides is fixed by
+ * the root, the request path and the object, as the caches need.
  */
 bool authorize_place(const struct exchange *rc, const struct auth_rule *met,
 		     const char *where, ssize_t n);

@@ -87,65 +87,60 @@ int open_beneath(int root_fd, const char *path, int flags)
 	return (int)fd;
 }
 
-/*
- * root was moved (a directory above it renamed) since beneath_locate():
- * out (n bytes), as root's path now reads, becomes the path recorded
- * then, which the other roots are known by.  -1 when it cannot be.
- */
-static __attribute__((noinline)) ssize_t
-where_as_recorded(const struct beneath_root *root, char *out, size_t n,
-		  size_t cap)
+ssize_t beneath_where(int fd, char *out, size_t cap)
 {
-	char now[PATH_MAX];
-	ssize_t m = fd_path(root->fd, now, sizeof(now));
-	size_t len = m == 1 ? 0 : (size_t)m;
-
-	if (m < 0 || n < len || memcmp(out, now, len) ||
-	    (n > len && out[len] != '/') || root->real_len + n - len >= cap)
-		return -1;
-	memmove(out + root->real_len, out + len, n - len + 1);
-	memcpy(out, root->real, root->real_len);
-	return (ssize_t)(root->real_len + n - len);
+	return fd_path(fd, out, cap);
 }
 
-ssize_t beneath_where(const struct beneath_root *root, int fd, char *out,
-		      size_t cap)
+ssize_t beneath_root_now(const struct beneath_root *root, char *out, size_t cap)
 {
-	ssize_t n = fd_path(fd, out, cap);
-	const char *rel;
+	ssize_t n = fd_path(root->fd, out, cap);
 
-	/* Confined lookups stay beneath root: elsewhere, root has moved. */
-	if (n >= 0 && beneath == RESOLVE_BENEATH &&
-	    beneath_relative(root, out, (size_t)n, &rel) < 0)
-		n = where_as_recorded(root, out, (size_t)n, cap);
-	return n;
+	return n == 1 ? 0 : n; /* "/": paths beneath start right after it */
+}
+
+ssize_t beneath_relative_to(const char *dir, size_t len, const char *where,
+			    size_t n, const char **rel)
+{
+	if (n < len || memcmp(where, dir, len))
+		return -1;
+	if (n == len) { /* the directory itself */
+		*rel = "/";
+		return 1;
+	}
+	if (where[len] != '/')
+		return -1; /* a sibling sharing its prefix */
+	*rel = where + len;
+	return (ssize_t)(n - len);
 }
 
 ssize_t beneath_relative(const struct beneath_root *root, const char *where,
 			 size_t n, const char **rel)
 {
-	size_t len = root->real_len;
-
-	if (!root->real || n < len || memcmp(where, root->real, len))
+	if (!root->real)
 		return -1;
-	if (n == len) { /* the root itself */
-		*rel = "/";
-		return 1;
-	}
-	if (where[len] != '/')
-		return -1; /* a sibling of the root sharing its prefix */
-	*rel = where + len;
-	return (ssize_t)(n - len);
+	return beneath_relative_to(root->real, root->real_len, where, n, rel);
 }
 
 bool beneath_hidden(const struct beneath_root *root, const char *where,
 		    ssize_t n)
 {
+	char now[PATH_MAX];
 	const char *rel;
-	ssize_t len;
+	ssize_t len, m;
 
 	if (n < 0)
 		return true;
 	len = beneath_relative(root, where, (size_t)n, &rel);
+	if (len < 0) {
+		/* A directory above root renamed since the start? */
+		m = beneath_root_now(root, now, sizeof(now));
+		len = m < 0 ? -1 :
+			      beneath_relative_to(now, (size_t)m, where,
+						  (size_t)n, &rel);
+		/* Confined lookups end beneath root: not known otherwise. */
+		if (len < 0)
+			return beneath == RESOLVE_BENEATH;
+	}
 	return len > 1 && http_path_hidden(rel, (size_t)len);
 }

@@ -40,18 +40,30 @@ int beneath_locate(struct beneath_root *r);
 void beneath_root_close(struct beneath_root *r);
 
 /*
- * Where fd, opened beneath root, really is, as an absolute path into out
- * (cap bytes, NUL-terminated) in the terms recorded at start: should a
- * directory above root be renamed, the path is translated back.  Its
- * length, or -1 when that is not known (longer than cap).
+ * Where fd really is, as an absolute path into out (cap bytes,
+ * NUL-terminated): its length, or -1 when that is not known (longer than
+ * cap).
  */
-ssize_t beneath_where(const struct beneath_root *root, int fd, char *out,
-		      size_t cap);
+ssize_t beneath_where(int fd, char *out, size_t cap);
 
 /*
- * The part of where (an absolute path of n bytes, NUL-terminated) that
- * lies beneath root, from its '/' ("/" for root itself), as *rel: its
- * length, or -1 when where is not beneath root.  A link such as
+ * Where root is now (read again: a directory above it may have been
+ * renamed since beneath_locate()), into out: its length (0 for "/"), or
+ * -1.
+ */
+ssize_t beneath_root_now(const struct beneath_root *root, char *out,
+			 size_t cap);
+
+/*
+ * The part of where (n bytes) beneath the directory dir (len bytes, 0 for
+ * "/"), from its '/' ("/" for dir itself), as *rel: its length, or -1 when
+ * where is not beneath dir.
+ */
+ssize_t beneath_relative_to(const char *dir, size_t len, const char *where,
+			    size_t n, const char **rel);
+
+/*
+ * beneath_relative_to() root as recorded at start.  A link such as
  * "innocent -> .git/config" leads to a hidden name, which the request path
  * does not show (http_path_hidden() of this path does).
  */
@@ -59,8 +71,9 @@ ssize_t beneath_relative(const struct beneath_root *root, const char *where,
 			 size_t n, const char **rel);
 
 /*
- * Whether where (n bytes) is a hidden name beneath root; -1, not known (a
- * path longer than PATH_MAX), counts as one.
+ * Whether where (n bytes) is a hidden name beneath root, as recorded or,
+ * failing that, as it is now; not known (n is -1: a path longer than
+ * PATH_MAX, or beneath neither while lookups are confined) counts as one.
  */
 bool beneath_hidden(const struct beneath_root *root, const char *where,
 		    ssize_t n);

@@ -129,7 +129,7 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		if (fd < 0)
 			return 0;
 		/* "innocent -> .git/config" is not listed, as .git is not. */
-		where_len = beneath_where(rc->root, fd, where, sizeof(where));
+		where_len = beneath_where(fd, where, sizeof(where));
 		if ((!rc->worker->server->site->http.dotfiles &&
 		     beneath_hidden(rc->root, where, where_len)) ||
 		    !authorize_place(rc, rc->auth_rule, where, where_len)) {

@@ -106,7 +106,7 @@ static bool page_shown(struct exchange *rc, int status, const char *path,
 
 	where[0] = '\0'; /* not read while n < 0 */
 	if (!dotfiles || s->auth)
-		n = beneath_where(rc->root, fd, where, sizeof(where));
+		n = beneath_where(fd, where, sizeof(where));
 	if (status == 401 && s->auth)
 		met = auth_rule_for(s->auth, path, strlen(path));
 	return authorize_place(rc, met, where, n) &&
@@ -243,7 +243,7 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 	/* Where it really is: a link may lead to a hidden or guarded place. */
 	where[0] = '\0'; /* not read while n < 0 */
 	if (!dotfiles || rc->worker->server->auth)
-		n = beneath_where(rc->root, fd, where, sizeof(where));
+		n = beneath_where(fd, where, sizeof(where));
 	if (!authorize_place(rc, rc->auth_rule, where, n)) {
 		close(fd);
 		return -ENOENT;

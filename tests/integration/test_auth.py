@@ -565,6 +565,37 @@ class AuthSetupTest(unittest.TestCase):
         self.assertEqual((r.status, r.body), (200, b'secret\n'))
         srv.stop()
 
+    def test_a_vhost_inside_a_guarded_place_under_a_site_password(self):
+        """A password for all paths ('/:FILE') and one for /intranet/,
+        with a --vhost for intranet/ and one for intranet/hr/: the
+        site's rule, seen from those DIRs, guards no deeper than it does
+        from ROOT, so neither host passes /intranet/'s password by.
+        Before, a site user read intranet/hr/ (the site rule's place there
+        lay deeper) and intranet/ (two places as deep)."""
+        site = self.file('site2.htpasswd', bcrypt('guest', 'g') + '\n')
+        staff = self.file('staff3.htpasswd', bcrypt('sam', 's') + '\n')
+        guest = [('Authorization', basic('guest', 'g'))]
+        self.place('intranet/hr/payroll.txt', 'payroll\n')
+        srv = self.start(['--auth-file', '/:' + site,
+                          '--auth-file', '/intranet/:' + staff,
+                          '--vhost', 'intranet.test=' +
+                          os.path.join(self.www, 'intranet'),
+                          '--vhost', 'hr.test=' +
+                          os.path.join(self.www, 'intranet', 'hr')])
+        for host, target in (('hr.test', '/payroll.txt'),
+                             ('hr.test', '/'),
+                             ('intranet.test', '/hr/payroll.txt')):
+            with self.subTest(host=host, target=target):
+                r = self.get_as(srv, host, target, guest)
+                self.assertEqual(r.status, 404, r.describe())
+                self.assertNotIn(b'payroll', r.body)
+        r = self.get_as(srv, '127.0.0.1', '/intranet/hr/payroll.txt',
+                        [('Authorization', basic('sam', 's'))])
+        self.assertEqual((r.status, r.body), (200, b'payroll\n'))
+        r = self.get_as(srv, '127.0.0.1', '/index.html', guest)
+        self.assertEqual(r.status, 200, r.describe())
+        srv.stop()
+
     def test_an_index_a_rule_names(self):
         """A rule for a directory's index file is not passed by asking
         for the directory.  Before, /private/sub/ gave the index that
