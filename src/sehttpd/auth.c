@@ -123,9 +123,12 @@ int auth_open(struct auth *a, const char *const *args, unsigned n,
 
 		split_arg(args[i], &r->prefix, &r->prefix_len, &r->path);
 		for (unsigned j = 0; j < a->nrules; j++) {
-			if (a->rules[j].prefix_len == r->prefix_len &&
-			    !memcmp(a->rules[j].prefix, r->prefix,
-				    r->prefix_len)) {
+			const struct auth_rule *o = &a->rules[j];
+
+			/* "" and "/" both mean every path. */
+			if ((o->prefix_len <= 1 && r->prefix_len <= 1) ||
+			    (o->prefix_len == r->prefix_len &&
+			     !memcmp(o->prefix, r->prefix, r->prefix_len))) {
 				snprintf(err, cap,
 					 "--auth-file %s: a second file for "
 					 "the same paths",

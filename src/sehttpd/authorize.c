@@ -169,6 +169,18 @@ static struct guard guard_of(const struct exchange *rc, const char *where,
 	return g;
 }
 
+/* Whether outer's prefix names a directory that holds inner's ("/admin"
+ * holds "/admin/x/", not "/adminpanel/"). */
+static bool prefix_holds(const struct auth_rule *outer,
+			 const struct auth_rule *inner)
+{
+	size_t n = outer->prefix_len;
+
+	if (n >= inner->prefix_len || memcmp(outer->prefix, inner->prefix, n))
+		return false;
+	return n <= 1 || outer->prefix[n - 1] == '/' || inner->prefix[n] == '/';
+}
+
 /*
  * Whether the rule that guards where is one the request did not meet:
  * neither met itself nor, in the request's own root, a rule whose prefix
@@ -187,9 +199,7 @@ static bool guarded_elsewhere(const struct exchange *rc,
 		return true;
 	if (g.rule == met)
 		return false;
-	return !met || g.root != rc->root ||
-	       g.rule->prefix_len >= met->prefix_len ||
-	       memcmp(g.rule->prefix, met->prefix, g.rule->prefix_len);
+	return !met || g.root != rc->root || !prefix_holds(g.rule, met);
 }
 
 bool authorize_place(const struct exchange *rc, const struct auth_rule *met,

@@ -66,8 +66,31 @@ static int open_for_request(struct exchange *rc, const char *path)
 	return fd;
 }
 
+/*
+ * Whether the object fd, opened for the request, may be shown to it by
+ * where it really is: no password rule it did not pass guards it, and,
+ * while dotfiles are off, it is no hidden name (a link such as "innocent
+ * -> .git/config").
+ */
+static bool object_shown(struct exchange *rc, int fd)
+{
+	const struct server *s = rc->worker->server;
+	bool dotfiles = s->site->http.dotfiles;
+	char where[PATH_MAX];
+	ssize_t n = -1;
+
+	if (dotfiles && !s->auth)
+		return true;
+	where[0] = '\0'; /* not read while n < 0 */
+	n = beneath_where(fd, where, sizeof(where));
+	return authorize_place(rc, rc->auth_rule, where, n) &&
+	       (dotfiles || !beneath_hidden(rc->root, where, n));
+}
+
 /* Stats path as a request opens it, so what it may not read fails: how
- * the content cache checks its entries (a cache_stat_fn). */
+ * the content cache checks its entries (a cache_stat_fn).  So too what
+ * now lies under a rule or a dot name the request did not pass (a file
+ * moved beneath /admin/, a link left behind). */
 static int stat_readable(void *ctx, const char *path, struct stat *st)
 {
 	struct exchange *rc = ctx;
@@ -76,6 +99,10 @@ static int stat_readable(void *ctx, const char *path, struct stat *st)
 
 	if (fd < 0)
 		return -1;
+	if (!object_shown(rc, fd)) {
+		close(fd);
+		return -1;
+	}
 	ret = fstat(fd, st);
 	close(fd);
 	return ret;

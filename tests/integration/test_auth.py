@@ -596,6 +596,50 @@ class AuthSetupTest(unittest.TestCase):
         self.assertEqual(r.status, 200, r.describe())
         srv.stop()
 
+    def test_a_cached_file_moved_under_a_rule(self):
+        """A file served (and cached), then moved beneath /private/ with
+        a link left at its old place: once the cache looks again (a
+        second), it is not served without the password.  Before, the
+        cache kept serving it, its identity unchanged."""
+        pw = self.file('cached.htpasswd', bcrypt('alice', 'a') + '\n')
+        pubc = os.path.join(self.www, 'pubc')
+        os.mkdir(pubc, 0o755)
+        write(os.path.join(pubc, 'r.txt'), 'report\n')
+        srv = self.start(['--auth-file', '/private/:' + pw])
+        for _ in range(2):
+            r = self.get(srv, '/pubc/r.txt')
+            self.assertEqual((r.status, r.body), (200, b'report\n'))
+        moved = os.path.join(self.www, 'private', 'pubc')
+        os.rename(pubc, moved)
+        self.addCleanup(shutil.rmtree, moved)
+        os.symlink('private/pubc', pubc)
+        self.addCleanup(os.unlink, pubc)
+        time.sleep(1.5)
+        r = self.get(srv, '/pubc/r.txt')
+        self.assertEqual(r.status, 404, r.describe())
+        self.assertNotIn(b'report', r.body)
+        srv.stop()
+
+    def test_a_prefix_without_a_slash_holds_no_sibling(self):
+        """/admin (no slash) and /adminpanel/ are siblings: a user of
+        /adminpanel/'s file is not shown the --spa page /admin guards.
+        Before, "/admin" as a string prefix of "/adminpanel/" counted as
+        a place holding it."""
+        admins = self.file('admin5.htpasswd', bcrypt('root', 'r') + '\n')
+        panel = self.file('panel5.htpasswd', bcrypt('pat', 'p') + '\n')
+        self.place('admin/app5.html', 'admin shell\n')
+        srv = self.start(['--auth-file', '/admin:' + admins,
+                          '--auth-file', '/adminpanel/:' + panel,
+                          '--spa', '/admin/app5.html'])
+        r = self.get(srv, '/adminpanel/route',
+                     [('Authorization', basic('pat', 'p'))])
+        self.assertEqual(r.status, 404, r.describe())
+        self.assertNotIn(b'shell', r.body)
+        r = self.get(srv, '/admin/route',
+                     [('Authorization', basic('root', 'r'))])
+        self.assertEqual((r.status, r.body), (200, b'admin shell\n'))
+        srv.stop()
+
     def test_an_index_a_rule_names(self):
         """A rule for a directory's index file is not passed by asking
         for the directory.  Before, /private/sub/ gave the index that
@@ -664,6 +708,10 @@ class AuthSetupTest(unittest.TestCase):
                     ''):
             self.expect_refused(['--auth-file', arg], '--auth-file')
         self.expect_refused(['--auth-file', pw, '--auth-file', pw],
+                            'a second file for the same paths')
+        # "" and "/" both mean every path (before: two rules, the first
+        # never used).
+        self.expect_refused(['--auth-file', pw, '--auth-file', '/:' + pw],
                             'a second file for the same paths')
         self.expect_refused(['--auth-file', pw, '--auth-realm', 'a\nb'],
                             '--auth-realm')
