@@ -536,6 +536,20 @@ class H2Client:
         return self
 
 
+def hpack_bomb(sid, before=b''):
+    """A header block for stream sid (ending it): before, a literal
+    "x: v...v" of 4 KB added to the dynamic table (index 62), then 0xbe,
+    indexed field 62, to the end of HEADERS and three CONTINUATIONs: 64
+    KiB that decode to 256 MB of fields."""
+    block = before + b'\x40\x01x' + encode_integer(4000, 7) + b'v' * 4000
+    frames = [frame(HEADERS, END_STREAM, sid,
+                    block + b'\xbe' * (16384 - len(block)))]
+    for i in range(3):
+        frames.append(frame(CONTINUATION, END_HEADERS if i == 2 else 0,
+                            sid, b'\xbe' * 16384))
+    return b''.join(frames)
+
+
 class Http2Mixin:
     """Helpers shared by the test classes; self.host, self.port."""
 
@@ -1028,16 +1042,7 @@ class Http2Test(Http2Mixin, ServerTestCase):
         c = self.raw().handshake()
         sid = c.new_sid()
         s = c.stream(sid)
-        # A literal "x: v...v" added to the table (index 62), then 0xbe
-        # (indexed field 62) to the end of each frame.
-        entry = b'\x40\x01x' + encode_integer(4000, 7) + b'v' * 4000
-        block = c.enc.encode(c.request_fields('/a.txt')) + entry
-        frames = [frame(HEADERS, END_STREAM, sid,
-                        block + b'\xbe' * (16384 - len(block)))]
-        for i in range(3):
-            frames.append(frame(CONTINUATION, END_HEADERS if i == 2 else 0,
-                                sid, b'\xbe' * 16384))
-        c.send(b''.join(frames))
+        c.send(hpack_bomb(sid, c.enc.encode(c.request_fields('/a.txt'))))
         c.pump(lambda: s.done, 5)
         self.assertIsNone(s.status, s.describe())
         self.assertIsNotNone(s.reset, s.describe())
@@ -1054,16 +1059,10 @@ class Http2Test(Http2Mixin, ServerTestCase):
         c = self.raw().handshake()
         sid = c.new_sid()
         s = c.stream(sid)
-        entry = b'\x40\x01x' + encode_integer(4000, 7) + b'v' * 4000
         head = c.enc.encode(c.request_fields('/a.txt', 'POST'))
         c.send(frame(HEADERS, END_HEADERS, sid, head) +
                frame(DATA, 0, sid, b'body'))
-        frames = [frame(HEADERS, END_STREAM, sid,
-                        entry + b'\xbe' * (16384 - len(entry)))]
-        for i in range(3):
-            frames.append(frame(CONTINUATION, END_HEADERS if i == 2 else 0,
-                                sid, b'\xbe' * 16384))
-        c.send(b''.join(frames))
+        c.send(hpack_bomb(sid))
         c.pump(lambda: s.reset is not None, 5)
         # INTERNAL_ERROR: the decoding was cut short.  Decoded to the
         # end, the stream ended with the request (a NO_ERROR reset).
