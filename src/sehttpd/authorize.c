@@ -13,6 +13,7 @@
 #include "htpasswd.h"
 #include "http/basic_auth.h"
 #include "server.h"
+#include "config.h"
 
 /* A request's defer: a check still out is left to the worker to free. */
 static void release_check(void *arg)
@@ -202,11 +203,20 @@ static bool guarded_elsewhere(const struct exchange *rc,
 	return !met || g.root != rc->root || !prefix_holds(g.rule, met);
 }
 
-bool authorize_place(const struct exchange *rc, const struct auth_rule *met,
-		     const char *where, ssize_t n)
+bool authorize_object(const struct exchange *rc, const struct auth_rule *met,
+		      int fd, bool *hidden)
 {
 	const struct server *s = rc->worker->server;
+	bool dotfiles = s->site->http.dotfiles;
+	char where[PATH_MAX];
+	ssize_t n;
 
+	*hidden = false;
+	if (dotfiles && !s->auth)
+		return true;
+	where[0] = '\0'; /* not read while n < 0 */
+	n = beneath_where(fd, where, sizeof(where));
+	*hidden = !dotfiles && beneath_hidden(rc->root, where, n);
 	/* Not known: a path longer than PATH_MAX, which nothing may pass. */
 	return !s->auth ||
 	       (n >= 0 && !guarded_elsewhere(rc, met, where, (size_t)n));

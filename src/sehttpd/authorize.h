@@ -23,21 +23,23 @@
 int authorize_request(struct exchange *rc, const char *path, size_t len);
 
 /*
- * Whether an object opened for the request, which really is at where (n
- * bytes, from beneath_where(); -1: not known, and so not shown when any
- * rule is given), may be shown to it.  The rule that guards it is the one
- * whose place (root + prefix) lies deepest among those covering it as seen
- * from ROOT and from every --vhost DIR holding it, a rule for all paths
- * counting as the shallowest; two as deep guard it against everyone.  It
- * must be met (the rule the request met, rc->auth_rule, or for the 401
- * page its own path's), or, in the request's own root, hold met's prefix.
- * A link such as "pub/notes -> ../private", a --vhost DIR inside or around
- * a protected place, an index file, --spa or --error-page page a rule
- * names: each would otherwise pass by the password its place asks for.
- * Such objects are not there for the request.  What decides is fixed by
- * the root, the request path and the object, as the caches need.
+ * Whether the object fd, opened for the request, may be shown to it by
+ * where it really is (one look at /proc), and in *hidden whether it is a
+ * hidden name there while dotfiles are off (a link such as "innocent ->
+ * .git/config").  The rule that guards it is the one whose place (root +
+ * prefix) lies deepest among those covering it as seen from ROOT and from
+ * every --vhost DIR holding it, a rule for all paths counting as the
+ * shallowest; two as deep guard it against everyone.  It must be met (the
+ * rule the request met, rc->auth_rule, or for the 401 page its own
+ * path's), or, in the request's own root, hold met's prefix.  A link such
+ * as "pub/notes -> ../private", a --vhost DIR inside or around a protected
+ * place, an index file, --spa or --error-page page a rule names: each
+ * would otherwise pass by the password its place asks for.  Such objects
+ * are not there for the request.  What decides is fixed by the root, the
+ * request path and the object, as the caches need.  Where is not known
+ * (longer than PATH_MAX), the object is guarded and hidden.
  */
-bool authorize_place(const struct exchange *rc, const struct auth_rule *met,
-		     const char *where, ssize_t n);
+bool authorize_object(const struct exchange *rc, const struct auth_rule *met,
+		      int fd, bool *hidden);
 
 #endif /* SEHTTPD_AUTHORIZE_H */

@@ -14,7 +14,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -115,8 +114,8 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
 		size_t dlen = (size_t)rc->path_len - 1, nlen = strlen(name);
-		char path[HTTP_PATH_MAX + 256], where[PATH_MAX];
-		ssize_t where_len;
+		char path[HTTP_PATH_MAX + 256];
+		bool hidden;
 		int fd;
 
 		e->is_link = true;
@@ -129,10 +128,8 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		if (fd < 0)
 			return 0;
 		/* "innocent -> .git/config" is not listed, as .git is not. */
-		where_len = beneath_where(fd, where, sizeof(where));
-		if ((!rc->worker->server->site->http.dotfiles &&
-		     beneath_hidden(rc->root, where, where_len)) ||
-		    !authorize_place(rc, rc->auth_rule, where, where_len)) {
+		if (!authorize_object(rc, rc->auth_rule, fd, &hidden) ||
+		    hidden) {
 			close(fd);
 			return -1;
 		}

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,27 +65,6 @@ static int open_for_request(struct exchange *rc, const char *path)
 	return fd;
 }
 
-/*
- * Whether the object fd, opened for the request, may be shown to it by
- * where it really is: no password rule it did not pass guards it, and,
- * while dotfiles are off, it is no hidden name (a link such as "innocent
- * -> .git/config").
- */
-static bool object_shown(struct exchange *rc, int fd)
-{
-	const struct server *s = rc->worker->server;
-	bool dotfiles = s->site->http.dotfiles;
-	char where[PATH_MAX];
-	ssize_t n = -1;
-
-	if (dotfiles && !s->auth)
-		return true;
-	where[0] = '\0'; /* not read while n < 0 */
-	n = beneath_where(fd, where, sizeof(where));
-	return authorize_place(rc, rc->auth_rule, where, n) &&
-	       (dotfiles || !beneath_hidden(rc->root, where, n));
-}
-
 /* Stats path as a request opens it, so what it may not read fails: how
  * the content cache checks its entries (a cache_stat_fn).  So too what
  * now lies under a rule or a dot name the request did not pass (a file
@@ -95,11 +73,12 @@ static int stat_readable(void *ctx, const char *path, struct stat *st)
 {
 	struct exchange *rc = ctx;
 	int fd = open_beneath(rc->root->fd, path, O_RDONLY | O_NONBLOCK);
+	bool hidden;
 	int ret;
 
 	if (fd < 0)
 		return -1;
-	if (!object_shown(rc, fd)) {
+	if (!authorize_object(rc, rc->auth_rule, fd, &hidden) || hidden) {
 		close(fd);
 		return -1;
 	}
@@ -127,18 +106,12 @@ static bool page_shown(struct exchange *rc, int status, const char *path,
 {
 	const struct server *s = rc->worker->server;
 	const struct auth_rule *met = rc->auth_rule;
-	bool dotfiles = s->site->http.dotfiles;
-	char where[PATH_MAX];
-	ssize_t n = -1;
+	bool hidden;
 
-	where[0] = '\0'; /* not read while n < 0 */
-	if (!dotfiles || s->auth)
-		n = beneath_where(fd, where, sizeof(where));
 	if (status == 401 && s->auth)
 		met = auth_rule_for(s->auth, path, strlen(path));
-	return authorize_place(rc, met, where, n) &&
-	       (dotfiles || http_path_hidden(path, strlen(path)) ||
-		!beneath_hidden(rc->root, where, n));
+	return authorize_object(rc, met, fd, &hidden) &&
+	       (!hidden || http_path_hidden(path, strlen(path)));
 }
 
 /*
@@ -254,9 +227,6 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 {
 	struct exchange *rc = ctx;
 	int fd = open_beneath(rc->root->fd, path + 1, O_RDONLY | O_NONBLOCK);
-	bool dotfiles = rc->worker->server->site->http.dotfiles;
-	char where[PATH_MAX];
-	ssize_t n = -1;
 	struct stat st;
 
 	if (fd < 0)
@@ -268,10 +238,7 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 		return -err;
 	}
 	/* Where it really is: a link may lead to a hidden or guarded place. */
-	where[0] = '\0'; /* not read while n < 0 */
-	if (!dotfiles || rc->worker->server->auth)
-		n = beneath_where(fd, where, sizeof(where));
-	if (!authorize_place(rc, rc->auth_rule, where, n)) {
+	if (!authorize_object(rc, rc->auth_rule, fd, &obj->hidden)) {
 		close(fd);
 		return -ENOENT;
 	}
@@ -279,7 +246,6 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 	obj->type = S_ISREG(st.st_mode) ? HTTP_OBJECT_FILE :
 		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :
 					  HTTP_OBJECT_OTHER;
-	obj->hidden = !dotfiles && beneath_hidden(rc->root, where, n);
 	obj->mtime_sec = st.st_mtim.tv_sec;
 	obj->mtime_nsec = st.st_mtim.tv_nsec;
 	return 0;
