@@ -118,34 +118,45 @@ struct file *khttpd_open_read(const struct path *path, int flags)
 /*
  * Whether path, found beneath the root, has a hidden name there (a link
  * such as "innocent -> .git/config" leads to one): the names from it up to
- * the root, as http_path_hidden() judges a request path.  A mount below
- * the root ends the walk: its own root's name is not a hidden one.  What
+ * the root, as http_path_hidden() judges a request path.  The walk crosses
+ * mounts below the root, up to where each is mounted: a tmpfs on ".priv"
+ * has a root of its own whose name is not the one it is reached by.  What
  * a link led to outside the root (follow_symlinks=1) is not, as sehttpd
  * judges it.
  */
 bool khttpd_beneath_hidden(const struct khttpd_server *srv,
 			   const struct path *path)
 {
-	struct dentry *d;
+	struct path p = *path;
 	bool hidden = false;
 
 	if (srv->follow_symlinks && !path_is_under(path, &srv->root))
 		return false;
-	d = dget(path->dentry);
+	path_get(&p);
+	while (!hidden && !path_equal(&p, &srv->root)) {
+		struct dentry *parent;
 
-	while (!hidden && d != srv->root.dentry && !IS_ROOT(d)) {
-		struct dentry *parent = dget_parent(d);
-
+		if (p.dentry == p.mnt->mnt_root) {
+			/* Nothing above: the namespace's root. */
+			if (!follow_up(&p))
+				break;
+			continue;
+		}
+		if (IS_ROOT(p.dentry))
+			break; /* disconnected: no names to judge */
+		parent = dget_parent(p.dentry);
 		/* The name is stable under d_lock; "/" makes .well-known in
 		 * the root the one dot name that is not hidden. */
-		spin_lock(&d->d_lock);
-		hidden = http_entry_hidden("/", parent == srv->root.dentry,
-					   (const char *)d->d_name.name,
-					   d->d_name.len);
-		spin_unlock(&d->d_lock);
-		dput(d);
-		d = parent;
+		spin_lock(&p.dentry->d_lock);
+		hidden = http_entry_hidden("/",
+					   parent == srv->root.dentry &&
+						   p.mnt == srv->root.mnt,
+					   (const char *)p.dentry->d_name.name,
+					   p.dentry->d_name.len);
+		spin_unlock(&p.dentry->d_lock);
+		dput(p.dentry);
+		p.dentry = parent;
 	}
-	dput(d);
+	path_put(&p);
 	return hidden;
 }

@@ -241,13 +241,23 @@ class Target:
     for our own server, its process."""
 
     def __init__(self, host, port, tree, server=None, kind=KIND,
-                 mirror=None):
+                 mirror=None, shell=None):
         self.host = host
         self.port = port
         self.tree = tree
         self.server = server
         self.kind = kind
         self.mirror = mirror
+        self._shell = shell
+
+    def shell(self, script):
+        """Runs script with sh in the root the server reads (in the test
+        guest for khttpd), as root, for what a file copy cannot make (a
+        mount); returns its output and exit status."""
+        if not self._shell:
+            raise unittest.SkipTest('no shell where %s reads its files'
+                                    % self.kind)
+        return self._shell(script)
 
     def sync(self, *rels):
         """After a test changed the paths rels (relative to the root it
@@ -293,7 +303,12 @@ def start_server(args=(), root=None, tree=None, **kw):
     if EXTERNAL:
         return module_target(args, root, tree, kw)
     srv = ServerProcess(args, root=root, **kw)
-    return Target(srv.host, srv.port, tree, srv, 'sehttpd')
+
+    def shell(script):
+        run = subprocess.run(['sh', '-c', script], cwd=root,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        return run.stdout.decode('utf-8', 'replace'), run.returncode
+    return Target(srv.host, srv.port, tree, srv, 'sehttpd', shell=shell)
 
 
 def shared_target(args=()):
@@ -472,10 +487,12 @@ def module_target(args, root, tree, kw):
 
         def mirror(changed):
             guest.put(root, changed, GUEST_OWN_ROOT)
+    where = GUEST_OWN_ROOT if mirror else '/srv/www'
     host, _, port = EXTERNAL.rpartition(':')
     srv = ModuleServer(guest, params)
     return Target(host.strip('[]'), int(port), tree or session_tree(), srv,
-                  KIND, mirror)
+                  KIND, mirror,
+                  lambda script: guest.run('cd %s && %s' % (where, script)))
 
 
 class ServerTestCase(unittest.TestCase):

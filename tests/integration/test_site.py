@@ -536,6 +536,43 @@ class FileFlagTest(FlagTest):
                          {'config'})
         t.server.stop()
 
+    def test_dot_names_behind_a_mount_are_404(self):
+        """A dot-named directory that is, or holds, a mount point, reached
+        by a link with a visible name, stays hidden, and links to it stay
+        out of listings.  Before, khttpd's walk up from the file stopped at
+        the mount's own root: /pub/s.txt was served and /lst/ listed it."""
+        root = os.path.join(temp_dir(), 'www')
+        for rel in ('.priv', '.git3/m', 'lst'):
+            os.makedirs(os.path.join(root, rel))
+        with open(os.path.join(root, 'lst', 'c.txt'), 'wb') as fh:
+            fh.write(b'visible\n')
+        os.symlink('.priv', os.path.join(root, 'pub'))
+        os.symlink('.git3/m', os.path.join(root, 'pub3'))
+        os.symlink('../.priv/s.txt', os.path.join(root, 'lst', 'a.txt'))
+        os.symlink('../.git3/m/x.txt', os.path.join(root, 'lst', 'b.txt'))
+        t = self.start('--index', 'none.html', root=root)
+        mounted = []
+
+        def unmount():
+            for rel in reversed(mounted):
+                t.shell('umount ' + rel)
+        self.addCleanup(unmount)
+        for rel, name in (('.priv', 's.txt'), ('.git3/m', 'x.txt')):
+            out, rc = t.shell('mount -t tmpfs none {0} && chmod 755 {0} && '
+                              'echo SECRET > {0}/{1} && chmod 644 {0}/{1}'
+                              .format(rel, name))
+            if rc:
+                self.skipTest('no tmpfs mounted here: ' + out)
+            mounted.append(rel)
+        for path in ('/pub/s.txt', '/pub/', '/pub3/x.txt', '/pub3/',
+                     '/lst/a.txt', '/lst/b.txt'):
+            with self.subTest(path=path):
+                r = self.get(t, path)
+                self.assertEqual(r.status, 404, r.describe())
+                self.assertNotIn(b'SECRET', r.body)
+        self.assertEqual(listed_names(self.get(t, '/lst/').body), {'c.txt'})
+        t.server.stop()
+
     def test_well_known_linked_to_git_is_404(self):
         """A ROOT whose .well-known is a link to .git serves none of it,
         nor lists it; with --dotfiles both are what they are."""
