@@ -23,6 +23,7 @@ struct auth_rule;
 
 struct beneath_root;
 struct cache_entry;
+struct coded_body;
 struct conn;
 struct exchange;
 struct worker;
@@ -40,6 +41,9 @@ struct exchange_writer {
 	/* Sends len bytes of fd from offset; fd stays the caller's. */
 	int (*sendfile)(struct exchange *rc, int fd, off_t offset,
 			uint64_t len);
+	/* Takes b, a body compressed as it goes (respond_coded.h), to free
+	 * when done, even on failure; NULL: writev gets it piece by piece. */
+	int (*coded)(struct exchange *rc, struct coded_body *b);
 };
 
 struct exchange {

@@ -401,7 +401,8 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	st->answered = true;
 	stats_add(&w->stats.http2_requests, 1);
 	for (unsigned int i = 0; i < st->nseg && !st->holds_file; i++)
-		st->holds_file = st->seg[i].kind == H2_SEG_FILE;
+		st->holds_file = st->seg[i].kind == H2_SEG_FILE ||
+				 st->seg[i].kind == H2_SEG_CODED;
 	if (st->holds_file)
 		h->file_streams++;
 }

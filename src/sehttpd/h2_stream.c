@@ -11,6 +11,7 @@
 
 #include "cache.h"
 #include "conn_io.h"
+#include "respond_coded.h"
 #include "server.h"
 
 /* Bytes a stream's DATA may send before the thread's others get a turn. */
@@ -19,6 +20,11 @@
 #define H2_FRAME_HEAD 9
 /* Bodies this small are copied beside the frames, not written apart. */
 #define H2_GATHER_MAX 4096
+/* A coded body is made a frame's payload at a time (RFC 9113 4.2). */
+#define H2_CODED_OUT 16384
+/* Compressing input costs as much a byte as sending 16 bytes does: a turn
+ * every RESPOND_CODED_STEP, as HTTP/1.1's compressed bodies give one. */
+#define H2_CODED_WEIGHT (H2_TURN_BYTES / RESPOND_CODED_STEP)
 
 /* Buffers larger than this are not kept for the next stream. */
 #define H2_BUF_KEEP 4096
@@ -89,8 +95,12 @@ void h2_stream_put(struct h2_stream_pool *pool, struct h2_stream *st)
 			close(st->seg[i].fd);
 	if (st->entry)
 		content_cache_put(st->entry);
+	coded_body_free(st->coded);
+	free(st->coded_out);
 	st->nseg = 0;
 	st->entry = NULL;
+	st->coded = NULL;
+	st->coded_out = NULL;
 	if (pool->count >= H2_POOL_KEEP) {
 		stream_destroy(st);
 		return;
@@ -441,10 +451,61 @@ static int stream_sendfile(struct exchange *rc, int fd, off_t offset,
 	return 0;
 }
 
+/* The body goes as nghttp2 asks for frames of it (read_body()). */
+static int stream_coded(struct exchange *rc, struct coded_body *b)
+{
+	struct h2_stream *st = rc->out_ctx;
+	struct h2_segment *s;
+
+	if (!st->head_done || st->coded ||
+	    !(s = segment_add(st, H2_SEG_CODED))) {
+		coded_body_free(b);
+		st->failed = true;
+		return -1;
+	}
+	st->coded_out = malloc(H2_CODED_OUT);
+	if (!st->coded_out) {
+		st->nseg--;
+		coded_body_free(b);
+		st->failed = true;
+		return -1;
+	}
+	s->len = UINT64_MAX; /* unknown: it ends when the body does */
+	st->coded = b;
+	return 0;
+}
+
 const struct exchange_writer h2_stream_writer = {
 	.writev = stream_writev,
 	.sendfile = stream_sendfile,
+	.coded = stream_coded,
 };
+
+static bool segment_sent(const struct h2_stream *st)
+{
+	if (st->seg[st->cur].kind == H2_SEG_CODED)
+		return st->coded_ended && st->coded_at == st->coded_len;
+	return st->cur_off == st->seg[st->cur].len;
+}
+
+/* Makes the coded body's next bytes once the last are sent: -1 when the
+ * file shrank or could not be read. */
+static int coded_fill(struct h2_stream *st)
+{
+	while (st->coded_at == st->coded_len && !st->coded_ended) {
+		enum coded_body_state state;
+		size_t made;
+
+		state = coded_body_next(st->coded, st->coded_out, H2_CODED_OUT,
+					&made);
+		if (state == CODED_BODY_ERROR)
+			return -1;
+		st->coded_len = made;
+		st->coded_at = 0;
+		st->coded_ended = state == CODED_BODY_ENDED;
+	}
+	return 0;
+}
 
 /* nghttp2 asks for the next DATA payload: chosen here, written by
  * h2_stream_send_data() straight from where it is. */
@@ -454,12 +515,13 @@ static ssize_t read_body(nghttp2_session *session, int32_t stream_id,
 {
 	struct h2_stream *st = source->ptr;
 	uint64_t left;
+	bool ends = true; /* the segment ends with what is left */
 
 	(void)session;
 	(void)stream_id;
 	(void)buf;
 	(void)user_data;
-	while (st->cur < st->nseg && st->cur_off == st->seg[st->cur].len) {
+	while (st->cur < st->nseg && segment_sent(st)) {
 		st->cur++;
 		st->cur_off = 0;
 	}
@@ -467,10 +529,18 @@ static ssize_t read_body(nghttp2_session *session, int32_t stream_id,
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
 		return 0;
 	}
-	left = st->seg[st->cur].len - st->cur_off;
+	if (st->seg[st->cur].kind == H2_SEG_CODED) {
+		/* Reset, the connection goes on: cut, never padded. */
+		if (coded_fill(st))
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		left = st->coded_len - st->coded_at;
+		ends = st->coded_ended;
+	} else {
+		left = st->seg[st->cur].len - st->cur_off;
+	}
 	st->frame_len = left < length ? left : length;
 	*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
-	if (st->frame_len == left && st->cur + 1 == st->nseg)
+	if (ends && st->frame_len == left && st->cur + 1 == st->nseg)
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
 	return (ssize_t)st->frame_len;
 }
@@ -564,10 +634,20 @@ int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 	const char *p =
 		s->kind == H2_SEG_MEMORY ? s->data + st->cur_off :
 		s->kind == H2_SEG_COPY	 ? st->copy.p + s->off + st->cur_off :
+		s->kind == H2_SEG_CODED	 ? st->coded_out + st->coded_at :
 					   NULL;
 
 	if (length != st->frame_len || st->cur_off + length > s->len)
 		return -1;
+	if (s->kind == H2_SEG_CODED) {
+		uint64_t in = coded_body_consumed(st->coded);
+
+		if (st->coded_at + length > st->coded_len)
+			return -1;
+		o->since_turn += (in - st->coded_in_seen) * H2_CODED_WEIGHT;
+		st->coded_in_seen = in;
+		st->coded_at += length;
+	}
 	/* A fast reader of a large body must not starve the thread. */
 	if (o->since_turn >= H2_TURN_BYTES) {
 		o->since_turn = 0;

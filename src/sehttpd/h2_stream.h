@@ -28,6 +28,7 @@ enum h2_segment_kind {
 	H2_SEG_MEMORY, /* in a cache entry the stream holds */
 	H2_SEG_COPY, /* in the stream's copy, from off */
 	H2_SEG_FILE, /* in fd (the stream's duplicate), from off */
+	H2_SEG_CODED, /* made as it goes by the stream's coded body */
 };
 
 struct h2_segment {
@@ -77,6 +78,13 @@ struct h2_stream {
 	uint64_t cur_off; /* sent of seg[cur] */
 	uint64_t frame_len; /* the DATA payload chosen, not yet written */
 	struct cache_entry *entry; /* referenced while its bytes are sent */
+	/* A body compressed as its frames go (respond_coded.h): what it
+	 * made last, in coded_out, and what of that was sent. */
+	struct coded_body *coded;
+	char *coded_out;
+	size_t coded_len, coded_at;
+	bool coded_ended;
+	uint64_t coded_in_seen; /* its input, counted toward turns */
 
 	/* Kept from one use to the next: the bytes above point into them. */
 	struct h2_buf pseudo, fields, head, resp, copy;

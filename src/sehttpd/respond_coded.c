@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "respond_coded.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -18,8 +20,8 @@
 
 bool respond_coded_allowed(const struct exchange *rc, uint64_t size)
 {
-	return !rc->http2 && size >= RESPOND_CODED_MIN &&
-	       size <= RESPOND_CODED_MAX && !exchange_range_requested(rc) &&
+	return size >= RESPOND_CODED_MIN && size <= RESPOND_CODED_MAX &&
+	       !exchange_range_requested(rc) &&
 	       rc->worker->coded_streams < RESPOND_CODED_STREAMS_MAX;
 }
 
@@ -32,56 +34,169 @@ enum http_coding respond_coded_choice(const struct exchange *rc, uint64_t size,
 				   0);
 }
 
-static void free_stream(void *arg)
-{
-	compress_stream_free(arg);
-}
-
-static void release_stream_slot(void *arg)
-{
-	struct worker *w = arg;
-
-	w->coded_streams--;
-}
-
-static void free_arg(void *arg)
-{
-	free(arg);
-}
-
-/* A copy of the compressed body, while it stays within its bound. */
-struct coded_copy {
-	char *data; /* NULL: none kept (not asked for, or too large) */
-	size_t len;
-	/* The representation it is for, marked keeping until the copy is
-	 * kept, found too large, or given up. */
+struct coded_body {
+	struct worker *w; /* whose slot it holds */
+	struct compress_stream *s;
+	int fd; /* its own: an HTTP/2 stream outlives the request */
+	struct stat st; /* the file when the response began */
+	uint64_t off; /* read so far */
+	char *in;
+	size_t in_len, in_at; /* the step read, and what of it was taken */
+	bool ended;
+	/* The copy for the cache (data NULL: none kept, not asked for or
+	 * too large), and the representation it is for, marked keeping
+	 * until the copy is kept, found too large, or given up. */
+	struct cache_entry *e; /* held */
 	struct cache_rep *rep;
+	enum http_coding coding;
+	char *copy;
+	size_t copy_len;
+	char etag[HTTP_ETAG_MAX];
+	size_t etag_len;
 };
 
-/* Let go: a copy given up (the response cut short) may be tried again. */
-static void free_copy(void *arg)
+void coded_body_free(struct coded_body *b)
 {
-	struct coded_copy *k = arg;
-
-	if (k->rep)
-		k->rep->keeping = false;
-	free(k->data);
-	free(k);
+	if (!b)
+		return;
+	/* A copy given up (the response cut short) may be tried again. */
+	if (b->rep)
+		b->rep->keeping = false;
+	free(b->copy);
+	if (b->e)
+		content_cache_put(b->e);
+	free(b->in);
+	if (b->fd >= 0)
+		close(b->fd);
+	compress_stream_free(b->s);
+	b->w->coded_streams--;
+	free(b);
 }
 
-static void copy_append(struct coded_copy *k, const void *out, size_t len)
+/* NULL when out of memory or descriptors. */
+static struct coded_body *coded_body_new(struct worker *w, int fd,
+					 const struct stat *st,
+					 enum http_coding coding,
+					 struct cache_entry *e,
+					 const struct http_representation *r)
 {
-	if (!k->data)
+	struct coded_body *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->w = w;
+	w->coded_streams++;
+	b->st = *st;
+	b->coding = coding;
+	b->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	b->s = compress_stream_new(coding);
+	b->in = malloc(RESPOND_CODED_STEP);
+	if (b->fd < 0 || !b->s || !b->in) {
+		coded_body_free(b);
+		return NULL;
+	}
+	/* One response at a time makes the copy, and none once it was too
+	 * large: so a crowd of first requests costs no crowd of copies. */
+	if (e && !e->rep[coding].keeping && r->etag_len <= sizeof(b->etag)) {
+		b->copy = malloc(RESPOND_CODED_KEEP_MAX);
+		if (b->copy) {
+			content_cache_hold(e);
+			b->e = e;
+			b->rep = &e->rep[coding];
+			b->rep->keeping = true;
+			memcpy(b->etag, r->etag, r->etag_len);
+			b->etag_len = r->etag_len;
+		}
+	}
+	return b;
+}
+
+uint64_t coded_body_consumed(const struct coded_body *b)
+{
+	return b->off - (b->in_len - b->in_at);
+}
+
+static void copy_append(struct coded_body *b, const void *out, size_t len)
+{
+	if (!b->copy)
 		return;
-	if (k->len + len > RESPOND_CODED_KEEP_MAX) {
+	if (b->copy_len + len > RESPOND_CODED_KEEP_MAX) {
 		/* Too large for good: rep stays marked, no one copies it. */
-		free(k->data);
-		k->data = NULL;
-		k->rep = NULL;
+		free(b->copy);
+		b->copy = NULL;
+		b->rep = NULL;
 		return;
 	}
-	memcpy(k->data + k->len, out, len);
-	k->len += len;
+	memcpy(b->copy + b->copy_len, out, len);
+	b->copy_len += len;
+}
+
+/* Keeps the copy in the cache when the file is still what it was. */
+static void keep_copy(struct coded_body *b)
+{
+	struct stat now;
+
+	if (!b->copy || fstat(b->fd, &now) || now.st_size != b->st.st_size ||
+	    now.st_mtim.tv_sec != b->st.st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != b->st.st_mtim.tv_nsec)
+		return;
+	content_cache_attach_coded(b->w->cache, b->e, b->coding, b->copy,
+				   b->copy_len, b->etag, b->etag_len);
+	b->copy = NULL; /* taken */
+	b->rep = NULL;
+}
+
+/*
+ * Reads the file in steps of RESPOND_CODED_STEP.  A file that shrank under
+ * us ends the response short: the client sees it cut, never padded.
+ */
+enum coded_body_state coded_body_next(struct coded_body *b, char *out,
+				      size_t out_cap, size_t *made)
+{
+	uint64_t size = (uint64_t)b->st.st_size;
+
+	*made = 0;
+	while (!b->ended) {
+		size_t used, n = out_cap - *made;
+		int r;
+
+		if (b->in_at == b->in_len && b->off < size) {
+			size_t want = size - b->off < RESPOND_CODED_STEP ?
+					      (size_t)(size - b->off) :
+					      RESPOND_CODED_STEP;
+			ssize_t got;
+
+			do {
+				got = pread(b->fd, b->in, want, (off_t)b->off);
+			} while (got < 0 && errno == EINTR);
+			if (got != (ssize_t)want)
+				return CODED_BODY_ERROR;
+			b->off += want;
+			b->in_len = want;
+			b->in_at = 0;
+		}
+		r = compress_stream_step(b->s, b->in + b->in_at,
+					 b->in_len - b->in_at, &used,
+					 out + *made, &n, b->off == size);
+		if (r < 0)
+			return CODED_BODY_ERROR;
+		b->in_at += used;
+		copy_append(b, out + *made, n);
+		*made += n;
+		if (r == 1)
+			b->ended = true;
+		else if (*made == out_cap)
+			return CODED_BODY_MORE;
+		else if (b->in_at == b->in_len && b->off < size)
+			return CODED_BODY_STEPPED;
+	}
+	keep_copy(b);
+	return CODED_BODY_ENDED;
+}
+
+static void free_body(void *arg)
+{
+	coded_body_free(arg);
 }
 
 /* Sends out[0..len) as the next piece of the body (chunked: a chunk). */
@@ -99,64 +214,25 @@ static int send_piece(struct exchange *rc, const void *out, size_t len,
 	return l.n ? exchange_writev(rc, iov, (int)l.n, !last) : 0;
 }
 
-/*
- * Reads fd's size bytes in steps, compressing each and sending what comes
- * out through out (out_cap bytes).  A file that shrank under us ends the
- * response short, unterminated: the client sees it cut, never padded.
- */
-static int send_compressed(struct exchange *rc, struct compress_stream *s,
-			   int fd, uint64_t size, char *in, char *out,
-			   size_t out_cap, bool chunked, struct coded_copy *k)
+/* Pushes b's bytes through out (out_cap bytes), a turn between steps. */
+static int send_compressed(struct exchange *rc, struct coded_body *b, char *out,
+			   size_t out_cap, bool chunked)
 {
-	uint64_t off = 0;
-	int ended = 0;
+	enum coded_body_state state;
 
-	while (!ended) {
-		size_t want = size - off < RESPOND_CODED_STEP ?
-				      (size_t)(size - off) :
-				      RESPOND_CODED_STEP;
-		ssize_t got = want ? pread(fd, in, want, (off_t)off) : 0;
-		size_t at = 0;
-		bool finish;
+	do {
+		size_t made;
 
-		if (got != (ssize_t)want)
+		state = coded_body_next(b, out, out_cap, &made);
+		if (state == CODED_BODY_ERROR)
 			return -1;
-		off += want;
-		finish = off == size;
-		do {
-			size_t used, made = out_cap;
-
-			ended = compress_stream_step(s, in + at, want - at,
-						     &used, out, &made, finish);
-			if (ended < 0)
-				return -1;
-			at += used;
-			copy_append(k, out, made);
-			if (made && send_piece(rc, out, made, chunked, false))
-				return -1;
-		} while (!ended && (at < want || finish));
+		if (made && send_piece(rc, out, made, chunked, false))
+			return -1;
 		/* Others on this thread get a turn between steps. */
-		if (!ended && conn_yield_turn(rc->conn))
+		if (state == CODED_BODY_STEPPED && conn_yield_turn(rc->conn))
 			return -1;
-	}
+	} while (state != CODED_BODY_ENDED);
 	return send_piece(rc, NULL, 0, chunked, true);
-}
-
-/* Keeps k's copy in e when the file is still what st says. */
-static void keep_copy(struct exchange *rc, struct cache_entry *e,
-		      enum http_coding coding, int fd, const struct stat *st,
-		      struct coded_copy *k, const struct http_representation *r)
-{
-	struct stat now;
-
-	if (!k->data || fstat(fd, &now) || now.st_size != st->st_size ||
-	    now.st_mtim.tv_sec != st->st_mtim.tv_sec ||
-	    now.st_mtim.tv_nsec != st->st_mtim.tv_nsec)
-		return;
-	content_cache_attach_coded(rc->worker->cache, e, coding, k->data,
-				   k->len, r->etag, r->etag_len);
-	k->data = NULL; /* taken */
-	k->rep = NULL;
 }
 
 int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
@@ -164,23 +240,21 @@ int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 		       struct cache_entry *e)
 {
 	const struct http_file_id f = respond_file_id(st);
-	struct coded_copy *k;
 	char extra[HTTP_SELECT_HEADERS_MAX];
 	char etag[HTTP_ETAG_MAX];
 	struct http_response_head h;
 	struct http_representation r;
 	struct http_selection sel;
-	struct compress_stream *s;
-	bool chunked = rc->req->version_minor >= 1;
+	struct coded_body *b;
+	bool chunked = !rc->http2 && rc->req->version_minor >= 1;
 	size_t hlen;
-	char *in;
 
 	/* Ranges are answered from the identity bytes. */
 	http_file_representation(&f, coding, true, etag, &r);
 	r.weak = true;
 	http_select(rc->buf, rc->req, &r, &sel);
 	/* HTTP/1.0 has no chunks: the end of the body is the close. */
-	if (!chunked && !http_selection_bodyless(&sel))
+	if (!chunked && !rc->http2 && !http_selection_bodyless(&sel))
 		rc->keep_alive = false;
 	respond_head_init(rc, &h, sel.status);
 	http_select_head(&h, content_type, extra, &r, &sel,
@@ -195,40 +269,22 @@ int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 	rc->status = sel.status;
 	if (rc->head_only)
 		return exchange_write(rc, rc->scratch, hlen, false);
-	s = compress_stream_new(coding);
-	if (!s || coro_defer(rc->conn->coro, free_stream, s)) {
-		compress_stream_free(s);
+	b = coded_body_new(rc->worker, fd, st, coding, e, &r);
+	if (!b)
 		return respond_status(rc, 503, NULL, 0);
-	}
-	if (coro_defer(rc->conn->coro, release_stream_slot, rc->worker))
-		return respond_status(rc, 503, NULL, 0);
-	rc->worker->coded_streams++;
-	in = malloc(RESPOND_CODED_STEP);
-	if (!in || coro_defer(rc->conn->coro, free_arg, in)) {
-		free(in);
-		return respond_status(rc, 503, NULL, 0);
-	}
-	k = calloc(1, sizeof(*k));
-	if (!k || coro_defer(rc->conn->coro, free_copy, k)) {
-		free(k);
-		return respond_status(rc, 503, NULL, 0);
-	}
-	/* One response at a time makes the copy, and none once it was too
-	 * large: so a crowd of first requests costs no crowd of copies. */
-	if (e && !e->rep[coding].keeping) {
-		k->data = malloc(RESPOND_CODED_KEEP_MAX);
-		if (k->data) {
-			k->rep = &e->rep[coding];
-			k->rep->keeping = true;
+	if (rc->out->coded) {
+		if (exchange_write(rc, rc->scratch, hlen, true)) {
+			coded_body_free(b);
+			return -1;
 		}
+		return rc->out->coded(rc, b);
+	}
+	if (coro_defer(rc->conn->coro, free_body, b)) {
+		coded_body_free(b);
+		return respond_status(rc, 503, NULL, 0);
 	}
 	if (exchange_write(rc, rc->scratch, hlen, true))
 		return -1;
 	/* The head has left: scratch takes the compressed pieces. */
-	if (send_compressed(rc, s, fd, (uint64_t)st->st_size, in, rc->scratch,
-			    EXCHANGE_SCRATCH, chunked, k))
-		return -1;
-	if (e)
-		keep_copy(rc, e, coding, fd, st, k, &r);
-	return 0;
+	return send_compressed(rc, b, rc->scratch, EXCHANGE_SCRATCH, chunked);
 }

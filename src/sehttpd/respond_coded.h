@@ -39,15 +39,15 @@
 
 /*
  * Whether a compressible file of size bytes may be compressed as it is
- * sent to rc: a size within bounds, no range asked for, not HTTP/2, and
- * fewer than RESPOND_CODED_STREAMS_MAX being compressed on its thread.
+ * sent to rc: a size within bounds, no range asked for, and fewer than
+ * RESPOND_CODED_STREAMS_MAX being compressed on its thread.
  */
 bool respond_coded_allowed(const struct exchange *rc, uint64_t size);
 
 /*
  * The coding in which to send a file of size bytes to rc as it is read,
  * or HTTP_CODING_IDENTITY: none (not compressible, a range asked for, a
- * size out of bounds, HTTP/2, too many streams, or no coding accepted).
+ * size out of bounds, too many streams, or no coding accepted).
  */
 enum http_coding respond_coded_choice(const struct exchange *rc, uint64_t size,
 				      bool compressible);
@@ -59,11 +59,40 @@ enum http_coding respond_coded_choice(const struct exchange *rc, uint64_t size,
  * entry fd belongs to, which the caller holds), a copy of what was sent is
  * kept as e's representation in coding when it is at most
  * RESPOND_CODED_KEEP_MAX and the file did not change meanwhile, so that
- * the next request for it costs a write from memory.
+ * the next request for it costs a write from memory.  A writer with a
+ * coded operation (HTTP/2's) takes the body as a coded_body and pulls it
+ * as its frames go; HTTP/1.1's gets it pushed here, piece by piece.
  */
 int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 		       const char *content_type, enum http_coding coding,
 		       struct cache_entry *e);
+
+/*
+ * A body being compressed: its own descriptor of the file, the compressor,
+ * an input buffer of RESPOND_CODED_STEP bytes, a slot among its thread's
+ * RESPOND_CODED_STREAMS_MAX, and the copy on its way to the cache.
+ */
+struct coded_body;
+
+/* What coded_body_next() says. */
+enum coded_body_state {
+	CODED_BODY_ERROR = -1, /* the file shrank or could not be read */
+	CODED_BODY_MORE, /* out is full: call again */
+	CODED_BODY_STEPPED, /* an input step was used up: a turn, then more */
+	CODED_BODY_ENDED, /* every byte made */
+};
+
+/*
+ * Makes the next bytes of b into out[0..out_cap), setting *made.  At the
+ * end, the copy goes to the cache when the file did not change.
+ */
+enum coded_body_state coded_body_next(struct coded_body *b, char *out,
+				      size_t out_cap, size_t *made);
+
+/* Input bytes compressed so far: the work done, for fair turns. */
+uint64_t coded_body_consumed(const struct coded_body *b);
+
+void coded_body_free(struct coded_body *b);
 
 /* The largest compressed body kept: the cache's own limit for a body. */
 #define RESPOND_CODED_KEEP_MAX CACHE_FILE_MAX

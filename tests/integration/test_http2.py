@@ -35,7 +35,8 @@ import urllib.request
 from httpraw import IO_TIMEOUT, Conn, build_request
 from target import (ServerProcess, ServerTestCase, needs_process,
                     session_tree, start_server, temp_dir)
-from test_compress_large import rss_kib
+from codings import HAVE_DECODERS, decode
+from test_compress_large import hex_text, rss_kib, text
 from test_tls import make_ca, make_cert
 
 try:
@@ -1198,6 +1199,148 @@ class Http2FlagsTest(Http2Mixin, ServerTestCase):
         s = c.get('/app/route')
         self.assertEqual(s.status, 200)
         self.assertIn(self.tree.root_index_marker, bytes(s.body))
+
+
+class Coded:
+    """A stream seen as decode() sees an HTTP/1.1 response."""
+
+    def __init__(self, s):
+        self.body = bytes(s.body)
+        self.s = s
+
+    def header(self, name):
+        return self.s.header(name.lower())
+
+
+@needs_h2
+@needs_process('HTTP/2 is sehttpd\'s; starts it over a tree of its own')
+class Http2CompressTest(Http2Mixin, unittest.TestCase):
+    """Files the cache holds no compressed form of (larger than it keeps
+    in memory, or with the cache off) are compressed as their frames go,
+    as HTTP/1.1 sends them chunked.  Before, HTTP/2 (every browser's
+    HTTPS) got them as they are: a 3 MiB text 4 times larger."""
+
+    LARGE = 3 << 20
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = temp_dir()
+        cls.files = {'/big.txt': text(cls.LARGE, 11),
+                     '/kept.txt': text(cls.LARGE, 12),
+                     '/fresh.txt': text(cls.LARGE, 16),
+                     '/hex.txt': hex_text(4 << 20, 13),
+                     '/site.css': text(20000, 14)}
+        for url, data in cls.files.items():
+            with open(os.path.join(cls.root, url[1:]), 'wb') as f:
+                f.write(data)
+        cls.target = start_server(['-t', '1'], root=cls.root, tree=None)
+        cls.addClassCleanup(cls.target.stop)
+
+    def setUp(self):
+        self.host, self.port = self.target.host, self.target.port
+
+    def assert_coded(self, s, url, coding):
+        self.assertEqual(s.status, 200, s.describe())
+        self.assertTrue(s.ended, s.describe())
+        self.assertEqual(s.header('content-encoding'), coding, s.describe())
+        self.assertIn('accept-encoding', (s.header('vary') or '').lower())
+        self.assertEqual(decode(Coded(s)), self.files[url])
+        self.assertLess(len(s.body), len(self.files[url]) * 3 // 4)
+
+    def test_each_coding_as_http11_then_kept(self):
+        """Each coding decodes to the file under HTTP/1.1's weak tag; the
+        first answer kept a copy, which the next is sent from, with its
+        length."""
+        codings = ['gzip', 'deflate'] + (['br', 'zstd'] if HAVE_DECODERS
+                                         else [])
+        c = self.client()
+        for coding in codings:
+            with self.subTest(coding=coding):
+                ae = [('accept-encoding', coding)]
+                s = c.get('/fresh.txt', headers=ae, timeout=30)
+                self.assert_coded(s, '/fresh.txt', coding)
+                self.assertIsNone(s.header('content-length'))
+                self.assertRegex(s.header('etag') or '', r'^W/"')
+                self.assertEqual(s.header('etag'),
+                                 self.h1('/fresh.txt', 'HEAD', ae)
+                                 .header('ETag'))
+                again = c.get('/fresh.txt', headers=ae, timeout=30)
+                self.assertEqual(again.header('content-length'),
+                                 str(len(s.body)), again.describe())
+                self.assertTrue(bytes(again.body) == bytes(s.body))
+
+    def test_range_from_identity(self):
+        data = self.files['/hex.txt']
+        s = self.client().get('/hex.txt', headers=[
+            ('accept-encoding', 'gzip'), ('range', 'bytes=1000-1999')])
+        self.assertEqual(s.status, 206, s.describe())
+        self.assertIsNone(s.header('content-encoding'))
+        self.assertTrue(bytes(s.body) == data[1000:2000])
+
+    def test_too_large_to_keep_made_each_time(self):
+        for _ in range(2):
+            s = self.client().get('/hex.txt', timeout=30,
+                                  headers=[('accept-encoding', 'gzip')])
+            self.assert_coded(s, '/hex.txt', 'gzip')
+            self.assertGreater(len(s.body), 1 << 20)
+
+    def test_a_shut_window_holds_up_no_other(self):
+        """A compressed body whose window stays shut waits alone; opened,
+        it ends whole."""
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.send(window_update(0, 1 << 30))
+        stuck = c.stream(c.request('/kept.txt',
+                                   headers=[('accept-encoding', 'gzip')]))
+        for url in ('/site.css', '/big.txt'):
+            s = c.stream(c.request(url, headers=[('accept-encoding',
+                                                  'gzip')]))
+            c.send(window_update(s.sid, 1 << 30))
+            self.assertTrue(c.pump(lambda: s.done, 20), s.describe())
+            self.assert_coded(s, url, 'gzip')
+        self.assertEqual(stuck.body, b'')
+        c.send(window_update(stuck.sid, 1 << 30))
+        self.assertTrue(c.pump(lambda: stuck.done, 20), stuck.describe())
+        self.assert_coded(stuck, '/kept.txt', 'gzip')
+
+    def test_cache_off(self):
+        """With --cache-size 0 every compressible file is compressed as it
+        is sent, small ones too; before, none was over HTTP/2."""
+        t = start_server(['-t', '1', '--cache-size', '0'], root=self.root,
+                         tree=None)
+        self.addCleanup(t.stop)
+        self.host, self.port = t.host, t.port
+        c = self.client()
+        for url in ('/site.css', '/big.txt', '/site.css'):
+            with self.subTest(url=url):
+                s = c.get(url, headers=[('accept-encoding', 'gzip')],
+                          timeout=30)
+                self.assert_coded(s, url, 'gzip')
+
+    def test_file_cut_short_while_sent(self):
+        """A file truncated under the compression resets its stream:
+        never a whole body of the wrong content; the connection goes
+        on."""
+        path = os.path.join(self.root, 'shrinks.txt')
+        with open(path, 'wb') as f:
+            f.write(hex_text(24 << 20, 15))
+        self.addCleanup(os.unlink, path)
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.auto_window = False
+        c.send(window_update(0, 1 << 30))
+        s = c.stream(c.request('/shrinks.txt',
+                               headers=[('accept-encoding', 'gzip')]))
+        c.send(window_update(s.sid, 1 << 16))
+        self.assertTrue(c.pump(lambda: len(s.body) >= 1 << 16, 10),
+                        s.describe())
+        os.truncate(path, 1 << 20)
+        c.send(window_update(s.sid, 1 << 30))
+        self.assertTrue(c.pump(lambda: s.done, 20), s.describe())
+        self.assertFalse(s.ended, s.describe())
+        self.assertIsNotNone(s.reset, s.describe())
+        other = c.stream(c.request('/site.css'))
+        c.send(window_update(other.sid, 1 << 20))
+        self.assertTrue(c.pump(lambda: other.done, 10), other.describe())
+        self.assertTrue(bytes(other.body) == self.files['/site.css'])
 
 
 @needs_h2
