@@ -356,10 +356,12 @@ unsigned int http_precompressed_slot(enum http_coding coding)
 bool http_sibling_usable(const struct http_object *sib,
 			 const struct http_object *file)
 {
+	/*
+	 * Whole seconds: tools that copy the file's time to the sibling may
+	 * cut it to the second (brotli -k, by utime()) or the microsecond.
+	 */
 	return sib->type == HTTP_OBJECT_FILE &&
-	       (sib->mtime_sec > file->mtime_sec ||
-		(sib->mtime_sec == file->mtime_sec &&
-		 sib->mtime_nsec >= file->mtime_nsec));
+	       sib->mtime_sec >= file->mtime_sec;
 }
 
 int http_serve_open_sibling(const struct http_site *site,

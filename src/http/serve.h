@@ -189,8 +189,8 @@ int http_serve_answer(const struct http_serve_plan *plan, const char *path,
  * Precompressed siblings: FILE.br, FILE.zst and FILE.gz beside FILE hold
  * FILE in one content coding each, and are sent as they are when that
  * coding is chosen, if the sibling is a regular file not older than FILE
- * (an older one predates FILE's last change).  Only for files of a
- * compressible type; a Range request asks for FILE's own bytes.
+ * in whole seconds (an older one predates FILE's last change).  Only for
+ * files of a compressible type; a Range request asks for FILE's own bytes.
  */
 struct http_precompressed {
 	enum http_coding coding;

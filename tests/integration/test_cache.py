@@ -396,6 +396,54 @@ class NoCacheTest(OwnTreeTestCase):
         self.wait_fresh(url, text(5000, 55), time.monotonic())
 
 
+class SiblingTimeTests:
+    """A precompressed sibling dated the file's time cut to the second (as
+    Debian's brotli -k leaves it) or to the microsecond (utimes()) stands
+    for the file; one from an earlier second does not (a mixin: the plan
+    without a cache and the cache's look at siblings decide apart)."""
+
+    FILE_NS = treemod.FIXED_MTIME * 10**9 + 123456789
+
+    def write_dated(self, url, data, ns):
+        self.write(url, data, treemod.FIXED_MTIME)
+        os.utime(self.path(url), ns=(ns, ns))
+
+    @only_local('dates files to the nanosecond: a copy in the guest '
+                '(busybox tar) has whole seconds')
+    def test_sibling_dated_to_a_coarser_time(self):
+        br = treemod._brotli_bytes(text(12000, 80))
+        if br is None:
+            self.skipTest('the brotli tool is not installed')
+        second = self.FILE_NS // 10**9 * 10**9
+        for name, sib_ns in (('second', second),
+                             ('micro', self.FILE_NS // 1000 * 1000)):
+            url = '/sibtime/%s.txt' % name
+            self.write_dated(url, text(12000, 80), self.FILE_NS)
+            self.write_dated(url + '.br', br, sib_ns)
+            with self.subTest(sibling_ns=sib_ns):
+                resp = self.fetch(url, 'br')
+                self.assertEqual(resp.header('Content-Encoding'), 'br',
+                                 resp.describe())
+                self.assertEqual(resp.body, br, url + '.br not sent')
+        url = '/sibtime/older.txt'
+        self.write_dated(url, text(12000, 81), self.FILE_NS)
+        stale = treemod._brotli_bytes(treemod.STALE_GZ_TEXT * 100)
+        self.write_dated(url + '.br', stale, second - 10**9)
+        resp = self.fetch(url, 'br')
+        self.assertNotEqual(resp.body, stale, 'a sibling a second older sent')
+        self.assertIsNone(self.check(resp, text(12000, 81), 'br'),
+                          resp.describe())
+
+
+class SiblingTimeTest(SiblingTimeTests, OwnTreeTestCase):
+    pass
+
+
+class NoCacheSiblingTimeTest(SiblingTimeTests, OwnTreeTestCase):
+    server_args = ('--cache-size', '0')
+    expect_gzip = False
+
+
 @needs_process('runs sehttpd with bad --cache-size values')
 class CacheSizeFlagTest(unittest.TestCase):
 

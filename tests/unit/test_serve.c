@@ -41,12 +41,13 @@ static const struct fake_node site_nodes[] = {
 	{ "/searchable/index.html", HTTP_OBJECT_FILE },
 	{ "/locked", 0, false, EACCES },
 	{ "/busy", 0, false, EMFILE },
-	/* Precompressed siblings: .br as old as its file, .gz newer, .zst
-	 * older (by a nanosecond); a directory and a hidden link. */
+	/* Precompressed siblings: .br a nanosecond older than its file (the
+	 * same second), .gz newer, .zst older (an earlier second); a
+	 * directory and a hidden link. */
 	{ "/s.css", HTTP_OBJECT_FILE, false, 0, 107 },
-	{ "/s.css.br", HTTP_OBJECT_FILE, false, 0, 107 },
+	{ "/s.css.br", HTTP_OBJECT_FILE, false, 0, 106 },
 	{ "/s.css.gz", HTTP_OBJECT_FILE, false, 0, 200 },
-	{ "/s.css.zst", HTTP_OBJECT_FILE, false, 0, 106 },
+	{ "/s.css.zst", HTTP_OBJECT_FILE, false, 0, 100 },
 	{ "/d.txt", HTTP_OBJECT_FILE, false, 0, 100 },
 	{ "/d.txt.gz", HTTP_OBJECT_DIR, false, 0, 200 },
 	{ "/h.js", HTTP_OBJECT_FILE, false, 0, 100 },
@@ -533,7 +534,7 @@ TEST(sibling_in_the_coding_taken_best)
 		{ "/s.css", "Accept-Encoding: deflate\r\n", false,
 		  HTTP_CODING_IDENTITY, "" },
 		{ "/s.css", "", false, HTTP_CODING_IDENTITY, "" },
-		/* .zst is a nanosecond older: the next coding taken. */
+		/* .zst is a second older: the next coding taken. */
 		{ "/s.css", "Accept-Encoding: zstd, gzip;q=0.5\r\n", false,
 		  HTTP_CODING_GZIP, "/s.css.gz" },
 		{ "/s.css", "Accept-Encoding: zstd\r\n", false,
@@ -595,7 +596,11 @@ TEST(sibling_slots_and_usability)
 		      HTTP_PRECOMPRESSED_SUFFIX_MAX);
 	}
 	CHECK(http_sibling_usable(&sib, &file));
-	sib.mtime_nsec = 4;
+	/* Its time cut to the second, as brotli -k copies it. */
+	sib.mtime_nsec = 0;
+	CHECK(http_sibling_usable(&sib, &file));
+	sib.mtime_sec = 9;
+	sib.mtime_nsec = 999999999;
 	CHECK(!http_sibling_usable(&sib, &file));
 	sib.mtime_sec = 11;
 	CHECK(http_sibling_usable(&sib, &file));
