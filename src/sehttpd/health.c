@@ -25,7 +25,7 @@ int health_respond(struct exchange *rc)
 void health_begin_drain(struct server *s)
 {
 	atomic_store_explicit(&s->draining, true, memory_order_relaxed);
-	printf("sehttpd: draining, health checks fail for %u ms\n",
-	       s->health_grace_ms);
-	fflush(stdout);
+	fprintf(s->notices, "sehttpd: draining, health checks fail for %u ms\n",
+		s->health_grace_ms);
+	fflush(s->notices);
 }

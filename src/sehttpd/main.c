@@ -198,6 +198,15 @@ static int open_log_file(const char *path, int extra)
 	return fd;
 }
 
+/* Whether fd is the file standard output is (/dev/stdout, say). */
+static bool is_stdout(int fd)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !fstat(STDOUT_FILENO, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static int open_access_log(struct server *s, const char *path)
 {
 	if (!path)
@@ -205,10 +214,15 @@ static int open_access_log(struct server *s, const char *path)
 	s->access_log = true;
 	if (!strcmp(path, "-")) {
 		s->access_log_fd = STDOUT_FILENO;
+		s->notices = stderr;
 		return 0;
 	}
 	s->access_log_fd = open_log_file(path, 0);
-	return s->access_log_fd < 0 ? -1 : 0;
+	if (s->access_log_fd < 0)
+		return -1;
+	if (is_stdout(s->access_log_fd))
+		s->notices = stderr;
+	return 0;
 }
 
 /*
@@ -686,6 +700,7 @@ static int sehttpd_open(struct sehttpd *d, const struct options *opt)
 	memset(d, 0, sizeof(*d));
 	d->opt = opt;
 	d->server.access_log_fd = -1;
+	d->server.notices = stdout;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		int status = steps[i](d);
 
@@ -714,21 +729,22 @@ static void announce(struct sehttpd *d)
 	char where[LISTEN_URL_STRLEN];
 
 	url_of(d, &d->listen.addrs[0], where, sizeof(where));
-	printf("sehttpd: listening on %s (root %s, %u thread%s%s)\n", where,
-	       d->real_root, s->nworkers, s->nworkers == 1 ? "" : "s",
-	       d->passed > 1 ? ", and on further passed sockets" :
-	       d->passed     ? ", a passed socket" :
-			       "");
+	fprintf(s->notices,
+		"sehttpd: listening on %s (root %s, %u thread%s%s)\n", where,
+		d->real_root, s->nworkers, s->nworkers == 1 ? "" : "s",
+		d->passed > 1 ? ", and on further passed sockets" :
+		d->passed     ? ", a passed socket" :
+				"");
 	for (unsigned i = 1; i < d->listen.naddrs; i++) {
 		url_of(d, &d->listen.addrs[i], where, sizeof(where));
-		printf("sehttpd: listening on %s\n", where);
+		fprintf(s->notices, "sehttpd: listening on %s\n", where);
 	}
 	if (d->metrics && metrics_start(d->metrics))
 		fprintf(stderr, "sehttpd: cannot start the metrics thread\n");
 	else if (d->metrics)
-		printf("sehttpd: metrics on http://%s/metrics\n",
-		       d->metrics_where);
-	fflush(stdout);
+		fprintf(s->notices, "sehttpd: metrics on http://%s/metrics\n",
+			d->metrics_where);
+	fflush(s->notices);
 }
 
 /*

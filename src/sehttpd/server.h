@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "access_log.h"
@@ -65,6 +66,9 @@ struct server {
 	/* Requests are timed (JSON log, metrics): two clock readings each. */
 	bool timing;
 	int access_log_fd; /* until the log writer takes it over */
+	/* Where "listening on..." and the like go: stdout, unless the access
+	 * log does (a pipe to jq must get log lines only). */
+	FILE *notices;
 	struct log_writer *log_writer;
 	unsigned nworkers;
 	struct worker *workers;

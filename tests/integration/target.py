@@ -126,8 +126,16 @@ def session_tree():
     return _session_tree
 
 
+def logs_to_stdout(args):
+    """Whether args send the access log to standard output."""
+    args = list(args)
+    return '--access-log=-' in args or any(
+        a == '--access-log' and b == '-' for a, b in zip(args, args[1:]))
+
+
 class ServerProcess:
-    """One sehttpd process, its stdout read line by line in a thread."""
+    """One sehttpd process, its stdout and stderr read line by line in a
+    thread each."""
 
     def __init__(self, args=(), root=None, bind='127.0.0.1', port='0',
                  cwd=None, preexec_fn=None, ready_timeout=10, exe=None):
@@ -139,15 +147,27 @@ class ServerProcess:
         self.cmd += list(args)
         if root is not None:
             self.cmd.append(root)
-        self.lines = []
+        self.lines = []  # stdout's
+        self.err_lines = []
+        self.err = bytearray()
+        # The server's own lines ("listening on..."): on stderr when the
+        # access log takes stdout.
+        self.notices = self.err_lines if logs_to_stdout(args) else \
+            self.lines
         self.cond = threading.Condition()
-        self.stdout_closed = False
-        self.err = tempfile.TemporaryFile()
+        self.closed = []  # the line lists whose stream ended
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=self.err,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE,
                                      cwd=cwd, preexec_fn=preexec_fn)
-        self.reader = threading.Thread(target=self._read_stdout, daemon=True)
-        self.reader.start()
+        self.readers = [
+            threading.Thread(target=self._read, daemon=True,
+                             args=(self.proc.stdout, self.lines, None)),
+            threading.Thread(target=self._read, daemon=True,
+                             args=(self.proc.stderr, self.err_lines,
+                                   self.err))]
+        for reader in self.readers:
+            reader.start()
         self.exit_code = None
         try:
             self.listen_line = self.wait_line(
@@ -163,36 +183,39 @@ class ServerProcess:
         self.host = m.group(1).strip('[]')
         self.port = int(m.group(2))
 
-    def _read_stdout(self):
-        for raw in self.proc.stdout:
+    def _read(self, stream, lines, raw_copy):
+        for raw in stream:
             with self.cond:
-                self.lines.append(raw.decode('utf-8', 'replace')
-                                  .rstrip('\n'))
+                if raw_copy is not None:
+                    raw_copy += raw
+                lines.append(raw.decode('utf-8', 'replace').rstrip('\n'))
                 self.cond.notify_all()
         with self.cond:
-            self.stdout_closed = True
+            self.closed.append(lines)
             self.cond.notify_all()
 
     def wait_line(self, pred, timeout, start=0):
-        """The first stdout line from index start that pred accepts."""
+        """The first of the server's own lines (self.notices) from index
+        start that pred accepts."""
         deadline = time.monotonic() + timeout
         with self.cond:
             while True:
-                for line in self.lines[start:]:
+                for line in self.notices[start:]:
                     if pred(line):
                         return line
                 left = deadline - time.monotonic()
-                if self.stdout_closed or left <= 0:
+                if any(x is self.notices for x in self.closed) or left <= 0:
                     break
                 self.cond.wait(left)
-        raise AssertionError('no expected line on stdout within %.1f s '
+        raise AssertionError('no expected line on %s within %.1f s '
                              '(exit %s); stdout %r; stderr %r'
-                             % (timeout, self.proc.poll(), self.lines,
-                                self.stderr_text()))
+                             % ('stdout' if self.notices is self.lines else
+                                'stderr', timeout, self.proc.poll(),
+                                self.lines, self.stderr_text()))
 
     def stderr_text(self):
-        self.err.seek(0)
-        return self.err.read().decode('utf-8', 'replace')
+        with self.cond:
+            return self.err.decode('utf-8', 'replace')
 
     def alive(self):
         return self.proc.poll() is None
@@ -229,7 +252,8 @@ class ServerProcess:
             raise AssertionError('sehttpd did not exit within %.0f s of '
                                  'signal %d; stderr %r'
                                  % (timeout, sig, self.stderr_text()))
-        self.reader.join(5)
+        for reader in self.readers:
+            reader.join(5)
         if rc != 0:
             raise AssertionError('sehttpd exited with %d; stderr %r'
                                  % (rc, self.stderr_text()))

@@ -11,8 +11,9 @@ import subprocess
 import time
 import unittest
 
-from httpraw import build_request
-from target import ServerTestCase, needs_process, temp_dir
+from httpraw import Conn, build_request
+from target import (ServerProcess, ServerTestCase, needs_process,
+                    session_tree, temp_dir)
 from test_cli import AccessLogMixin, LOG_WAIT_S
 
 CURL = shutil.which('curl')
@@ -204,6 +205,31 @@ class JsonLogTest(ServerTestCase, AccessLogMixin):
                              ('GET', '/a.txt', 'HTTP/2.0', 200, 12))
             self.assertEqual(o['host'], self.target.hostport)
 
+
+
+@needs_process('starts sehttpd with --access-log - --log-format json')
+class JsonLogStdoutTest(unittest.TestCase):
+    """sehttpd ... --access-log - --log-format json | jq: stdout holds log
+    lines only; the server's own lines go to stderr."""
+
+    def test_stdout_is_json_lines(self):
+        srv = ServerProcess(['--access-log', '-', '--log-format', 'json',
+                             '--metrics', '127.0.0.1:0', '--health',
+                             '/healthz', '--health-grace', '0.1'],
+                            root=session_tree().www)
+        self.addCleanup(srv.kill)
+        srv.wait_line(lambda s: 'metrics on' in s, 5)
+        for target in ('/a.txt', '/nope.txt', '/healthz'):
+            with Conn(srv.host, srv.port) as c:
+                c.send(build_request('GET', target))
+                c.read_response()
+        self.assertEqual(srv.stop(), 0)
+        self.assertEqual(len(srv.lines), 3, srv.lines)
+        for line in srv.lines:
+            self.assertIsInstance(json.loads(line), dict, line)
+        text = srv.stderr_text()
+        for notice in ('listening on', 'metrics on', 'draining'):
+            self.assertIn('sehttpd: ' + notice, text)
 
 if __name__ == '__main__':
     unittest.main()
