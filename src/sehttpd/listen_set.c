@@ -126,6 +126,8 @@ static int open_redirects(struct listen_set *set, unsigned col, unsigned max,
 		a = at_port(&set->addrs[i], port);
 		if (open_column(set, col++, &a, true, err, errlen))
 			return -1;
+		if (set->nredirects < LISTEN_ADDRS_MAX)
+			set->redirects[set->nredirects++] = a;
 		max--;
 	}
 	return 0;

@@ -20,6 +20,9 @@ struct listen_set {
 	/* Worker i's row at i * per_worker; fd -1: none, or taken by it. */
 	struct listener *table;
 	uint16_t https_port; /* the first TCP address's, for the redirect */
+	/* --http-redirect's addresses, for the line that announces each. */
+	struct listen_addr redirects[LISTEN_ADDRS_MAX];
+	unsigned nredirects;
 	const char *tcp_congestion; /* --tcp-congestion's, or NULL */
 };
 

@@ -739,6 +739,12 @@ static void announce(struct sehttpd *d)
 		url_of(d, &d->listen.addrs[i], where, sizeof(where));
 		fprintf(s->notices, "sehttpd: listening on %s\n", where);
 	}
+	for (unsigned i = 0; i < d->listen.nredirects; i++) {
+		listen_addr_url(&d->listen.redirects[i], where, sizeof(where));
+		fprintf(s->notices,
+			"sehttpd: listening on %s (redirects to https, port %u)\n",
+			where, d->listen.https_port);
+	}
 	if (d->metrics && metrics_start(d->metrics))
 		fprintf(stderr, "sehttpd: cannot start the metrics thread\n");
 	else if (d->metrics)

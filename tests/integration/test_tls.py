@@ -360,6 +360,22 @@ class TlsTest(unittest.TestCase):
             self.assertEqual(c.read_response().status, 400)
         srv.stop()
 
+    def test_redirect_announced(self):
+        """A line for each redirect listener, beside the https ones."""
+        port = free_port()
+        srv = self.start(['--http-redirect', str(port), '-b', '127.0.0.2'])
+        with srv.cond:
+            lines = [x for x in srv.lines if 'listening on' in x]
+        self.assertEqual(len(lines), 4, lines)
+        # -p 0: each -b address has a port of its own; the redirect
+        # sends clients to the first one's.
+        for i, host in enumerate(('127.0.0.1', '127.0.0.2')):
+            self.assertIn('listening on https://%s:' % host, lines[i])
+            self.assertEqual(lines[2 + i], 'sehttpd: listening on '
+                             'http://%s:%d/ (redirects to https, port %d)'
+                             % (host, port, srv.port))
+        srv.stop()
+
     def test_redirect_on_every_address(self):
         """With several -b, each TCP address has the redirect's port too,
         sending clients to the first one's TLS port; a Unix socket none."""
