@@ -373,6 +373,7 @@ static int end_of_request_line(struct http_parser *p, struct http_request *req,
 	if (v[5] != '1' || v[7] > '1')
 		return -505;
 	req->version_minor = (uint8_t)(v[7] - '0');
+	p->request_line = true;
 	req->method = method_from_name(buf + req->method_name.off,
 				       req->method_name.len);
 	if (req->method == HTTP_METHOD_UNKNOWN)

@@ -96,6 +96,12 @@ struct http_parser {
 	uint8_t te_chunked; /* "chunked" codings in Transfer-Encoding, to 2 */
 	bool te_other; /* a coding other than chunked */
 	bool te_last_chunked; /* the list so far ends with chunked */
+	/*
+	 * The request line was whole and valid up to its method, which may
+	 * be unknown: req's method_name, target and version_minor hold it,
+	 * for a log, also when the head is then refused.
+	 */
+	bool request_line;
 };
 
 /* Parse results other than a head length. */

@@ -167,8 +167,12 @@ static uint64_t body_bytes_sent(const struct exchange *rc, uint64_t sent)
 	return sent > head ? sent - head : 0;
 }
 
-/* Answers a head the parser refused; the connection closes after it. */
-static void reject(struct conn *c, struct read_buffer *rb, int status)
+/*
+ * Answers a head the parser refused; the connection closes after it.  The
+ * log shows its request line when that was whole, as nginx's does.
+ */
+static void reject(struct conn *c, struct read_buffer *rb, int status,
+		   const struct http_parser *p, const struct http_request *req)
 {
 	struct exchange rc = {
 		.conn = c,
@@ -180,6 +184,9 @@ static void reject(struct conn *c, struct read_buffer *rb, int status)
 	};
 
 	if (respond_status(&rc, status, NULL, 0) == 0) {
+		/* Not before: the answer to a refused head is the same for
+		 * all. */
+		rc.req = p->request_line ? req : NULL;
 		conn_log_request(&rc);
 		conn_linger(c, rb->data, HTTP_CONN_READ_BUF);
 	}
@@ -331,7 +338,7 @@ void http_conn_serve(struct coro *coro, void *data)
 			return;
 		}
 		if (r < 0) {
-			reject(c, &rb, -r);
+			reject(c, &rb, -r, &p, &req);
 			return;
 		}
 		c->spoke_http1 = true;

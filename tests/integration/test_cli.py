@@ -600,6 +600,38 @@ class AccessLogFileTest(ServerTestCase, AccessLogMixin):
                                  'raw control byte %#x in the log' % ch)
         self.assertNotIn(b'\x7f', raw, 'raw DEL in the log')
 
+    def test_refused_head_keeps_its_request_line(self):
+        """A head refused after its request line (a control byte in a
+        field) is logged with that line, escaped; one refused within the
+        line is logged as "-"."""
+        before = len(self.log_bytes())
+        n0 = len(self.log_lines())
+        hostile = b'GET /q"u\\o\x9b[31m\xff?" HTTP/1.1'
+        for i, (head, status) in enumerate((
+                (hostile + b'\r\nHost: t\r\nUser-Agent: it\r\n'
+                 b'X-Bad: a\x01b\r\n\r\n', 400),
+                (b'BREW /pot HTTP/1.1\r\nHost: t\r\n\r\n', 501),
+                (b'GET /a\x01b HTTP/1.1\r\nHost: t\r\n\r\n', 400))):
+            with self.conn() as c:
+                c.send(head)
+                self.assertEqual(c.read_response().status, status, head)
+            # One at a time: threads log in any order.
+            self.wait_lines(i + 1, n0)
+        lines = self.wait_lines(3, n0)
+        self.assertEqual(len(lines), 3, lines)
+        got = [self.parse(x) for x in lines]
+        self.assertEqual(clf_unescape(got[0]['request']),
+                         hostile.decode('latin-1'))
+        self.assertEqual((got[0]['status'], got[0]['agent']), (400, 'it'))
+        self.assertEqual((got[1]['request'], got[1]['status']),
+                         ('BREW /pot HTTP/1.1', 501))
+        self.assertEqual((got[2]['request'], got[2]['status']), ('-', 400))
+        raw = self.log_bytes()[before:]
+        for ch in list(range(0x20)) + list(range(0x7f, 0x100)):
+            if ch != 0x0a:
+                self.assertNotIn(bytes([ch]), raw,
+                                 'raw byte %#x in the log' % ch)
+
     def test_long_target_keeps_the_line(self):
         """A target of 1,400 %22 (4 KB) used to cut the line before the
         status; long fields are cut, never the line's structure."""

@@ -95,6 +95,17 @@ class JsonLogTest(ServerTestCase, AccessLogMixin):
             'body_bytes': 0, 'referer': None, 'user_agent': None,
             'host': None})
 
+    def test_refused_head_keeps_its_request_line(self):
+        """A head refused after its request line has that line logged:
+        method, target (escaped) and protocol; its host too."""
+        o, = self.request_lines([
+            b'GET /q"u\\o\x9b[31m\xff HTTP/1.1\r\nHost: t\r\n'
+            b'X-Bad: a\x01b\r\n\r\n'])
+        self.assertEqual((o['method'], o['target'], o['protocol'],
+                          o['status'], o['host']),
+                         ('GET', '/q"u\\o\ufffd[31m\ufffd', 'HTTP/1.1', 400,
+                          't'))
+
     def test_hostile_bytes(self):
         before = len(self.log_bytes())
         lines = self.request_lines([
@@ -121,9 +132,12 @@ class JsonLogTest(ServerTestCase, AccessLogMixin):
                          'a"b\\c\td\ufffd\ufffd\ufffd\ufffd\ufffd')
         refused = by.get(400, [])
         self.assertEqual(len(refused), 3, lines)
-        for o in refused:
-            self.assertEqual((o['method'], o['target'], o['protocol']),
-                             (None, None, None))
+        # The control byte in the User-Agent came after a whole request
+        # line, which is logged; those in the target left none.
+        self.assertEqual(sorted((o['method'] or '', o['target'] or '',
+                                 o['protocol'] or '') for o in refused),
+                         [('', '', ''), ('', '', ''),
+                          ('GET', '/a.txt', 'HTTP/1.1')])
         ok = by.get(200, [])
         self.assertEqual(len(ok), 1, lines)
         self.assertEqual(ok[0]['referer'], '"\\\u2028"')

@@ -908,6 +908,36 @@ TEST(bad_request_lines)
 	}
 }
 
+/* Whether a refused head's request line was whole, for the log. */
+TEST(refused_head_keeps_its_request_line)
+{
+	static const struct {
+		const char *head;
+		int status;
+		const char *target; /* NULL: no whole request line */
+	} cases[] = {
+		{ "GET /a\"b HTTP/1.1\r\nX: a\x01b\r\n\r\n", -400, "/a\"b" },
+		{ "GET /a HTTP/1.0\r\n Host: h\r\n\r\n", -400, "/a" },
+		{ "BREW /pot HTTP/1.1\r\nHost: h\r\n\r\n", -501, "/pot" },
+		{ "GET /a\x01 HTTP/1.1\r\nHost: h\r\n\r\n", -400, NULL },
+		{ "GET / HTTP/2.0\r\nHost: h\r\n\r\n", -505, NULL },
+		{ "GET / HTTP/1.1 \r\nHost: h\r\n\r\n", -400, NULL },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *s = cases[i].head;
+		struct http_request req;
+		struct http_parser p;
+
+		http_parser_init(&p);
+		CHECK_EQ_INT(http_parse_request(&p, &req, s, strlen(s)),
+			     cases[i].status);
+		CHECK_EQ_INT(p.request_line, cases[i].target != NULL);
+		if (cases[i].target)
+			CHECK(span_is(s, req.target, cases[i].target));
+	}
+}
+
 TEST(bad_header_syntax)
 {
 	static const char *const bad[] = {
