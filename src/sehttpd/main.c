@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * sehttpd: serve a directory over HTTP/1.1, in the clear or over TLS.  The
- * main thread sets up (sehttpd_open), starts one worker per thread, then
- * only waits for signals: SIGUSR1 or SIGHUP reopen the access log (SIGHUP
- * also reloads the TLS certificates and the password files), SIGINT or
- * SIGTERM ask the workers to
- * drain and stop (sehttpd_run); sehttpd_close releases what it took.
+ * sehttpd: serve a directory over HTTP/1.x and HTTP/2, in the clear or over
+ * TLS.  The main thread sets up (sehttpd_open), starts one worker per
+ * thread, then only waits for signals: SIGUSR1 or SIGHUP reopen the access
+ * log (SIGHUP also reloads the TLS certificates and the password files),
+ * SIGINT or SIGTERM ask the workers to drain and stop (sehttpd_run);
+ * sehttpd_close releases what it took.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -996,7 +996,12 @@ static const struct option_spec option_table[] = {
 		       "over the\n"
 		       ".I mime.types\n"
 		       "file and the built-in table.\n"
-		       "Repeatable, the last one for an extension winning.\n",
+		       "Repeatable, the last one for an extension winning.\n"
+		       "A text type without parameters gets\n"
+		       ".BR \"; charset=utf\\-8\" ;\n"
+		       "one with parameters is sent as given, so\n"
+		       ".B \"\\-\\-mime html=\\(aqtext/html; charset=iso\\-8859\\-1\\(aq\"\n"
+		       "names another charset.\n",
 	},
 	{
 		.name = "default-type",
@@ -1140,7 +1145,8 @@ static void usage_entry(FILE *out, const struct option_spec *spec)
 static void usage(FILE *out)
 {
 	fputs("Usage: sehttpd [OPTIONS] [ROOT]\n"
-	      "Serve the directory ROOT (default ./www) over HTTP/1.1.\n"
+	      "Serve the directory ROOT (default ./www) over HTTP/1.0, HTTP/1.1\n"
+	      "and HTTP/2, in the clear or over HTTPS (--tls-cert).\n"
 	      "\n",
 	      out);
 	for (size_t i = 0; i < NOPTIONS; i++)

@@ -101,6 +101,10 @@ class CommandLineTest(unittest.TestCase):
                             '--no-listing', '--access-log',
                             '--drain-timeout'):
                     self.assertIn(opt, out, 'usage does not mention ' + opt)
+                # The summary above the options says what it speaks.
+                summary = out.split('\n\n')[0]
+                for proto in ('HTTP/1.1', 'HTTP/2', 'HTTPS'):
+                    self.assertIn(proto, summary)
 
     def test_version(self):
         for flag in ('-V', '--version'):
