@@ -134,8 +134,8 @@ def logs_to_stdout(args):
 
 
 class ServerProcess:
-    """One sehttpd process, its stdout and stderr read line by line in a
-    thread each."""
+    """One sehttpd process, its stdout read line by line in a thread, its
+    stderr kept in a file (whole up to the moment it is read)."""
 
     def __init__(self, args=(), root=None, bind='127.0.0.1', port='0',
                  cwd=None, preexec_fn=None, ready_timeout=10, exe=None):
@@ -147,27 +147,18 @@ class ServerProcess:
         self.cmd += list(args)
         if root is not None:
             self.cmd.append(root)
-        self.lines = []  # stdout's
-        self.err_lines = []
-        self.err = bytearray()
+        self.lines = []
         # The server's own lines ("listening on..."): on stderr when the
         # access log takes stdout.
-        self.notices = self.err_lines if logs_to_stdout(args) else \
-            self.lines
+        self.notices_on_stderr = logs_to_stdout(args)
         self.cond = threading.Condition()
-        self.closed = []  # the line lists whose stream ended
+        self.stdout_closed = False
+        self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.err,
                                      cwd=cwd, preexec_fn=preexec_fn)
-        self.readers = [
-            threading.Thread(target=self._read, daemon=True,
-                             args=(self.proc.stdout, self.lines, None)),
-            threading.Thread(target=self._read, daemon=True,
-                             args=(self.proc.stderr, self.err_lines,
-                                   self.err))]
-        for reader in self.readers:
-            reader.start()
+        self.reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self.reader.start()
         self.exit_code = None
         try:
             self.listen_line = self.wait_line(
@@ -183,39 +174,49 @@ class ServerProcess:
         self.host = m.group(1).strip('[]')
         self.port = int(m.group(2))
 
-    def _read(self, stream, lines, raw_copy):
-        for raw in stream:
+    def _read_stdout(self):
+        for raw in self.proc.stdout:
             with self.cond:
-                if raw_copy is not None:
-                    raw_copy += raw
-                lines.append(raw.decode('utf-8', 'replace').rstrip('\n'))
+                self.lines.append(raw.decode('utf-8', 'replace')
+                                  .rstrip('\n'))
                 self.cond.notify_all()
         with self.cond:
-            self.closed.append(lines)
+            self.stdout_closed = True
             self.cond.notify_all()
 
     def wait_line(self, pred, timeout, start=0):
-        """The first of the server's own lines (self.notices) from index
-        start that pred accepts."""
+        """The first of the server's own lines (on stdout, or on stderr
+        when the access log takes stdout) from index start that pred
+        accepts."""
         deadline = time.monotonic() + timeout
         with self.cond:
             while True:
-                for line in self.notices[start:]:
+                ended = self.stdout_closed
+                if self.notices_on_stderr:
+                    # Written to a file: looked at again every 20 ms.
+                    lines = self.stderr_text().splitlines()
+                    ended = self.proc.poll() is not None
+                else:
+                    lines = self.lines
+                for line in lines[start:]:
                     if pred(line):
                         return line
                 left = deadline - time.monotonic()
-                if any(x is self.notices for x in self.closed) or left <= 0:
+                if ended or left <= 0:
                     break
-                self.cond.wait(left)
+                self.cond.wait(min(left, 0.02) if self.notices_on_stderr
+                               else left)
         raise AssertionError('no expected line on %s within %.1f s '
                              '(exit %s); stdout %r; stderr %r'
-                             % ('stdout' if self.notices is self.lines else
-                                'stderr', timeout, self.proc.poll(),
+                             % ('stderr' if self.notices_on_stderr else
+                                'stdout', timeout, self.proc.poll(),
                                 self.lines, self.stderr_text()))
 
     def stderr_text(self):
-        with self.cond:
-            return self.err.decode('utf-8', 'replace')
+        # pread: the file's offset is the server's too, where it writes.
+        fd = self.err.fileno()
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode('utf-8',
+                                                            'replace')
 
     def alive(self):
         return self.proc.poll() is None
@@ -252,8 +253,7 @@ class ServerProcess:
             raise AssertionError('sehttpd did not exit within %.0f s of '
                                  'signal %d; stderr %r'
                                  % (timeout, sig, self.stderr_text()))
-        for reader in self.readers:
-            reader.join(5)
+        self.reader.join(5)
         if rc != 0:
             raise AssertionError('sehttpd exited with %d; stderr %r'
                                  % (rc, self.stderr_text()))
