@@ -43,7 +43,7 @@ struct coded_body {
 	char *in;
 	size_t in_len, in_at; /* the step read, and what of it was taken */
 	bool ended;
-	/* The copy for the cache (data NULL: none kept, not asked for or
+	/* The copy for the cache (NULL: none kept, not asked for or
 	 * too large), and the representation it is for, marked keeping
 	 * until the copy is kept, found too large, or given up. */
 	struct cache_entry *e; /* held */
