@@ -27,6 +27,8 @@
 #include "server.h"
 
 static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+/* RFC 9113 4.1: a length of 24 bits, a type, flags and a stream. */
+#define H2_FRAME_HEAD_LEN 9
 
 /*
  * Bytes fed to nghttp2 between turns given to the thread's other
@@ -67,6 +69,16 @@ struct h2_conn {
 	 * SETTINGS, unknown types) trickle in meanwhile. */
 	uint64_t idle_since_ms;
 	unsigned int file_streams; /* answered from a file, not yet ended */
+	/*
+	 * Where the client's frames begin: libnghttp2 1.52 counts a
+	 * CONTINUATION frame once for each piece its head came in, so heads
+	 * cut by the reads (a byte at a time, small TLS records) passed its
+	 * limit of 8 and ended the connection.  A head cut at the end of a
+	 * read waits here until it is whole (feed()).
+	 */
+	uint64_t frame_left; /* bytes of the preface or frame under way */
+	uint8_t head[H2_FRAME_HEAD_LEN];
+	uint8_t head_len;
 };
 
 bool h2_is_preface(const char *buf, size_t len)
@@ -352,6 +364,7 @@ static struct h2_conn *h2_conn_new(struct conn *c)
 	h->calm = (uint64_t)H2_CALM_BURST * 1000;
 	h->calm_ms = c->worker->now_ms;
 	h->idle_since_ms = c->worker->now_ms;
+	h->frame_left = sizeof(h2_preface) - 1; /* the preface comes first */
 	h->out.c = c;
 	h->session = session_new(h);
 	if (!h->session) {
@@ -498,10 +511,9 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 	return n;
 }
 
-static int feed(struct h2_conn *h, const char *buf, size_t len)
+static int feed_session(struct h2_conn *h, const uint8_t *p, size_t len)
 {
-	ssize_t n =
-		nghttp2_session_mem_recv(h->session, (const uint8_t *)buf, len);
+	ssize_t n = nghttp2_session_mem_recv(h->session, p, len);
 
 	if (n < 0) {
 		/* A flood, a client that is not HTTP/2: no further word. */
@@ -509,6 +521,53 @@ static int feed(struct h2_conn *h, const char *buf, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+static uint64_t frame_payload_len(const uint8_t *head)
+{
+	return (uint64_t)head[0] << 16 | (uint64_t)head[1] << 8 | head[2];
+}
+
+/* Feeds buf to the session, holding back a frame head cut at its end. */
+static int feed(struct h2_conn *h, const char *buf, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)buf;
+	size_t at = 0, from, end;
+
+	if (h->head_len) {
+		size_t take = H2_FRAME_HEAD_LEN - h->head_len;
+
+		if (take > len)
+			take = len;
+		memcpy(h->head + h->head_len, p, take);
+		h->head_len += take;
+		at = take;
+		if (h->head_len < H2_FRAME_HEAD_LEN)
+			return 0;
+		h->head_len = 0;
+		h->frame_left = frame_payload_len(h->head);
+		if (feed_session(h, h->head, H2_FRAME_HEAD_LEN))
+			return -1;
+	}
+	from = at;
+	while (at < len) {
+		size_t n;
+
+		if (!h->frame_left) {
+			if (len - at < H2_FRAME_HEAD_LEN) {
+				h->head_len = (uint8_t)(len - at);
+				memcpy(h->head, p + at, h->head_len);
+				break;
+			}
+			h->frame_left =
+				H2_FRAME_HEAD_LEN + frame_payload_len(p + at);
+		}
+		n = h->frame_left < len - at ? (size_t)h->frame_left : len - at;
+		h->frame_left -= n;
+		at += n;
+	}
+	end = len - h->head_len;
+	return end > from ? feed_session(h, p + from, end - from) : 0;
 }
 
 void h2_conn_serve(struct conn *c, const char *pending, size_t len)

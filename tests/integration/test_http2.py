@@ -741,6 +741,27 @@ class Http2Test(Http2Mixin, ServerTestCase):
         c.handshake()
         self.assert_h2_file(c.get('/hello.txt'), '/hello.txt')
 
+    def test_continuation_heads_cut_by_reads(self):
+        """A header block in HEADERS and three CONTINUATION frames, sent a
+        byte at a time: answered as when sent whole.  Before, libnghttp2
+        1.52 counted each piece of a CONTINUATION head as a frame, passed
+        its limit of 8, and the connection ended without a word."""
+        for step in (None, 3, 1):
+            with self.subTest(step=step):
+                c = self.raw().handshake()
+                sid = c.new_sid()
+                block = c.enc.encode(c.request_fields(
+                    '/hello.txt', headers=[('x-pad', 'p' * 60)]))
+                data = c.headers_frames(sid, block,
+                                        max_frame=len(block) // 4 + 1)
+                if step:
+                    c.conn.send_slowly(data, step=step, pause=0.002)
+                else:
+                    c.send(data)
+                s = c.stream(sid)
+                c.pump(lambda: s.done, 5)
+                self.assert_h2_file(s, '/hello.txt')
+
     def test_h2c_upgrade_is_ignored(self):
         with self.target.conn() as c:
             c.send(build_request('GET', '/a.txt', headers=[
