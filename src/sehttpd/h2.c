@@ -256,6 +256,9 @@ static void stream_drop(struct h2_conn *h, struct h2_stream *st)
 		list_del(&st->ready_link);
 	if (st->holds_file)
 		h->file_streams--;
+	if (st->pooled_fd)
+		atomic_fetch_sub_explicit(&h->c->worker->server->stream_fds, 1,
+					  memory_order_relaxed);
 	h2_stream_put(&h->c->worker->h2_streams, st);
 	if (list_empty(&h->streams))
 		h->idle_since_ms = h->c->worker->now_ms;
@@ -416,14 +419,31 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	for (unsigned int i = 0; i < st->nseg && !st->holds_file; i++)
 		st->holds_file = st->seg[i].kind == H2_SEG_FILE ||
 				 st->seg[i].kind == H2_SEG_CODED;
-	if (st->holds_file)
-		h->file_streams++;
+	if (!st->holds_file)
+		return;
+	/* The connection's first file is within its own share. */
+	st->pooled_fd = h->file_streams++ > 0;
+	if (st->pooled_fd)
+		atomic_fetch_add_explicit(&w->server->stream_fds, 1,
+					  memory_order_relaxed);
 }
 
-/* Whether another request may be answered now (H2_FILE_STREAMS_MAX). */
+/*
+ * Whether another request may be answered now: fewer than
+ * H2_FILE_STREAMS_MAX answered from files, and beyond the first, room in
+ * the server's pool for another (checked before: whether the answer will
+ * hold a file is known after).  A stream that waits is answered when one
+ * of its connection's ends.
+ */
 static bool may_answer(const struct h2_conn *h)
 {
-	return !list_empty(&h->ready) && h->file_streams < H2_FILE_STREAMS_MAX;
+	const struct server *s = h->c->worker->server;
+
+	if (list_empty(&h->ready) || h->file_streams >= H2_FILE_STREAMS_MAX)
+		return false;
+	return !h->file_streams ||
+	       atomic_load_explicit(&s->stream_fds, memory_order_relaxed) <
+		       s->stream_fds_max;
 }
 
 /* The requests completed by the last bytes read, in the order they came. */

@@ -73,6 +73,7 @@ struct h2_stream {
 	bool head_done;
 	bool failed; /* the writer could not take the response */
 	bool holds_file; /* counted in its connection's file_streams */
+	bool pooled_fd; /* and in the server's stream_fds */
 	struct h2_segment seg[H2_BODY_SEGMENTS];
 	unsigned int nseg, cur; /* segments, and the one being sent */
 	uint64_t cur_off; /* sent of seg[cur] */

@@ -258,8 +258,12 @@ static unsigned fd_capacity(void)
 
 /*
  * Descriptors beyond those of the connections: what is open now, each
- * worker's epoll and eventfd, and room for the files requests open and the
- * content caches keep open (worker.c takes a half of it for those).
+ * worker's epoll and eventfd, room for the files the content caches keep
+ * open (worker.c takes a half of it for those) and the HTTP/2 streams'
+ * pool (stream_fds_max).  A connection takes two: its socket and the file
+ * it sends, its own with the cache off, over HTTP/2 its first stream's
+ * duplicate, or a cached one that a new version of the file put out of
+ * the cache while it was sent.
  */
 static unsigned connection_limit(const struct server *s)
 {
@@ -268,8 +272,9 @@ static unsigned connection_limit(const struct server *s)
 
 	if (lowest >= 0)
 		close(lowest);
-	reserve = (lowest > 0 ? (unsigned)lowest : 3) + 2 * s->nworkers + files;
-	return s->max_fds > reserve + 1 ? s->max_fds - reserve : 1;
+	reserve = (lowest > 0 ? (unsigned)lowest : 3) + 2 * s->nworkers +
+		  files + s->stream_fds_max;
+	return s->max_fds > reserve + 3 ? (s->max_fds - reserve) / 2 : 1;
 }
 
 /* --max-connections, lowered to what the descriptors allow. */
@@ -575,6 +580,7 @@ static int size_server(struct sehttpd *d)
 	/* Each thread owns a share: hits never wait for another thread. */
 	s->cache_bytes = (size_t)opt->cache_mib * 1024 * 1024 / s->nworkers;
 	s->max_fds = fd_capacity();
+	s->stream_fds_max = s->max_fds / 8;
 	s->conns = calloc(s->max_fds, sizeof(*s->conns));
 	s->workers = calloc(s->nworkers, sizeof(*s->workers));
 	if (!s->conns || !s->workers) {

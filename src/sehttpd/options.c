@@ -398,10 +398,12 @@ static const struct option_spec option_table[] = {
 		       "descriptor limit\n"
 		       ".RB ( \"ulimit \\-n\" ,\n"
 		       "raised to its hard limit) less a reserve of an\n"
-		       "eighth of it (at least 16) for the files requests\n"
-		       "open and the cache keeps open, the log and the\n"
-		       "threads' own descriptors; a larger value is lowered to\n"
-		       "it, with a warning.\n",
+		       "eighth of it (at least 16) for the files the cache\n"
+		       "keeps open, another eighth for HTTP/2 streams\n"
+		       "beyond a connection's first, the log and the\n"
+		       "threads' own descriptors, halved: each connection\n"
+		       "may hold its socket and a file it sends.\n"
+		       "A larger value is lowered to it, with a warning.\n",
 	},
 	{
 		.name = "timeout",

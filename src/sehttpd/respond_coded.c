@@ -37,7 +37,8 @@ enum http_coding respond_coded_choice(const struct exchange *rc, uint64_t size,
 struct coded_body {
 	struct worker *w; /* whose slot it holds */
 	struct compress_stream *s;
-	int fd; /* its own: an HTTP/2 stream outlives the request */
+	int fd;
+	bool own_fd; /* a duplicate: an HTTP/2 stream outlives the request */
 	struct stat st; /* the file when the response began */
 	uint64_t off; /* read so far */
 	char *in;
@@ -66,15 +67,15 @@ void coded_body_free(struct coded_body *b)
 	if (b->e)
 		content_cache_put(b->e);
 	free(b->in);
-	if (b->fd >= 0)
+	if (b->own_fd && b->fd >= 0)
 		close(b->fd);
 	compress_stream_free(b->s);
 	b->w->coded_streams--;
 	free(b);
 }
 
-/* NULL when out of memory or descriptors. */
-static struct coded_body *coded_body_new(struct worker *w, int fd,
+/* NULL when out of memory or descriptors; dup: fd outlives the request. */
+static struct coded_body *coded_body_new(struct worker *w, int fd, bool dup,
 					 const struct stat *st,
 					 enum http_coding coding,
 					 struct cache_entry *e,
@@ -88,7 +89,8 @@ static struct coded_body *coded_body_new(struct worker *w, int fd,
 	w->coded_streams++;
 	b->st = *st;
 	b->coding = coding;
-	b->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	b->own_fd = dup;
+	b->fd = dup ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : fd;
 	b->s = compress_stream_new(coding);
 	b->in = malloc(RESPOND_CODED_STEP);
 	if (b->fd < 0 || !b->s || !b->in) {
@@ -269,7 +271,8 @@ int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 	rc->status = sel.status;
 	if (rc->head_only)
 		return exchange_write(rc, rc->scratch, hlen, false);
-	b = coded_body_new(rc->worker, fd, st, coding, e, &r);
+	b = coded_body_new(rc->worker, fd, rc->out->coded != NULL, st, coding,
+			   e, &r);
 	if (!b)
 		return respond_status(rc, 503, NULL, 0);
 	if (rc->out->coded) {

@@ -79,6 +79,14 @@ struct server {
 	 * left for opening files. */
 	unsigned max_conns;
 	atomic_uint open_conns;
+	/*
+	 * Descriptors HTTP/2 streams hold beyond one per connection (a
+	 * stream answered from a file keeps a duplicate until its last
+	 * frame): a few connections of 16 shut windows each took them all,
+	 * and everyone else waited for accept or got 503.
+	 */
+	unsigned stream_fds_max;
+	atomic_uint stream_fds;
 	/* When a refusal was last reported (ms, clock_ms); 0: never. */
 	_Atomic uint64_t refusal_reported_ms;
 	bool proxy_protocol; /* a PROXY header precedes the first request */

@@ -2,6 +2,7 @@
 serving the connections it has, and must recover when clients leave."""
 
 import http.client
+import os
 import re
 import resource
 import socket
@@ -239,3 +240,54 @@ class MaxConnectionsTest(unittest.TestCase):
         finally:
             for c in kept:
                 c.close()
+
+
+H2_NOFILE = 128
+
+
+def h2_nofile():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (H2_NOFILE, H2_NOFILE))
+
+
+@needs_process('sets RLIMIT_NOFILE and counts the server\'s descriptors')
+class StreamDescriptorTest(unittest.TestCase):
+
+    def test_shut_windows_leave_descriptors_for_others(self):
+        """HTTP/2 connections holding 16 streams of a file each behind
+        shut windows stay within the descriptors kept for them; others
+        are served.  Before, each stream held a duplicate: 8 such
+        connections took all 128, and other clients waited for accept or
+        got 503."""
+        from test_http2 import (HAVE_H2, INITIAL_WINDOW_SIZE, RawH2,
+                                window_update)
+        if not HAVE_H2:
+            self.skipTest('python3-h2 is not installed')
+        root = temp_dir()
+        big = os.urandom(2 << 20)
+        with open(os.path.join(root, 'big.bin'), 'wb') as f:
+            f.write(big)
+        with open(os.path.join(root, 'a.txt'), 'wb') as f:
+            f.write(b'a\n')
+        srv = ServerProcess(['-t', '1'], root=root, preexec_fn=h2_nofile)
+        self.addCleanup(srv.stop)
+        for _ in range(8):
+            c = RawH2(srv.host, srv.port, {INITIAL_WINDOW_SIZE: 0})
+            self.addCleanup(c.close)
+            c.handshake()
+            c.send(window_update(0, 1 << 30))
+            for _ in range(16):
+                c.request('/big.bin')
+        time.sleep(0.5)
+        fds = len(os.listdir('/proc/%d/fd' % srv.proc.pid))
+        self.assertLess(fds, H2_NOFILE - 16)
+        for _ in range(5):
+            with Conn(srv.host, srv.port, timeout=5) as c:
+                c.send(build_request('GET', '/a.txt'))
+                resp = c.read_response()
+                self.assertEqual((resp.status, resp.body), (200, b'a\n'),
+                                 resp.describe())
+        c = RawH2(srv.host, srv.port)
+        self.addCleanup(c.close)
+        s = c.handshake().get('/big.bin', timeout=10)
+        self.assertEqual(s.status, 200, s.describe())
+        self.assertTrue(s.ended and bytes(s.body) == big, s.describe())
