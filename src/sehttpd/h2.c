@@ -257,8 +257,7 @@ static void stream_drop(struct h2_conn *h, struct h2_stream *st)
 	if (st->holds_file)
 		h->file_streams--;
 	if (st->pooled_fd)
-		atomic_fetch_sub_explicit(&h->c->worker->server->stream_fds, 1,
-					  memory_order_relaxed);
+		atomic_fetch_sub_explicit(st->fd_pool, 1, memory_order_relaxed);
 	h2_stream_put(&h->c->worker->h2_streams, st);
 	if (list_empty(&h->streams))
 		h->idle_since_ms = h->c->worker->now_ms;
@@ -396,6 +395,11 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	if (status)
 		st->refused = status;
 
+	/* The connection's first file stream is within its own share. */
+	if (h->file_streams) {
+		st->fd_pool = &w->server->stream_fds;
+		st->fd_pool_max = w->server->stream_fds_max;
+	}
 	mark = coro_defer_mark(c->coro);
 	if (status)
 		r = respond_status(&rc, status, NULL, 0);
@@ -410,8 +414,11 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	st->deadline_ms = stream_deadline(h);
 	if (r || st->failed || !st->head_done ||
 	    h2_stream_submit(h->session, st)) {
+		/* Out of descriptors for now: not processed, to be retried. */
 		nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE, st->id,
-					  NGHTTP2_INTERNAL_ERROR);
+					  st->fd_refused ?
+						  NGHTTP2_REFUSED_STREAM :
+						  NGHTTP2_INTERNAL_ERROR);
 		return;
 	}
 	st->answered = true;
@@ -419,31 +426,14 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	for (unsigned int i = 0; i < st->nseg && !st->holds_file; i++)
 		st->holds_file = st->seg[i].kind == H2_SEG_FILE ||
 				 st->seg[i].kind == H2_SEG_CODED;
-	if (!st->holds_file)
-		return;
-	/* The connection's first file is within its own share. */
-	st->pooled_fd = h->file_streams++ > 0;
-	if (st->pooled_fd)
-		atomic_fetch_add_explicit(&w->server->stream_fds, 1,
-					  memory_order_relaxed);
+	if (st->holds_file)
+		h->file_streams++;
 }
 
-/*
- * Whether another request may be answered now: fewer than
- * H2_FILE_STREAMS_MAX answered from files, and beyond the first, room in
- * the server's pool for another (checked before: whether the answer will
- * hold a file is known after).  A stream that waits is answered when one
- * of its connection's ends.
- */
+/* Whether another request may be answered now (H2_FILE_STREAMS_MAX). */
 static bool may_answer(const struct h2_conn *h)
 {
-	const struct server *s = h->c->worker->server;
-
-	if (list_empty(&h->ready) || h->file_streams >= H2_FILE_STREAMS_MAX)
-		return false;
-	return !h->file_streams ||
-	       atomic_load_explicit(&s->stream_fds, memory_order_relaxed) <
-		       s->stream_fds_max;
+	return !list_empty(&h->ready) && h->file_streams < H2_FILE_STREAMS_MAX;
 }
 
 /* The requests completed by the last bytes read, in the order they came. */

@@ -424,6 +424,21 @@ static int stream_writev(struct exchange *rc, struct iovec *iov, int iovcnt,
 	return 0;
 }
 
+/* A place in the pool for a descriptor beyond the connection's first. */
+static bool take_fd_place(struct h2_stream *st)
+{
+	if (!st->fd_pool || st->pooled_fd)
+		return true;
+	if (atomic_fetch_add_explicit(st->fd_pool, 1, memory_order_relaxed) >=
+	    st->fd_pool_max) {
+		atomic_fetch_sub_explicit(st->fd_pool, 1, memory_order_relaxed);
+		st->fd_refused = true;
+		return false;
+	}
+	st->pooled_fd = true;
+	return true;
+}
+
 static int stream_sendfile(struct exchange *rc, int fd, off_t offset,
 			   uint64_t len)
 {
@@ -433,7 +448,8 @@ static int stream_sendfile(struct exchange *rc, int fd, off_t offset,
 
 	if (len == 0)
 		return 0;
-	if (!st->head_done || !(s = segment_add(st, H2_SEG_FILE))) {
+	if (!st->head_done || !take_fd_place(st) ||
+	    !(s = segment_add(st, H2_SEG_FILE))) {
 		st->failed = true;
 		return -1;
 	}
@@ -457,7 +473,7 @@ static int stream_coded(struct exchange *rc, struct coded_body *b)
 	struct h2_stream *st = rc->out_ctx;
 	struct h2_segment *s;
 
-	if (!st->head_done || st->coded ||
+	if (!st->head_done || st->coded || !take_fd_place(st) ||
 	    !(s = segment_add(st, H2_SEG_CODED))) {
 		coded_body_free(b);
 		st->failed = true;

@@ -10,6 +10,7 @@
 #define SEHTTPD_H2_STREAM_H
 
 #include <nghttp2/nghttp2.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -73,7 +74,13 @@ struct h2_stream {
 	bool head_done;
 	bool failed; /* the writer could not take the response */
 	bool holds_file; /* counted in its connection's file_streams */
-	bool pooled_fd; /* and in the server's stream_fds */
+	/* Set beyond the connection's first file stream: a descriptor
+	 * takes a place in the server's pool (stream_fds), or, the pool
+	 * full, the stream is refused (REFUSED_STREAM: clients retry). */
+	atomic_uint *fd_pool;
+	unsigned int fd_pool_max;
+	bool pooled_fd; /* holds a place */
+	bool fd_refused; /* found the pool full */
 	struct h2_segment seg[H2_BODY_SEGMENTS];
 	unsigned int nseg, cur; /* segments, and the one being sent */
 	uint64_t cur_off; /* sent of seg[cur] */

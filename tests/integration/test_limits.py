@@ -291,3 +291,21 @@ class StreamDescriptorTest(unittest.TestCase):
         s = c.handshake().get('/big.bin', timeout=10)
         self.assertEqual(s.status, 200, s.describe())
         self.assertTrue(s.ended and bytes(s.body) == big, s.describe())
+        # The pool full, a connection with a file stream under way still
+        # gets answers from memory at once, and a second file stream is
+        # refused, to be retried (RFC 9113 8.7), rather than left waiting
+        # with no deadline, as it was when the pool was checked before
+        # answering.
+        c = RawH2(srv.host, srv.port, {INITIAL_WINDOW_SIZE: 0})
+        self.addCleanup(c.close)
+        c.handshake()
+        c.send(window_update(0, 1 << 30))
+        first = c.stream(c.request('/big.bin'))
+        small = c.stream(c.request('/a.txt'))
+        second = c.stream(c.request('/big.bin'))
+        c.send(window_update(small.sid, 1 << 16))
+        self.assertTrue(c.pump(lambda: small.done and second.done, 5),
+                        small.describe() + '\n' + second.describe())
+        self.assertEqual((small.status, bytes(small.body)), (200, b'a\n'))
+        self.assertEqual(second.reset, 7, second.describe())  # REFUSED
+        self.assertFalse(first.done, first.describe())
