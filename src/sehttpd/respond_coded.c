@@ -133,14 +133,24 @@ static void copy_append(struct coded_body *b, const void *out, size_t len)
 	b->copy_len += len;
 }
 
-/* Keeps the copy in the cache when the file is still what it was. */
-static void keep_copy(struct coded_body *b)
+/*
+ * Whether the file is no longer what it was when the response began.  A
+ * write sets the time before it copies, so a step read with new bytes in
+ * it is seen here, after the read.
+ */
+static bool changed(const struct coded_body *b)
 {
 	struct stat now;
 
-	if (!b->copy || fstat(b->fd, &now) || now.st_size != b->st.st_size ||
-	    now.st_mtim.tv_sec != b->st.st_mtim.tv_sec ||
-	    now.st_mtim.tv_nsec != b->st.st_mtim.tv_nsec)
+	return fstat(b->fd, &now) || now.st_size != b->st.st_size ||
+	       now.st_mtim.tv_sec != b->st.st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != b->st.st_mtim.tv_nsec;
+}
+
+/* Keeps the copy in the cache when the file is still what it was. */
+static void keep_copy(struct coded_body *b)
+{
+	if (!b->copy || changed(b))
 		return;
 	content_cache_attach_coded(b->w->cache, b->e, b->coding, b->copy,
 				   b->copy_len, b->etag, b->etag_len);
@@ -149,8 +159,10 @@ static void keep_copy(struct coded_body *b)
 }
 
 /*
- * Reads the file in steps of RESPOND_CODED_STEP.  A file that shrank under
- * us ends the response short: the client sees it cut, never padded.
+ * Reads the file in steps of RESPOND_CODED_STEP.  A file that changed under
+ * us (over HTTP/2, a shut window can hold the reads back for long) ends
+ * the response short: the client sees it cut, never a mix of two versions
+ * or padded.
  */
 enum coded_body_state coded_body_next(struct coded_body *b, char *out,
 				      size_t out_cap, size_t *made)
@@ -171,7 +183,7 @@ enum coded_body_state coded_body_next(struct coded_body *b, char *out,
 			do {
 				got = pread(b->fd, b->in, want, (off_t)b->off);
 			} while (got < 0 && errno == EINTR);
-			if (got != (ssize_t)want)
+			if (got != (ssize_t)want || changed(b))
 				return CODED_BODY_ERROR;
 			b->off += want;
 			b->in_len = want;

@@ -1337,6 +1337,31 @@ class Http2CompressTest(Http2Mixin, unittest.TestCase):
                           timeout=30)
                 self.assert_coded(s, url, 'gzip')
 
+    def test_file_rewritten_while_sent(self):
+        """A file rewritten in place, at the same size, while its window
+        is shut resets the stream.  Before, the reads held back by the
+        window took the new bytes after the old: a body of two versions,
+        ended as whole under the old tag."""
+        path = os.path.join(self.root, 'rewritten.txt')
+        old, new = text(3 << 20, 17), text(3 << 20, 18)
+        with open(path, 'wb') as f:
+            f.write(old)
+        self.addCleanup(os.unlink, path)
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.auto_window = False
+        c.send(window_update(0, 1 << 30))
+        s = c.stream(c.request('/rewritten.txt',
+                               headers=[('accept-encoding', 'gzip')]))
+        c.send(window_update(s.sid, 1 << 14))
+        self.assertTrue(c.pump(lambda: len(s.body) >= 1 << 14, 10),
+                        s.describe())
+        with open(path, 'r+b') as f:
+            f.write(new)
+        c.send(window_update(s.sid, 1 << 30))
+        self.assertTrue(c.pump(lambda: s.done, 20), s.describe())
+        self.assertFalse(s.ended, s.describe())
+        self.assertIsNotNone(s.reset, s.describe())
+
     def test_file_cut_short_while_sent(self):
         """A file truncated under the compression resets its stream:
         never a whole body of the wrong content; the connection goes
