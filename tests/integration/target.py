@@ -137,6 +137,11 @@ class ServerProcess:
     """One sehttpd process, its stdout read line by line in a thread, its
     stderr kept in a file (whole up to the moment it is read)."""
 
+    # The server's own lines ("listening on..."): on stderr when the
+    # access log takes stdout (a subclass that starts the process its own
+    # way keeps them on stdout).
+    notices_on_stderr = False
+
     def __init__(self, args=(), root=None, bind='127.0.0.1', port='0',
                  cwd=None, preexec_fn=None, ready_timeout=10, exe=None):
         self.cmd = [exe or sehttpd_bin()]
@@ -148,8 +153,6 @@ class ServerProcess:
         if root is not None:
             self.cmd.append(root)
         self.lines = []
-        # The server's own lines ("listening on..."): on stderr when the
-        # access log takes stdout.
         self.notices_on_stderr = logs_to_stdout(args)
         self.cond = threading.Condition()
         self.stdout_closed = False
