@@ -1337,52 +1337,47 @@ class Http2CompressTest(Http2Mixin, unittest.TestCase):
                           timeout=30)
                 self.assert_coded(s, url, 'gzip')
 
+    def changed_mid_stream(self, name, data, first, change):
+        """Opens a gzip stream of data (as name) behind a shut window,
+        takes first bytes of it, calls change(path), then opens the
+        window: the stream must be reset, never ended."""
+        path = os.path.join(self.root, name)
+        with open(path, 'wb') as f:
+            f.write(data)
+        self.addCleanup(os.unlink, path)
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.auto_window = False
+        c.send(window_update(0, 1 << 30))
+        s = c.stream(c.request('/' + name,
+                               headers=[('accept-encoding', 'gzip')]))
+        c.send(window_update(s.sid, first))
+        self.assertTrue(c.pump(lambda: len(s.body) >= first, 10),
+                        s.describe())
+        change(path)
+        c.send(window_update(s.sid, 1 << 30))
+        self.assertTrue(c.pump(lambda: s.done, 20), s.describe())
+        self.assertFalse(s.ended, s.describe())
+        self.assertIsNotNone(s.reset, s.describe())
+        return c
+
     def test_file_rewritten_while_sent(self):
         """A file rewritten in place, at the same size, while its window
         is shut resets the stream.  Before, the reads held back by the
         window took the new bytes after the old: a body of two versions,
         ended as whole under the old tag."""
-        path = os.path.join(self.root, 'rewritten.txt')
-        old, new = text(3 << 20, 17), text(3 << 20, 18)
-        with open(path, 'wb') as f:
-            f.write(old)
-        self.addCleanup(os.unlink, path)
-        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
-        c.auto_window = False
-        c.send(window_update(0, 1 << 30))
-        s = c.stream(c.request('/rewritten.txt',
-                               headers=[('accept-encoding', 'gzip')]))
-        c.send(window_update(s.sid, 1 << 14))
-        self.assertTrue(c.pump(lambda: len(s.body) >= 1 << 14, 10),
-                        s.describe())
-        with open(path, 'r+b') as f:
-            f.write(new)
-        c.send(window_update(s.sid, 1 << 30))
-        self.assertTrue(c.pump(lambda: s.done, 20), s.describe())
-        self.assertFalse(s.ended, s.describe())
-        self.assertIsNotNone(s.reset, s.describe())
+        def rewrite(path):
+            with open(path, 'r+b') as f:
+                f.write(text(3 << 20, 18))
+        self.changed_mid_stream('rewritten.txt', text(3 << 20, 17), 1 << 14,
+                                rewrite)
 
     def test_file_cut_short_while_sent(self):
         """A file truncated under the compression resets its stream:
         never a whole body of the wrong content; the connection goes
         on."""
-        path = os.path.join(self.root, 'shrinks.txt')
-        with open(path, 'wb') as f:
-            f.write(hex_text(24 << 20, 15))
-        self.addCleanup(os.unlink, path)
-        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
-        c.auto_window = False
-        c.send(window_update(0, 1 << 30))
-        s = c.stream(c.request('/shrinks.txt',
-                               headers=[('accept-encoding', 'gzip')]))
-        c.send(window_update(s.sid, 1 << 16))
-        self.assertTrue(c.pump(lambda: len(s.body) >= 1 << 16, 10),
-                        s.describe())
-        os.truncate(path, 1 << 20)
-        c.send(window_update(s.sid, 1 << 30))
-        self.assertTrue(c.pump(lambda: s.done, 20), s.describe())
-        self.assertFalse(s.ended, s.describe())
-        self.assertIsNotNone(s.reset, s.describe())
+        c = self.changed_mid_stream('shrinks.txt', hex_text(24 << 20, 15),
+                                    1 << 16,
+                                    lambda path: os.truncate(path, 1 << 20))
         other = c.stream(c.request('/site.css'))
         c.send(window_update(other.sid, 1 << 20))
         self.assertTrue(c.pump(lambda: other.done, 10), other.describe())
