@@ -27,8 +27,6 @@
 #include "server.h"
 
 static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-/* RFC 9113 4.1: a length of 24 bits, a type, flags and a stream. */
-#define H2_FRAME_HEAD_LEN 9
 
 /*
  * Bytes fed to nghttp2 between turns given to the thread's other

@@ -13,6 +13,10 @@
 
 struct conn;
 
+/* A frame's head (RFC 9113, 4.1): a length of 24 bits, a type, flags and
+ * a stream; nghttp2 hands it to send_data and we read it in feed(). */
+#define H2_FRAME_HEAD_LEN 9
+
 /* Streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
 #define H2_MAX_STREAMS 100
 /*

@@ -11,13 +11,12 @@
 
 #include "cache.h"
 #include "conn_io.h"
+#include "h2.h"
 #include "respond_coded.h"
 #include "server.h"
 
 /* Bytes a stream's DATA may send before the thread's others get a turn. */
 #define H2_TURN_BYTES (1u << 20)
-/* A frame's head (RFC 9113, 4.1), as nghttp2 hands it to send_data. */
-#define H2_FRAME_HEAD 9
 /* Bodies this small are copied beside the frames, not written apart. */
 #define H2_GATHER_MAX 4096
 /* A coded body is made a frame's payload at a time (RFC 9113 4.2). */
@@ -620,7 +619,7 @@ static int read_beside(struct h2_out *o, int fd, uint64_t off, size_t len)
 	ssize_t n;
 
 	if (o->cap - o->len < len) {
-		char head[H2_FRAME_HEAD];
+		char head[H2_FRAME_HEAD_LEN];
 
 		/* The head goes with its payload, not ahead of it. */
 		o->len -= sizeof(head);
@@ -635,7 +634,7 @@ static int read_beside(struct h2_out *o, int fd, uint64_t off, size_t len)
 	} while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)len) {
 		/* Shrank under us: its head, still here, goes unsent. */
-		o->len -= H2_FRAME_HEAD;
+		o->len -= H2_FRAME_HEAD_LEN;
 		return H2_STREAM_SHRANK;
 	}
 	o->len += len;
@@ -670,7 +669,7 @@ int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 		if (h2_out_flush(o, NULL, 0, false) || conn_yield_turn(o->c))
 			return -1;
 	}
-	if (h2_out_append(o, framehd, H2_FRAME_HEAD))
+	if (h2_out_append(o, framehd, H2_FRAME_HEAD_LEN))
 		return -1;
 	if (p && length <= H2_GATHER_MAX) {
 		if (h2_out_append(o, p, length))
@@ -678,7 +677,7 @@ int h2_stream_send_data(struct h2_out *o, struct h2_stream *st,
 	} else if (p) {
 		if (h2_out_flush(o, p, length, true))
 			return -1;
-	} else if (!o->c->tls_ktls && H2_FRAME_HEAD + length <= o->cap) {
+	} else if (!o->c->tls_ktls && H2_FRAME_HEAD_LEN + length <= o->cap) {
 		/* Copied: see read_beside(). */
 		int r = read_beside(o, s->fd, s->off + st->cur_off, length);
 
