@@ -503,6 +503,24 @@ void content_cache_rep_in_file(struct cache_entry *e, enum http_coding coding,
 	build_rep_etag(e, r, coding, from);
 }
 
+/* The caller's yield, and whether it asked the compression to stop. */
+struct rep_yield {
+	compress_yield_fn *yield;
+	void *ctx;
+	bool stopped;
+};
+
+static int rep_yield(void *arg)
+{
+	struct rep_yield *y = arg;
+
+	if (y->yield(y->ctx)) {
+		y->stopped = true;
+		return -1;
+	}
+	return 0;
+}
+
 const struct cache_rep *content_cache_rep(struct content_cache *c,
 					  struct cache_entry *e,
 					  enum http_coding coding,
@@ -513,14 +531,21 @@ const struct cache_rep *content_cache_rep(struct content_cache *c,
 	const struct cache_rep *id = &e->rep[HTTP_CODING_IDENTITY];
 
 	if (coding != HTTP_CODING_IDENTITY && !r->tried && id->data) {
+		struct rep_yield y = { yield, ctx, false };
 		size_t n = 0;
 		char *out;
 
 		/* Tried from now: while this one yields, others send identity. */
 		r->tried = true;
 		out = z ? compress_buffer(z, coding, id->data, id->len, &n,
-					  yield, ctx) :
+					  yield ? rep_yield : NULL, &y) :
 			  NULL;
+		if (!out && y.stopped) {
+			/* This request's end, not the body's: the next may
+			 * try. */
+			r->tried = false;
+			return id;
+		}
 		attach_rep(c, e, coding, out, n, NULL);
 	}
 	return r->data || r->in_file ? r : id;

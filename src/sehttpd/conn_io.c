@@ -249,14 +249,31 @@ int conn_write(struct conn *c, const void *buf, size_t len, bool more)
 	return conn_writev(c, &iov, 1, more);
 }
 
+/*
+ * A connection that yields for a turn is working, not waiting for its
+ * client.  The timer that fired meanwhile may be one set for a wait that
+ * is over (the head's, the idle connection's, an HTTP/2 stream's, which
+ * its loop looks at again): working, the connection answers to its
+ * response's deadline, as conn_wait() does for a write.
+ */
 int conn_yield_turn(struct conn *c)
 {
+	struct worker *w = c->worker;
+	uint64_t deadline;
+
 	coro_yield(c->coro, CONN_YIELD_TURN);
-	if (c->timed_out) {
-		errno = ETIMEDOUT;
-		return -1;
+	if (!c->timed_out)
+		return 0;
+	if (!atomic_load(&w->force_stop)) {
+		deadline = send_deadline(c);
+		if (deadline > w->now_ms) {
+			c->timed_out = false;
+			timer_wheel_add(&w->wheel, &c->timer, deadline);
+			return 0;
+		}
 	}
-	return 0;
+	errno = ETIMEDOUT;
+	return -1;
 }
 
 void conn_cut(struct conn *c)

@@ -456,7 +456,6 @@ static int answer_ready(struct h2_conn *h)
 /* Sends all nghttp2 can send now: what waits for a window stays. */
 static int send_all(struct h2_conn *h)
 {
-	conn_transfer_begin(h->c);
 	if (nghttp2_session_send(h->session))
 		return -1;
 	return h2_out_flush(&h->out, NULL, 0, false);
@@ -611,6 +610,8 @@ void h2_conn_serve(struct conn *c, const char *pending, size_t len)
 	for (;;) {
 		ssize_t n;
 
+		/* A pass of work for the client: its deadline starts now. */
+		conn_transfer_begin(c);
 		if (answer_ready(h) || send_all(h))
 			goto broken;
 		/* Streams with files ended as they were sent: answer on. */

@@ -2,7 +2,8 @@
 (sehttpd): chunked (HTTP/1.0: ended by the close), each coding decoding to
 the file, a weak ETag of their own, conditionals, ranges from the identity
 bytes, the compressed form kept when it fits, a size beyond which files go
-as they are, bounded memory, and a file cut short while it is sent."""
+as they are, bounded memory, a file cut short while it is sent, and a
+request made just before its keep-alive connection's timeout."""
 
 import os
 import random
@@ -18,6 +19,7 @@ LARGE = 3 << 20  # over the cache's 1 MiB per file
 CODED_MAX = 64 << 20  # RESPOND_CODED_MAX, src/sehttpd/respond_coded.h
 KEEP_MAX = 1 << 20  # RESPOND_CODED_KEEP_MAX
 STREAMS_MAX = 32  # RESPOND_CODED_STREAMS_MAX
+CACHE_ONE = 1 << 20  # CACHE_FILE_MAX: the largest file cached
 WORDS = ('alpha beta gamma delta epsilon zeta eta theta iota kappa lambda '
          'mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega').split()
 
@@ -329,3 +331,63 @@ class CompressLargeTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+@needs_process('times its requests against its own --timeout')
+class LateRequestTest(unittest.TestCase):
+    """A request that comes just before a keep-alive connection's idle
+    timeout is answered whole: the timer set for the wait is not the
+    response's deadline, though it fires while the server compresses."""
+
+    TIMEOUT = 2
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = temp_dir()
+        block = text(1 << 20, 5)
+        cls.files = {
+            '/warm.txt': b'warm\n',
+            # Cached, and compressed in steps with turns between them.
+            '/one.txt': block[:CACHE_ONE],
+            # Compressed as it is sent, for longer than the margin.
+            '/big.txt': block * 24,
+        }
+        for url, data in cls.files.items():
+            with open(os.path.join(cls.root, url[1:]), 'wb') as f:
+                f.write(data)
+        cls.target = start_server(['--timeout', str(cls.TIMEOUT)],
+                                  root=cls.root, tree=None)
+        cls.addClassCleanup(cls.target.stop)
+
+    def late_request(self, url, coding, margin):
+        """Asks for url on a connection idle until margin seconds before
+        its timeout, and reads the answer as fast as it comes."""
+        with self.target.conn() as c:
+            c.send(build_request('GET', '/warm.txt'))
+            self.assertEqual(c.read_response().status, 200)
+            time.sleep(self.TIMEOUT - margin)
+            c.send(build_request('GET', url,
+                                 headers=[('Accept-Encoding', coding)]))
+            start = time.monotonic()
+            resp = c.read_response()
+            took = time.monotonic() - start
+        self.assertEqual(resp.status, 200, resp.describe())
+        self.assertEqual(coding_of(resp), coding, resp.describe())
+        self.assertEqual(decode(resp), self.files[url])
+        return took
+
+    def test_body_compressed_as_sent_outlasts_the_idle_timer(self):
+        took = self.late_request('/big.txt', 'gzip', 0.15)
+        print('\n24 MiB gzip on the fly after a late request: %.2f s' % took)
+
+    @unittest.skipUnless(HAVE_DECODERS, 'needs brotli to decode')
+    def test_cached_coding_made_after_a_late_request(self):
+        """The coding made in steps for the cache is made whole, and the
+        next clients get it too (it was given up and never tried again)."""
+        self.late_request('/one.txt', 'br', 0.03)
+        for _ in range(2):
+            resp = self.target.get('/one.txt',
+                                   headers=[('Accept-Encoding', 'br')])
+            self.assertEqual(coding_of(resp), 'br', resp.describe())
+            self.assertEqual(resp.framing, 'length')
+            self.assertEqual(decode(resp), self.files['/one.txt'])

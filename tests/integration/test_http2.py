@@ -43,6 +43,7 @@ try:
     import h2.config
     import h2.connection
     import h2.events
+    import h2.settings
     import hpack
     from hpack.hpack import encode_integer
     HAVE_H2 = True
@@ -1231,6 +1232,63 @@ class Coded:
 
     def header(self, name):
         return self.s.header(name.lower())
+
+
+@needs_h2
+@needs_process('times its requests against its own --timeout')
+class Http2LateRequestTest(Http2Mixin, unittest.TestCase):
+    """A request on an HTTP/2 connection idle until just before its
+    timeout is answered whole, though the timer set for the idle wait
+    fires while the server compresses (before, the connection closed at
+    that moment, without GOAWAY, mid-body)."""
+
+    TIMEOUT = 2
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = temp_dir()
+        block = text(1 << 20, 17)
+        cls.files = {'/warm.txt': b'warm\n', '/one.txt': block,
+                     '/big.txt': block * 24}
+        for url, data in cls.files.items():
+            with open(os.path.join(cls.root, url[1:]), 'wb') as f:
+                f.write(data)
+        cls.target = start_server(['--timeout', str(cls.TIMEOUT)],
+                                  root=cls.root, tree=None)
+        cls.addClassCleanup(cls.target.stop)
+
+    def setUp(self):
+        self.host, self.port = self.target.host, self.target.port
+
+    def late_request(self, url, coding, margin):
+        c = self.client()
+        # Windows wide open: the body goes in one pass, never waiting.
+        c.h2.update_settings({
+            h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: (1 << 31) - 1})
+        c.h2.increment_flow_control_window((1 << 31) - 1 - 65535)
+        c.flush()
+        self.assertEqual(c.get('/warm.txt').status, 200)
+        time.sleep(self.TIMEOUT - margin)
+        start = time.monotonic()
+        s = c.get(url, headers=[('accept-encoding', coding)], timeout=60)
+        took = time.monotonic() - start
+        self.assertEqual(s.status, 200, s.describe())
+        self.assertTrue(s.ended, s.describe())
+        self.assertEqual(s.header('content-encoding'), coding, s.describe())
+        self.assertEqual(decode(Coded(s)), self.files[url])
+        return took
+
+    def test_body_compressed_as_sent_outlasts_the_idle_timer(self):
+        took = self.late_request('/big.txt', 'gzip', 0.15)
+        print('\n24 MiB gzip on the fly over h2c after a late request: '
+              '%.2f s' % took)
+
+    @unittest.skipUnless(HAVE_DECODERS, 'needs brotli to decode')
+    def test_cached_coding_made_after_a_late_request(self):
+        self.late_request('/one.txt', 'br', 0.03)
+        s = self.client().get('/one.txt', headers=[('accept-encoding', 'br')])
+        self.assertEqual(s.header('content-encoding'), 'br', s.describe())
+        self.assertEqual(decode(Coded(s)), self.files['/one.txt'])
 
 
 @needs_h2

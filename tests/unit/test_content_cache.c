@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "sehttpd/cache.h"
+#include "sehttpd/compress.h"
 
 #define NOW 5000000 /* an arbitrary clock value to start from */
 
@@ -345,6 +346,58 @@ TEST(br_and_zst_siblings)
 	fs.br.st_size = 3;
 	CHECK_EQ_INT(lookup(c, "/a.txt", NOW + CACHE_CHECK_MS, &fs, &e),
 		     CACHE_STALE);
+	content_cache_free(c);
+}
+
+/* A yield that says stop at its first call; counts its calls. */
+static int stop_at_once(void *ctx)
+{
+	int *calls = ctx;
+
+	++*calls;
+	return -1;
+}
+
+static int go_on(void *ctx)
+{
+	int *calls = ctx;
+
+	++*calls;
+	return 0;
+}
+
+TEST(compression_stopped_by_its_request_is_tried_again)
+{
+	struct content_cache *c = content_cache_new(16 << 20);
+	struct compressor *z = compressor_new();
+	size_t len = 4 * COMPRESS_STEP;
+	char *body = malloc(len + 1);
+	const struct cache_rep *r;
+	struct cache_entry *e;
+	struct stat st;
+	int calls = 0;
+
+	for (size_t i = 0; i < len; i++)
+		body[i] = "compressible text "[i % 18];
+	body[len] = '\0';
+	st = file_stat(9, (off_t)len, 1700000000);
+	e = file_entry("/big.txt", "big.txt", body, &st, NOW);
+	free(body);
+	content_cache_link(c, e);
+	/* A request whose connection ends midway gets identity... */
+	r = content_cache_rep(c, e, HTTP_CODING_BR, z, stop_at_once, &calls);
+	CHECK_EQ_INT(calls, 1);
+	CHECK(r == &e->rep[HTTP_CODING_IDENTITY]);
+	/* ...and the coding is still offered to the next, which gets it. */
+	CHECK(content_cache_codings(e, COMPRESS_CODINGS) &
+	      HTTP_CODING_BIT(HTTP_CODING_BR));
+	calls = 0;
+	r = content_cache_rep(c, e, HTTP_CODING_BR, z, go_on, &calls);
+	CHECK(calls > 0);
+	CHECK(r == &e->rep[HTTP_CODING_BR]);
+	CHECK(r->data && r->len < len);
+	content_cache_put(e);
+	compressor_free(z);
 	content_cache_free(c);
 }
 
