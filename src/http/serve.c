@@ -113,22 +113,36 @@ static int open_visible(const struct http_site *site,
 
 /*
  * Opens the first index name that is a regular file in the directory
- * path[0, len) (with its '/'), joined in place; returns its length, or 0.
+ * path[0, len) (with its '/'), joined in place: sets *n to its length, or
+ * to 0 when there is none.  Returns 0, or the status to answer instead:
+ * an index that is there but cannot be served (unreadable, a link out of
+ * ROOT) stands for the directory, as nginx answers, rather than letting
+ * its listing show what the index was written to hide.
  */
-static size_t open_index(const struct http_site *site,
-			 const struct http_serve_ops *ops, void *ctx,
-			 char *path, size_t len, struct http_object *obj)
+static int open_index(const struct http_site *site,
+		      const struct http_serve_ops *ops, void *ctx, char *path,
+		      size_t len, struct http_object *obj, size_t *n)
 {
+	*n = 0;
 	for (unsigned int i = 0; i < site->nindex; i++) {
-		size_t n = strlen(site->index[i]);
+		size_t name_len = strlen(site->index[i]);
+		int err, status;
 
-		if (len + n >= HTTP_SERVE_PATH_BUF)
+		if (len + name_len >= HTTP_SERVE_PATH_BUF)
 			continue;
-		memcpy(path + len, site->index[i], n + 1);
-		if (open_visible(site, ops, ctx, path, obj))
-			continue;
-		if (obj->type == HTTP_OBJECT_FILE)
-			return len + n;
+		memcpy(path + len, site->index[i], name_len + 1);
+		err = open_visible(site, ops, ctx, path, obj);
+		if (err) {
+			status = http_status_for_errno(-err);
+			if (status == 404)
+				continue;
+			path[len] = '\0';
+			return status;
+		}
+		if (obj->type == HTTP_OBJECT_FILE) {
+			*n = len + name_len;
+			return 0;
+		}
 		ops->close(ctx, obj);
 	}
 	path[len] = '\0';
@@ -153,21 +167,22 @@ static void plan_dir(const struct http_site *site,
 {
 	struct http_object index;
 	size_t n;
+	int status;
 
 	if (path[len - 1] != '/') {
 		ops->close(ctx, dir);
 		plan->action = HTTP_SERVE_REDIRECT;
 		return;
 	}
-	n = open_index(site, ops, ctx, path, len, &index);
+	status = open_index(site, ops, ctx, path, len, &index, &n);
 	if (n) {
 		ops->close(ctx, dir);
 		plan_file(plan, HTTP_SERVE_FILE, &index, path, n);
 		return;
 	}
-	if (!site->listing) {
+	if (status || !site->listing) {
 		ops->close(ctx, dir);
-		plan_status(plan, 403);
+		plan_status(plan, status ? status : 403);
 		return;
 	}
 	plan->action = HTTP_SERVE_LISTING;
@@ -188,16 +203,17 @@ static void plan_searchable_dir(const struct http_site *site,
 	bool slash = path[len - 1] == '/';
 	struct http_object index;
 	size_t dir_len = len + !slash, n;
+	int status;
 
 	if (dir_len >= HTTP_SERVE_PATH_BUF) {
 		plan_status(plan, 403);
 		return;
 	}
 	path[len] = '/';
-	n = open_index(site, ops, ctx, path, dir_len, &index);
+	status = open_index(site, ops, ctx, path, dir_len, &index, &n);
 	path[len] = '\0';
 	if (!n) {
-		plan_status(plan, 403);
+		plan_status(plan, status ? status : 403);
 		return;
 	}
 	if (!slash) {

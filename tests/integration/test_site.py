@@ -42,6 +42,32 @@ class DefaultsTest(ServerTestCase):
         self.assertEqual(int(resp.header('Content-Length')),
                          len(self.tree.files['/dir_htm/index.htm']))
 
+    def test_index_not_to_be_served_hides_the_directory(self):
+        """403, as nginx answers, not a listing of what the index was
+        there to hide (before: a listing showing backup.sql)."""
+        resp = self.get('/dir_outindex/')
+        self.assert_error(resp, 403)
+        self.assertNotIn(b'backup.sql', resp.body)
+        self.assertNotIn(self.tree.secret_marker, resp.body)
+        self.assertEqual(self.get('/dir_outindex/backup.sql').status, 200)
+
+    @needs_process('khttpd reads as root: nothing is unreadable to it')
+    def test_unreadable_index_hides_the_directory(self):
+        d = temp_dir()
+        os.chmod(d, 0o755)
+        with open(os.path.join(d, 'index.html'), 'w') as f:
+            f.write('<p>private</p>\n')
+        with open(os.path.join(d, 'backup.sql'), 'w') as f:
+            f.write('DUMP-MARKER\n')
+        # Owned by another user (root) when the server runs as nobody.
+        os.chmod(os.path.join(d, 'index.html'),
+                 0o600 if os.geteuid() == 0 else 0)
+        target = start_server([], root=d, tree=None)
+        self.addCleanup(target.stop)
+        resp = target.get('/')
+        self.assertEqual(resp.status, 403, resp.describe())
+        self.assertNotIn(b'backup.sql', resp.body)
+
     def test_dotfiles_are_404(self):
         for path in HIDDEN:
             for method in ('GET', 'HEAD'):

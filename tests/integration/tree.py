@@ -428,6 +428,12 @@ def _spec():
     d('www/dir_both')
     f('www/dir_both/index.html', '<p>dir_both index.html page</p>\n')
     f('www/dir_both/index.htm', '<p>dir_both index.htm page</p>\n')
+    # An index there but not to be served (a link out of ROOT) stands for
+    # its directory, and index.htm after it is not tried.
+    d('www/dir_outindex')
+    ln('www/dir_outindex/index.html', '../../outside/secret.txt')
+    f('www/dir_outindex/index.htm', '<p>dir_outindex index.htm</p>\n')
+    f('www/dir_outindex/backup.sql', 'DUMP-MARKER\n')
     # Dotfiles: 404 and not listed by default, but /.well-known/ is public.
     f('www/.env', 'DOTFILE-ENV-MARKER\n')
     d('www/.git')

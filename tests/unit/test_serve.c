@@ -40,6 +40,18 @@ static const struct fake_node site_nodes[] = {
 	{ "/searchable", 0, false, EACCES },
 	{ "/searchable/index.html", HTTP_OBJECT_FILE },
 	{ "/locked", 0, false, EACCES },
+	/* Index files there but not to be served: unreadable, a link out of
+	 * ROOT, a lease being broken; and one unreadable in a directory
+	 * that may only be searched. */
+	{ "/unreadable", HTTP_OBJECT_DIR },
+	{ "/unreadable/index.html", 0, false, EACCES },
+	{ "/unreadable/index.htm", HTTP_OBJECT_FILE },
+	{ "/outside", HTTP_OBJECT_DIR },
+	{ "/outside/index.html", 0, false, EXDEV },
+	{ "/leased", HTTP_OBJECT_DIR },
+	{ "/leased/index.html", 0, false, EAGAIN },
+	{ "/sealed", 0, false, EACCES },
+	{ "/sealed/index.html", 0, false, EACCES },
 	{ "/busy", 0, false, EMFILE },
 	/* Precompressed siblings: .br a nanosecond older than its file (the
 	 * same second), .gz newer, .zst older (an earlier second); a
@@ -412,6 +424,28 @@ TEST(searchable_directory_serves_its_index)
 		PLAN(&site, &fs, "GET", "/locked/");
 		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
 		CHECK_EQ_INT(p.status, 403);
+	}
+}
+
+TEST(index_there_but_not_served_hides_the_listing)
+{
+	static const struct {
+		const char *target;
+		int status;
+	} cases[] = {
+		{ "/unreadable/", 403 }, /* not index.htm after it either */
+		{ "/outside/", 403 },	 { "/leased/", 503 },
+		{ "/sealed/", 403 },	 { "/sealed", 403 },
+	};
+	struct http_site site;
+	struct fake_fs fs = { site_nodes };
+
+	default_site(&site);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		PLAN(&site, &fs, "GET", cases[i].target);
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, cases[i].status);
+		CHECK_EQ_INT(fs.open, 0);
 	}
 }
 
