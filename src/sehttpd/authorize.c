@@ -152,12 +152,12 @@ static void guard_view(struct guard *g, const struct exchange *rc,
 static struct guard guard_of(const struct exchange *rc, const char *where,
 			     size_t n)
 {
-	const struct server *s = rc->worker->server;
+	const struct worker_roots *roots = &rc->worker->roots;
 	struct guard g = { 0 };
 	char now[PATH_MAX];
 
-	for (unsigned int i = 0; i <= s->nvhosts; i++) {
-		const struct beneath_root *root = &s->roots[i];
+	for (unsigned int i = 0; i < roots->n; i++) {
+		const struct beneath_root *root = &roots->dirs[i];
 		ssize_t len = beneath_root_now(root, now, sizeof(now));
 
 		if (root->real)

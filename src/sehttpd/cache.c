@@ -125,6 +125,16 @@ void content_cache_free(struct content_cache *c)
 	free(c);
 }
 
+void content_cache_drop_root(struct content_cache *c, unsigned root)
+{
+	struct cache_entry *e, *next;
+
+	list_for_each_entry_safe(e, next, &c->lru, lru) {
+		if (e->root == root)
+			content_cache_remove(c, e);
+	}
+}
+
 static struct cache_entry *find(const struct content_cache *c, unsigned root,
 				const char *key, size_t key_len)
 {

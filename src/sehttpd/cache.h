@@ -97,6 +97,8 @@ struct compressor;
 /* limit in bytes; 0 makes a cache that stores nothing. */
 struct content_cache *content_cache_new(size_t limit);
 void content_cache_free(struct content_cache *c);
+/* Drops every entry of root (in use ones live on until put). */
+void content_cache_drop_root(struct content_cache *c, unsigned root);
 bool content_cache_enabled(const struct content_cache *c);
 /* How many entries the cache holds and the bytes they take. */
 void content_cache_usage(const struct content_cache *c, size_t *entries,

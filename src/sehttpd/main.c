@@ -61,6 +61,8 @@ struct sehttpd {
 	/* ROOT, then each --vhost's DIR: server.roots */
 	struct beneath_root *roots;
 	unsigned nroots;
+	char **root_paths; /* server.root_paths */
+	atomic_ulong *root_announced; /* server.root_announced */
 	int passed; /* listening sockets systemd passed */
 	struct listen_set listen; /* each worker's listeners */
 	struct metrics_server *metrics;
@@ -258,7 +260,7 @@ static unsigned fd_capacity(void)
 
 /*
  * Descriptors beyond those of the connections: what is open now, each
- * worker's epoll and eventfd, room for the files the content caches keep
+ * worker's epoll, eventfd and copies of the roots, room for the files the content caches keep
  * open (worker.c takes a half of it for those) and the HTTP/2 streams'
  * pool (stream_fds_max).  A connection takes two: its socket and the file
  * it sends, its own with the cache off, over HTTP/2 its first stream's
@@ -272,8 +274,8 @@ static unsigned connection_limit(const struct server *s)
 
 	if (lowest >= 0)
 		close(lowest);
-	reserve = (lowest > 0 ? (unsigned)lowest : 3) + 2 * s->nworkers +
-		  files + s->stream_fds_max;
+	reserve = (lowest > 0 ? (unsigned)lowest : 3) +
+		  (3 + s->nvhosts) * s->nworkers + files + s->stream_fds_max;
 	return s->max_fds > reserve + 3 ? (s->max_fds - reserve) / 2 : 1;
 }
 
@@ -405,6 +407,44 @@ static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
 /* A step of sehttpd_open: 0, or the exit status once it said why. */
 typedef int open_step(struct sehttpd *d);
 
+/* path, made absolute from the working directory, in a new string. */
+static char *absolute_path(const char *path)
+{
+	char cwd[PATH_MAX], *out;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)) || asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}
+
+/*
+ * The paths the roots were opened by, for the threads to look up again (a
+ * link swapped to a new release), and what was announced of each.
+ */
+static int keep_root_paths(struct sehttpd *d)
+{
+	struct stat st;
+
+	d->root_paths = calloc(d->nroots, sizeof(*d->root_paths));
+	d->root_announced = calloc(d->nroots, sizeof(*d->root_announced));
+	if (!d->root_paths || !d->root_announced)
+		return report("out of memory", -1);
+	for (unsigned i = 0; i < d->nroots; i++) {
+		d->root_paths[i] =
+			absolute_path(i ? d->vhosts.dirs[i - 1] : d->opt->root);
+		if (!d->root_paths[i])
+			return report("cannot make ROOT's path absolute", -1);
+		if (fstat(d->roots[i].fd, &st) == 0)
+			atomic_init(&d->root_announced[i],
+				    (unsigned long)st.st_ino);
+	}
+	d->server.root_paths = (const char *const *)d->root_paths;
+	d->server.root_announced = d->root_announced;
+	return 0;
+}
+
 /* ROOT, then each --vhost's DIR; -1 once it said why. */
 static int open_roots(struct sehttpd *d)
 {
@@ -430,7 +470,7 @@ static int open_roots(struct sehttpd *d)
 			      d->vhosts.args[i]))
 			return -1;
 	}
-	return 0;
+	return keep_root_paths(d);
 }
 
 /* systemd's sockets, the MIME types, ROOT, the access log: bad is usage. */
@@ -677,9 +717,14 @@ static void sehttpd_close(struct sehttpd *d)
 	free(s->workers);
 	free(s->conns);
 	mime_map_free(d->mime);
-	for (unsigned i = 0; i < d->nroots; i++)
+	for (unsigned i = 0; i < d->nroots; i++) {
 		beneath_root_close(&d->roots[i]);
+		if (d->root_paths)
+			free(d->root_paths[i]);
+	}
 	free(d->roots);
+	free(d->root_paths);
+	free(d->root_announced);
 	/* Not taken over: the log writer did not start. */
 	if (s->access_log_fd > STDOUT_FILENO)
 		close(s->access_log_fd);
@@ -795,6 +840,12 @@ static int sehttpd_run(struct sehttpd *d)
 	s->max_conns = max_connections(d);
 	running = start_workers(s, &d->listen);
 	if (running == s->nworkers) {
+		/* Each thread has copies of its own, which follow the paths:
+		 * these would hold a tree swapped away open. */
+		for (unsigned i = 0; i < d->nroots; i++) {
+			close(d->roots[i].fd);
+			d->roots[i].fd = -1;
+		}
 		announce(d);
 		stop_now = serve_until_stop(d);
 		status = 0;

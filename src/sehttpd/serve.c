@@ -46,7 +46,7 @@ static void close_fd(void *arg)
 /* The number of the directory rc is served from, in its cache keys. */
 static unsigned root_id(const struct exchange *rc)
 {
-	return (unsigned)(rc->root - rc->worker->server->roots);
+	return worker_root_id(rc->worker, rc->root);
 }
 
 /* Opens and registers the descriptor to be closed after the request. */
@@ -532,7 +532,8 @@ static const struct beneath_root *request_root(const struct exchange *rc)
 	const struct server *s = rc->worker->server;
 	int v = http_vhost_for_request(s->vhosts, s->nvhosts, rc->buf, rc->req);
 
-	return &s->roots[v + 1]; /* -1: ROOT */
+	return worker_root(&rc->worker->roots,
+			   (unsigned)(v + 1)); /* -1: ROOT */
 }
 
 int serve_request(struct exchange *rc)

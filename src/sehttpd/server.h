@@ -25,6 +25,7 @@
 #include "listener.h"
 #include "stats.h"
 #include "timer_wheel.h"
+#include "worker_roots.h"
 
 struct auth;
 struct auth_cache;
@@ -53,8 +54,15 @@ struct http_vhost;
 
 struct server {
 	/* Where requests are served from: roots[0] is ROOT, roots[i + 1] the
-	 * DIR of vhosts[i] (--vhost); a root's index is in its cache keys. */
+	 * DIR of vhosts[i] (--vhost); a root's index is in its cache keys.
+	 * Closed once each thread has its own (worker.roots). */
 	const struct beneath_root *roots;
+	/* The paths they were opened by, made absolute: each thread looks
+	 * them up again (worker_roots.h). */
+	const char *const *root_paths;
+	/* Per root, the directory last announced on notices (its inode): a
+	 * swap is told once, whichever thread sees it first. */
+	atomic_ulong *root_announced;
 	const struct http_vhost *vhosts;
 	unsigned nvhosts;
 	uint32_t timeout_ms;
@@ -127,8 +135,10 @@ struct worker {
 	struct timer_wheel wheel;
 	struct timer accept_timer; /* resumes accepting after EMFILE */
 	struct timer pool_timer; /* trims the coroutine pool after a burst */
+	struct timer roots_timer; /* looks the roots up again */
 	struct coro_pool *pool;
 	struct content_cache *cache;
+	struct worker_roots roots; /* this thread's, of server->roots */
 	struct compressor *compressor;
 	/* Bodies being compressed as they are sent (respond_coded.c). */
 	unsigned coded_streams;

@@ -102,6 +102,7 @@ int worker_init(struct worker *w, struct server *s, const struct listener *ls,
 	timer_wheel_init(&w->wheel, w->now_ms);
 	timer_init(&w->accept_timer);
 	timer_init(&w->pool_timer);
+	timer_init(&w->roots_timer);
 	INIT_LIST_HEAD(&w->conns);
 	INIT_LIST_HEAD(&w->turns);
 	h2_stream_pool_init(&w->h2_streams);
@@ -116,8 +117,10 @@ int worker_init(struct worker *w, struct server *s, const struct listener *ls,
 			w->cache, s->max_fds / CACHE_FDS_PART / s->nworkers);
 	w->compressor = s->compress ? compressor_new() : NULL;
 	if (w->epoll_fd < 0 || w->stop_fd < 0 || !w->pool || !w->cache ||
-	    (s->compress && !w->compressor))
+	    (s->compress && !w->compressor) || worker_roots_init(&w->roots, s))
 		return -1;
+	timer_wheel_add(&w->wheel, &w->roots_timer,
+			w->now_ms + WORKER_ROOT_CHECK_MS);
 	for (unsigned i = 0; i < w->nlisteners; i++) {
 		if (watch_listener(w, i))
 			return -1;
@@ -135,6 +138,7 @@ void worker_destroy(struct worker *w)
 	auth_inbox_destroy(&w->auth_inbox);
 	auth_cache_free(w->auth_cache);
 	content_cache_free(w->cache);
+	worker_roots_free(&w->roots);
 	compressor_free(w->compressor);
 	if (w->pool)
 		coro_pool_free(w->pool);
@@ -598,6 +602,12 @@ static void expire_timers(struct worker *w)
 		if (t == &w->accept_timer) {
 			/* Re-arming reports a waiting backlog. */
 			set_accepting(w, true);
+			continue;
+		}
+		if (t == &w->roots_timer) {
+			worker_roots_check(w);
+			timer_wheel_add(&w->wheel, &w->roots_timer,
+					w->now_ms + WORKER_ROOT_CHECK_MS);
 			continue;
 		}
 		if (t == &w->pool_timer) {
