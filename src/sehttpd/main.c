@@ -209,8 +209,10 @@ static bool is_stdout(int fd)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int open_access_log(struct server *s, const char *path)
+static int open_access_log(struct server *s, const char *path, const char *user)
 {
+	bool created;
+
 	if (!path)
 		return 0;
 	s->access_log = true;
@@ -219,9 +221,11 @@ static int open_access_log(struct server *s, const char *path)
 		s->notices = stderr;
 		return 0;
 	}
+	created = access(path, F_OK) != 0;
 	s->access_log_fd = open_log_file(path, 0);
 	if (s->access_log_fd < 0)
 		return -1;
+	privileges_hand_over(s->access_log_fd, created, path, user);
 	if (is_stdout(s->access_log_fd))
 		s->notices = stderr;
 	return 0;
@@ -487,7 +491,8 @@ static int open_inputs(struct sehttpd *d)
 	if (!d->mime)
 		return report(err, EXIT_USAGE);
 	d->server.mime = d->mime;
-	if (open_roots(d) || open_access_log(&d->server, opt->access_log))
+	if (open_roots(d) ||
+	    open_access_log(&d->server, opt->access_log, opt->user))
 		return EXIT_USAGE;
 	return 0;
 }

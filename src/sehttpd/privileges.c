@@ -13,6 +13,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int privileges_drop(const char *user, bool explicit_user, char *err,
@@ -58,4 +59,47 @@ int privileges_drop(const char *user, bool explicit_user, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+/* Whether pw (its groups as initgroups() gives them) may write to st. */
+static bool may_write(const struct passwd *pw, const struct stat *st)
+{
+	gid_t groups[64];
+	int n = (int)(sizeof(groups) / sizeof(groups[0]));
+
+	if (st->st_uid == pw->pw_uid)
+		return st->st_mode & S_IWUSR;
+	if (st->st_mode & S_IWOTH)
+		return true;
+	if (!(st->st_mode & S_IWGRP))
+		return false;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (groups[i] == st->st_gid)
+			return true;
+	}
+	return false;
+}
+
+void privileges_hand_over(int fd, bool created, const char *path,
+			  const char *user)
+{
+	struct passwd *pw;
+	struct stat st;
+
+	if (geteuid() != 0 || !strcmp(user, "root") || !(pw = getpwnam(user)) ||
+	    fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (created) {
+		if (fchown(fd, pw->pw_uid, pw->pw_gid) == 0)
+			return;
+	} else if (may_write(pw, &st)) {
+		return;
+	}
+	fprintf(stderr,
+		"sehttpd: warning: %s is not writable by user %s: after a "
+		"rotation, SIGHUP or SIGUSR1 cannot open it again (make it "
+		"theirs; logrotate: 'create 0640 %s adm')\n",
+		path, user, user);
 }

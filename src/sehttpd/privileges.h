@@ -19,4 +19,14 @@
 int privileges_drop(const char *user, bool explicit_user, char *err,
 		    size_t errlen);
 
+/*
+ * Before privileges_drop(): fd, a file opened to write to (path, the access
+ * log), will be opened again as user after a rotation (SIGHUP, SIGUSR1).
+ * One the server just created becomes user's; one user may not write to
+ * draws a warning on stderr, since that reopen would fail.  Nothing unless
+ * started as root and becoming another user.
+ */
+void privileges_hand_over(int fd, bool created, const char *path,
+			  const char *user);
+
 #endif /* SEHTTPD_PRIVILEGES_H */

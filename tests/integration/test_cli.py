@@ -4,6 +4,7 @@ signals and graceful shutdown, and the access log."""
 import datetime
 import http.client
 import os
+import pwd
 import re
 import signal
 import socket
@@ -780,6 +781,34 @@ class AccessLogReopenTest(unittest.TestCase):
 
     def test_sighup_reopens_the_log(self):
         self.rotate_with(signal.SIGHUP)
+
+    @unittest.skipUnless(os.geteuid() == 0, 'needs to start as root')
+    def test_log_made_at_start_is_the_serving_users(self):
+        """Started as root, the server made the log as root, then could
+        never open it again as nobody: every SIGHUP said 'Permission
+        denied', rotated or not.  A log it makes is nobody's now; one that
+        nobody cannot write to is warned of at start."""
+        logs = temp_dir()
+        os.chmod(logs, 0o755)
+        log = os.path.join(logs, 'access.log')
+        srv = ServerProcess(['--access-log', log], root=session_tree().www)
+        self.addCleanup(srv.kill)
+        self.assertEqual(os.stat(log).st_uid, pwd.getpwnam('nobody').pw_uid)
+        srv.send_signal(signal.SIGHUP)
+        with Conn(srv.host, srv.port) as c:
+            c.send(build_request('GET', '/a.txt'))
+            self.assertEqual(c.read_response().status, 200)
+        self.assertEqual(srv.stop(), 0)
+        self.assertNotIn('cannot open access log', srv.stderr_text())
+        self.assertNotIn('warning', srv.stderr_text())
+        with open(log) as fh:
+            self.assertIn('/a.txt', fh.read())
+        # Left root's by a rotation: told at start.
+        os.chown(log, 0, 0)
+        srv = ServerProcess(['--access-log', log], root=session_tree().www)
+        self.addCleanup(srv.kill)
+        self.assertEqual(srv.stop(), 0)
+        self.assertIn('not writable by user nobody', srv.stderr_text())
 
     def test_reopen_never_waits(self):
         """A FIFO nobody reads in the log's place cannot be opened
