@@ -43,6 +43,33 @@ static int tls_wait(struct conn *c, int ret)
 	return -1;
 }
 
+/*
+ * A client that spoke plain HTTP to the TLS port (OpenSSL knows its
+ * request line) is told so in plain HTTP, as nginx tells it, rather than
+ * left with a closed connection.  What it sent is read away first, so
+ * that the close is no reset that destroys the answer.
+ */
+static void answer_plain_http(struct conn *c)
+{
+	static const char body[] =
+		"400 The plain HTTP request was sent to the HTTPS port\n";
+	char resp[256], sink[4096];
+	int n = snprintf(resp, sizeof(resp),
+			 "HTTP/1.1 400 Bad Request\r\n"
+			 "Content-Type: text/plain; charset=utf-8\r\n"
+			 "Content-Length: %zu\r\n"
+			 "Connection: close\r\n\r\n%s",
+			 sizeof(body) - 1, body);
+
+	if (send(c->fd, resp, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) != n)
+		return;
+	shutdown(c->fd, SHUT_WR);
+	for (int i = 0; i < 16; i++) {
+		if (recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
+			break;
+	}
+}
+
 int conn_tls_handshake(struct conn *c)
 {
 	struct worker_stats *st = &c->worker->stats;
@@ -63,6 +90,9 @@ int conn_tls_handshake(struct conn *c)
 		    conn_wait_head(c, EPOLLOUT) == 0)
 			continue;
 		c->tls_failed = true;
+		if (e == SSL_ERROR_SSL &&
+		    ERR_GET_REASON(ERR_peek_error()) == SSL_R_HTTP_REQUEST)
+			answer_plain_http(c);
 		ERR_clear_error();
 		stats_add(&st->tls_handshake_failures, 1);
 		return -1;

@@ -229,6 +229,23 @@ class TlsTest(unittest.TestCase):
             self.metric(srv, 'handshake_failures_total', 2, True), 2)
         srv.stop()
 
+    def test_plain_http_told_it_came_to_the_https_port(self):
+        """As nginx answers it: a plain 400 saying why, not a silent
+        close (curl: 'Empty reply from server')."""
+        srv = self.start([])
+        for method in ('GET', 'HEAD', 'POST'):
+            with self.subTest(method=method):
+                with Conn('127.0.0.1', srv.port) as raw:
+                    raw.send(build_request(method, '/'))
+                    resp = raw.read_response(method)
+                self.assertEqual(resp.status, 400, resp.describe())
+                self.assertIn('close', resp.connection_tokens())
+                if method != 'HEAD':
+                    self.assertIn(b'plain HTTP request was sent to the '
+                                  b'HTTPS port', resp.body)
+        self.assertEqual(self.get(srv)[0].status, 200)
+        srv.stop()
+
     def test_resumption(self):
         srv = self.start()
         for v in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
