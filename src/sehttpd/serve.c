@@ -530,10 +530,10 @@ HTTP_SERVE_ANSWERS(answers, struct exchange, respond_error, respond_options,
 static const struct beneath_root *request_root(const struct exchange *rc)
 {
 	const struct server *s = rc->worker->server;
+	/* -1: ROOT, the thread's root 0. */
 	int v = http_vhost_for_request(s->vhosts, s->nvhosts, rc->buf, rc->req);
 
-	return worker_root(&rc->worker->roots,
-			   (unsigned)(v + 1)); /* -1: ROOT */
+	return worker_root(&rc->worker->roots, (unsigned)(v + 1));
 }
 
 int serve_request(struct exchange *rc)
