@@ -266,10 +266,10 @@ static unsigned fd_capacity(void)
  * Descriptors beyond those of the connections: what is open now, each
  * worker's epoll, eventfd and copies of the roots, room for the files the
  * content caches keep open (worker.c takes a half of it for those) and the
- * HTTP/2 streams' pool (stream_fds_max).  A connection takes two: its socket and the file
- * it sends, its own with the cache off, over HTTP/2 its first stream's
- * duplicate, or a cached one that a new version of the file put out of
- * the cache while it was sent.
+ * HTTP/2 streams' pool (stream_fds_max).  A connection takes two: its
+ * socket and the file it sends, its own with the cache off, over HTTP/2
+ * its first stream's duplicate, or a cached one that a new version of the
+ * file put out of the cache while it was sent.
  */
 static unsigned connection_limit(const struct server *s)
 {
