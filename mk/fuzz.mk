@@ -1,13 +1,14 @@
 # The HTTP core under libFuzzer with ASan and UBSan: `make suite-fuzz` (part
 # of `make check`) fuzzes each target for its time (FUZZ_TIME seconds for
-# the request parser, FUZZ_PROXY_TIME for the PROXY header parser) from its
-# seed corpus in tests/fuzz; new inputs it finds go to $(BUILD)/fuzz/corpus*,
+# the request parser, FUZZ_PROXY_TIME for the PROXY header parser,
+# FUZZ_SERVE_TIME for the serving plan) from its seed corpus in tests/fuzz; new inputs it finds go to $(BUILD)/fuzz/corpus*,
 # a crashing one to $(BUILD)/fuzz/crash-*.  Where clang's libFuzzer is
 # missing, a gcc-built replayer runs the seeds instead and the fuzzing is
 # skipped.
 FUZZ_CC   ?= clang
 FUZZ_TIME ?= 30
 FUZZ_PROXY_TIME ?= 10
+FUZZ_SERVE_TIME ?= 20
 FUZZ_DIR  := $(BUILD)/fuzz
 FUZZ_DEPS := $(HTTP_SRCS) $(wildcard src/http/*.h)
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -Isrc $(WARNINGS) -g -O1 \
@@ -24,11 +25,13 @@ FUZZ_HAVE_LIBFUZZER = printf 'int LLVMFuzzerTestOneInput(const char *d, \
 	-fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1
 
 # Each target: its source tests/fuzz/fuzz_NAME.c, seeds, time.
-FUZZ_TARGETS := request proxy
+FUZZ_TARGETS := request proxy serve
 fuzz_seeds_request := tests/fuzz/corpus
 fuzz_seeds_proxy   := tests/fuzz/corpus_proxy
+fuzz_seeds_serve   := tests/fuzz/corpus_serve
 fuzz_time_request   = $(FUZZ_TIME)
 fuzz_time_proxy     = $(FUZZ_PROXY_TIME)
+fuzz_time_serve     = $(FUZZ_SERVE_TIME)
 
 DEPS_CHECK   += clang libclang-rt-14-dev
 CHECK_SUITES += fuzz
@@ -53,6 +56,8 @@ suite-fuzz:
 			 time=$(fuzz_time_request); corpus=corpus ;; \
 		proxy) seeds=$(fuzz_seeds_proxy); \
 		       time=$(fuzz_time_proxy); corpus=corpus_proxy ;; \
+		serve) seeds=$(fuzz_seeds_serve); \
+		       time=$(fuzz_time_serve); corpus=corpus_serve ;; \
 		esac; \
 		mkdir -p $(FUZZ_DIR)/$$corpus; log=$(FUZZ_DIR)/fuzz_$$t.log; \
 		: >$$log; \
