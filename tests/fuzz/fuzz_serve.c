@@ -53,11 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_NODES 32
 #define MAX_RULES 4
 #define MAX_OPENS 64
-#define NAME_MAX_LEN 64
-#define NODE_PATH_MAX 300
 
 struct node {
-	char path[NODE_PATH_MAX];
+	const char *path;
 	enum http_object_type type;
 	bool hidden;
 	int err; /* opening fails with -err */
@@ -65,7 +63,7 @@ struct node {
 };
 
 struct rule {
-	char prefix[NAME_MAX_LEN];
+	const char *prefix;
 	int status;
 };
 
@@ -81,12 +79,10 @@ enum phase { PHASE_SERVE, PHASE_SIBLING };
 struct fake {
 	struct node nodes[MAX_NODES];
 	unsigned int nnodes;
-	char index[HTTP_SITE_MAX_INDEX][NAME_MAX_LEN];
-	char pages[HTTP_SITE_MAX_ERROR_PAGES][NAME_MAX_LEN];
-	char spa[NAME_MAX_LEN];
+	/* Names point into the description, split into lines in place. */
 	struct rule refuse[MAX_RULES];
 	unsigned int nrefuse;
-	char hit[MAX_RULES][NAME_MAX_LEN];
+	const char *hit[MAX_RULES];
 	unsigned int nhit;
 	bool no_authorize, scribble;
 	unsigned int open_limit; /* 0: none */
@@ -383,17 +379,6 @@ static int errno_of(unsigned long v)
 	return errs[v % ARRAY_SIZE(errs)];
 }
 
-/* Copies the NUL-terminated s into out (cap bytes), or fails. */
-static bool copy_arg(char *out, size_t cap, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n >= cap)
-		return false;
-	memcpy(out, s, n + 1);
-	return true;
-}
-
 /* One line of the description: "CMD[FLAGS] ARG1 ARG2". */
 static void describe(struct fake *f, char *line)
 {
@@ -415,9 +400,9 @@ static void describe(struct fake *f, char *line)
 	case 'd':
 	case 'o':
 	case 'x':
-		if (!arg1 || f->nnodes == MAX_NODES ||
-		    !copy_arg(f->nodes[f->nnodes].path, NODE_PATH_MAX, arg1))
+		if (!arg1 || f->nnodes == MAX_NODES)
 			return;
+		f->nodes[f->nnodes].path = arg1;
 		f->nodes[f->nnodes].type = line[0] == 'd' ? HTTP_OBJECT_DIR :
 					   line[0] == 'o' ? HTTP_OBJECT_OTHER :
 							    HTTP_OBJECT_FILE;
@@ -432,28 +417,24 @@ static void describe(struct fake *f, char *line)
 	case 'i':
 		/* As both servers' configurations take them. */
 		if (!arg1 || site->nindex == HTTP_SITE_MAX_INDEX ||
-		    !http_site_index_name_ok(arg1) ||
-		    !copy_arg(f->index[site->nindex], NAME_MAX_LEN, arg1))
+		    !http_site_index_name_ok(arg1))
 			return;
-		site->index[site->nindex] = f->index[site->nindex];
+		site->index[site->nindex] = arg1;
 		site->nindex++;
 		return;
 	case 'e':
 		if (!arg1 || site->nerror_pages == HTTP_SITE_MAX_ERROR_PAGES ||
 		    http_site_split_error_page(arg1, &status, &page) ||
-		    !http_site_page_path_ok(page) ||
-		    !copy_arg(f->pages[site->nerror_pages], NAME_MAX_LEN, page))
+		    !http_site_page_path_ok(page))
 			return;
 		FUZZ_ASSERT(status >= 400 && status <= 599);
 		site->error_pages[site->nerror_pages].status = status;
-		site->error_pages[site->nerror_pages].path =
-			f->pages[site->nerror_pages];
+		site->error_pages[site->nerror_pages].path = page;
 		site->nerror_pages++;
 		return;
 	case 's':
-		if (arg1 && http_site_page_path_ok(arg1) &&
-		    copy_arg(f->spa, NAME_MAX_LEN, arg1))
-			site->spa = f->spa;
+		if (arg1 && http_site_page_path_ok(arg1))
+			site->spa = arg1;
 		return;
 	case 'L':
 		site->listing = true;
@@ -462,9 +443,9 @@ static void describe(struct fake *f, char *line)
 		site->dotfiles = true;
 		return;
 	case 'a':
-		if (!arg1 || f->nrefuse == MAX_RULES ||
-		    !copy_arg(f->refuse[f->nrefuse].prefix, NAME_MAX_LEN, arg1))
+		if (!arg1 || f->nrefuse == MAX_RULES)
 			return;
+		f->refuse[f->nrefuse].prefix = arg1;
 		status = (int)number(arg2 ? arg2 : "", 401);
 		f->refuse[f->nrefuse].status =
 			status >= 400 && status <= 599 ? status : 401;
@@ -474,9 +455,8 @@ static void describe(struct fake *f, char *line)
 		f->no_authorize = true;
 		return;
 	case 'c':
-		if (arg1 && f->nhit < MAX_RULES &&
-		    copy_arg(f->hit[f->nhit], NAME_MAX_LEN, arg1))
-			f->nhit++;
+		if (arg1 && f->nhit < MAX_RULES)
+			f->hit[f->nhit++] = arg1;
 		return;
 	case 'Z':
 		f->scribble = true;
@@ -491,24 +471,23 @@ static void describe(struct fake *f, char *line)
 	}
 }
 
-static void describe_all(struct fake *f, const char *d, size_t n)
+/*
+ * The description, d (n bytes and a NUL), split into lines in place: the
+ * names point into it.  A NUL ends a line's names early.
+ */
+static void describe_all(struct fake *f, char *d, size_t n)
 {
-	char line[NODE_PATH_MAX + 32];
+	char *end = d + n;
 
-	while (n) {
-		const char *nl = memchr(d, '\n', n);
-		size_t k = nl ? (size_t)(nl - d) : n;
+	while (d < end) {
+		char *nl = memchr(d, '\n', (size_t)(end - d));
+		size_t k = nl ? (size_t)(nl - d) : (size_t)(end - d);
 
-		/* A NUL ends a line early: names are C strings. */
-		if (k < sizeof(line)) {
-			memcpy(line, d, k);
-			line[k] = '\0';
-			if (k && line[k - 1] == '\r')
-				line[k - 1] = '\0';
-			describe(f, line);
-		}
-		d += k + (nl != NULL);
-		n -= k + (nl != NULL);
+		d[k] = '\0';
+		if (k && d[k - 1] == '\r')
+			d[k - 1] = '\0';
+		describe(f, d);
+		d += k + 1;
 	}
 	if (!f->site.nindex) {
 		for (unsigned int i = 0; i < HTTP_DEFAULT_INDEX_COUNT; i++)
@@ -910,7 +889,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = dup_exact((const char *)data, size);
 	struct fake *f = calloc(1, sizeof(*f));
-	char *path = malloc(HTTP_SERVE_PATH_BUF);
+	char *path = malloc(HTTP_SERVE_PATH_BUF), *desc = NULL;
 	char routed[HTTP_PATH_MAX];
 	struct http_serve_plan plan;
 	struct http_request req;
@@ -922,7 +901,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = http_parse_request(&p, &req, buf, size);
 	if (r <= 0)
 		goto out;
-	describe_all(f, buf + r, size - (size_t)r);
+	desc = malloc(size - (size_t)r + 1);
+	FUZZ_ASSERT(desc);
+	memcpy(desc, buf + r, size - (size_t)r);
+	desc[size - (size_t)r] = '\0';
+	describe_all(f, desc, size - (size_t)r);
 	/* The last page given for a status wins. */
 	for (unsigned int i = 0; i < f->site.nerror_pages; i++) {
 		int status = f->site.error_pages[i].status;
@@ -957,6 +940,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned int i = 0; i < f->nopens; i++)
 		free(f->opens[i].path);
 out:
+	free(desc);
 	free(path);
 	free(f);
 	free(buf);
