@@ -211,7 +211,10 @@ static void plan_searchable_dir(const struct http_site *site,
 	}
 	path[len] = '/';
 	status = open_index(site, ops, ctx, path, dir_len, &index, &n);
-	path[len] = '\0';
+	/* Without the '/' asked for, the path is the directory's again (the
+	 * redirect's); with it, the index's name stays joined. */
+	if (!slash)
+		path[len] = '\0';
 	if (!n) {
 		plan_status(plan, status ? status : 403);
 		return;

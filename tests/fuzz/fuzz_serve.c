@@ -527,8 +527,14 @@ static bool missing(const struct fake *f)
 	return nd->hidden && !f->site.dotfiles;
 }
 
-/* The index the plan should have found in the routed directory, or -1. */
-static int first_index(const struct fake *f)
+/*
+ * The index the plan should have found in the routed directory, or -1 when
+ * none is there, or INDEX_REFUSED when a name before any found is there
+ * but cannot be served (its open fails otherwise than as missing): that
+ * answers for the directory, with *status.
+ */
+#define INDEX_REFUSED (-2)
+static int index_found(const struct fake *f, int *status)
 {
 	char p[HTTP_SERVE_PATH_BUF];
 	size_t d = f->routed_len + (f->routed[f->routed_len - 1] != '/');
@@ -537,14 +543,27 @@ static int first_index(const struct fake *f)
 	p[d - 1] = '/';
 	for (unsigned int i = 0; i < f->site.nindex; i++) {
 		size_t n = strlen(f->site.index[i]);
+		const struct node *nd;
 
 		if (d + n >= HTTP_SERVE_PATH_BUF)
 			continue;
 		memcpy(p + d, f->site.index[i], n);
 		if (visible_file(f, p, d + n))
 			return (int)i;
+		nd = lookup(f, p, d + n);
+		if (nd && nd->err && http_status_for_errno(nd->err) != 404) {
+			*status = http_status_for_errno(nd->err);
+			return INDEX_REFUSED;
+		}
 	}
 	return -1;
+}
+
+static int first_index(const struct fake *f)
+{
+	int status;
+
+	return index_found(f, &status);
 }
 
 /* The SPA page may be served: a file, not a link to a hidden name unless
@@ -567,29 +586,6 @@ static bool has_extension(const char *p, size_t n)
 	return i + 1 < n && memchr(p + i + 1, '.', n - i - 1);
 }
 
-/*
- * A known defect in serve.c, tolerated unless built with
- * -DFUZZ_SERVE_STRICT so that the suite can pass until it is fixed:
- * plan_searchable_dir() ends the directory's path with a NUL after
- * open_index() has joined the index name to it, so for "GET /dir/" of a
- * directory that may be searched but not read, plan.file is "/dir/\0ndex.html"
- * (file_len bytes).  Remove this once serve.c keeps the name whole.
- */
-static bool known_searchable_index(const struct fake *f,
-				   const struct http_serve_plan *plan)
-{
-#ifdef FUZZ_SERVE_STRICT
-	(void)f;
-	(void)plan;
-	return false;
-#else
-	const struct node *nd = lookup(f, f->routed, f->routed_len);
-
-	return plan->action == HTTP_SERVE_FILE && nd && nd->err == EACCES &&
-	       f->routed[f->routed_len - 1] == '/';
-#endif
-}
-
 /* A plan's object: the one open left, as it was opened at file. */
 static struct opened *check_object(struct fake *f,
 				   const struct http_serve_plan *plan)
@@ -603,18 +599,6 @@ static struct opened *check_object(struct fake *f,
 	if (plan->action == HTTP_SERVE_LISTING)
 		return o;
 	FUZZ_ASSERT(plan->obj.type == HTTP_OBJECT_FILE);
-	if (known_searchable_index(f, plan)) {
-		size_t n = f->routed_len;
-
-		/* Exactly the known defect, and nothing else wrong. */
-		FUZZ_ASSERT(plan->file_len == strlen(o->path) &&
-			    plan->file_len > n &&
-			    !memcmp(plan->file, o->path, n) &&
-			    plan->file[n] == '\0' &&
-			    !memcmp(plan->file + n + 1, o->path + n + 1,
-				    plan->file_len - n - 1));
-		return o;
-	}
 	/* file names what was opened: no NUL within, no other name. */
 	FUZZ_ASSERT(plan->file && !memchr(plan->file, '\0', plan->file_len));
 	FUZZ_ASSERT(plan->file_len == strlen(o->path) &&
@@ -628,6 +612,7 @@ static void check_plan(struct fake *f, const struct http_request *req,
 {
 	const struct node *nd;
 	const char *name;
+	int refused = 0;
 	bool slash;
 	int idx;
 
@@ -700,9 +685,7 @@ static void check_plan(struct fake *f, const struct http_request *req,
 			break;
 		}
 		/* A directory's index: the first there, in order. */
-		name = known_searchable_index(f, plan) ?
-			       opened_of(f, &plan->obj)->path :
-			       plan->file;
+		name = plan->file;
 		idx = index_of(f, f->routed, f->routed_len, name,
 			       plan->file_len);
 		FUZZ_ASSERT(idx >= 0);
@@ -719,7 +702,7 @@ static void check_plan(struct fake *f, const struct http_request *req,
 		FUZZ_ASSERT(f->site.listing && slash);
 		FUZZ_ASSERT(plan->obj.type == HTTP_OBJECT_DIR);
 		FUZZ_ASSERT(!strcmp(opened_of(f, &plan->obj)->path, f->routed));
-		FUZZ_ASSERT(f->limited || first_index(f) < 0);
+		FUZZ_ASSERT(f->limited || first_index(f) == -1);
 		break;
 	case HTTP_SERVE_SPA:
 		FUZZ_ASSERT(f->site.spa && plan->file == f->site.spa &&
@@ -741,6 +724,14 @@ static void check_plan(struct fake *f, const struct http_request *req,
 		if (!f->limited && nd && nd->err && nd->err != EACCES)
 			FUZZ_ASSERT(plan->status ==
 				    http_status_for_errno(nd->err));
+		/* A directory whose index is there but cannot be served:
+		 * that index's status, never its listing. */
+		if (!f->limited && slash && nd &&
+		    (nd->err == EACCES ||
+		     (!nd->err && nd->type == HTTP_OBJECT_DIR &&
+		      (!nd->hidden || f->site.dotfiles))) &&
+		    index_found(f, &refused) == INDEX_REFUSED)
+			FUZZ_ASSERT(plan->status == refused);
 		break;
 	default:
 		FUZZ_ASSERT(0);
@@ -927,8 +918,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   f->no_authorize ? &fake_ops_public : &fake_ops, f, &plan);
 	check_plan(f, &req, path, rlen, &plan);
 	check_answer(&plan, path);
-	if ((plan.action == HTTP_SERVE_FILE || plan.action == HTTP_SERVE_SPA) &&
-	    !known_searchable_index(f, &plan)) {
+	if (plan.action == HTTP_SERVE_FILE || plan.action == HTTP_SERVE_SPA) {
 		f->attempts = 0;
 		check_sibling(f, buf, &req, &plan);
 	}

@@ -98,6 +98,11 @@ class SearchOnlyDirectoryTest(unittest.TestCase):
         resp = self.get('/pub/')
         self.assertEqual(resp.status, 200, resp.describe())
         self.assertEqual(resp.body, b'<p>public</p>\n')
+        # Typed by the index's name (was application/octet-stream: the
+        # plan cut the name at the directory's '/').
+        self.assertEqual(resp.header('Content-Type'),
+                         self.get('/pub/index.html').header('Content-Type'))
+        self.assertTrue(resp.header('Content-Type').startswith('text/html'))
         self.assertEqual(self.get('/pub/index.html').status, 200)
         self.assertEqual(self.get('/pub/other.txt').body, b'other\n')
 

@@ -413,6 +413,9 @@ TEST(searchable_directory_serves_its_index)
 		PLAN(&site, &fs, "GET", "/searchable/");
 		CHECK_EQ_INT(p.action, HTTP_SERVE_FILE);
 		CHECK_EQ_STR(node_path(&p), "/searchable/index.html");
+		/* The name whole: its type and siblings come from it. */
+		CHECK_EQ_MEM(p.file, p.file_len, "/searchable/index.html");
+		CHECK_EQ_INT(strlen(p.file), p.file_len);
 		fs.open = 0;
 	}
 	{
