@@ -163,15 +163,20 @@ class MetricsTest(unittest.TestCase):
             self.assertIn('sehttpd_' + n, names)
 
     def settled(self, before, want_count):
-        """The metrics' change since before, once the histogram has
-        counted want_count more requests (a response is counted once
-        written, which the client may see first)."""
+        """The metrics' change since before, once the histogram and the
+        requests' counters have each counted want_count more requests (a
+        response is counted once written, which the client may see first;
+        a scrape reads the counters before the histogram, so a request
+        counted between the two reads is in the one and not the other)."""
         deadline = time.monotonic() + 3
         while True:
             after = self.metrics()
             d = {k: after[k] - before.get(k, 0) for k in after}
-            if d[('sehttpd_request_duration_seconds_count', '')] >= \
-                    want_count or time.monotonic() > deadline:
+            by_class = sum(v for (name, _), v in d.items()
+                           if name == 'sehttpd_requests_total')
+            if (d[('sehttpd_request_duration_seconds_count', '')] >=
+                    want_count and by_class >= want_count) or \
+                    time.monotonic() > deadline:
                 return after, d
 
     def test_requests_by_method_and_class(self):
