@@ -43,10 +43,10 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
 		-o $@ $< $(HTTP_SRCS)
 
-$(FUZZ_DIR)/replay_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS)
+$(FUZZ_DIR)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(FUZZ_FLAGS) $(SANFLAGS) -DFUZZ_STANDALONE \
-		-o $@ $< $(HTTP_SRCS)
+	$(CC) $(FUZZ_FLAGS) $(SANFLAGS) \
+		-o $@ $< tests/fuzz/replay.c $(HTTP_SRCS)
 
 suite-fuzz:
 	@pass=0; fail=0; skip=0; \

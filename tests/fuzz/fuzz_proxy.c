@@ -6,8 +6,8 @@
  * which must respect the limits.  A complete header must parse the same
  * without the bytes that follow it.
  *
- * Built with -DFUZZ_STANDALONE it is a replayer instead: it runs the files
- * named on its command line, for machines without libFuzzer.
+ * Linked with replay.c instead of libFuzzer, it runs the files named on
+ * its command line, for machines without libFuzzer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,35 +132,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert_same(&one, &two);
 	return 0;
 }
-
-#ifdef FUZZ_STANDALONE
-int main(int argc, char **argv)
-{
-	int ran = 0;
-
-	for (int i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		uint8_t *data;
-		long n;
-
-		if (!f) {
-			perror(argv[i]);
-			return 2;
-		}
-		fseek(f, 0, SEEK_END);
-		n = ftell(f);
-		fseek(f, 0, SEEK_SET);
-		data = malloc(n > 0 ? (size_t)n : 1);
-		if (fread(data, 1, (size_t)n, f) != (size_t)n) {
-			perror(argv[i]);
-			return 2;
-		}
-		fclose(f);
-		LLVMFuzzerTestOneInput(data, (size_t)n);
-		free(data);
-		ran++;
-	}
-	printf("replayed %d inputs\n", ran);
-	return 0;
-}
-#endif
