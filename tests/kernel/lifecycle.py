@@ -406,7 +406,12 @@ class Lifecycle:
         timeout."""
         name = 'crowd'
         timeout_ms = 20000  # opening 2,000 takes seconds under TCG
-        out, rc = self.insmod(timeout_ms=timeout_ms)
+        # holdconns connects one at a time: with the default backlog of
+        # 128, an accept worker slowed by TCG let the queue fill, each
+        # refused SYN cost its client a second, and 2,000 took 10-11 s in
+        # one run in three (2.3 s in the others).  What is tested is the
+        # connections held, not the backlog.
+        out, rc = self.insmod('backlog=4096', timeout_ms=timeout_ms)
         if not self.c.check('%s: insmod succeeds' % name, rc == 0, out):
             return
         # 2,000 closes within a second or two pass loopback's per-CPU
@@ -418,9 +423,11 @@ class Lifecycle:
         opened = self.hold('-i 1000 -s 1000 -w %d' % (timeout_ms // 1000 + 30),
                            '/tmp/crowd.out')
         m = re.match(r'opened (\d+) failed (\d+) in ([\d.]+) s', opened or '')
+        # All open before the first can reach its timeout (the first
+        # closes come timeout_ms after each was opened).
         self.c.check('%s: 1000 idle and 1000 half-sent connections open '
                      '(%s)' % (name, opened), m and m.group(1) == '2000' and
-                     float(m.group(3)) < timeout_ms / 2000, opened)
+                     float(m.group(3)) < timeout_ms / 1000 * 0.75, opened)
         took, ok = self.timed_get()
         self.c.check('%s: a request beside them answered in under 1 s '
                      '(%.2f s)' % (name, took), ok and took < 1.0)
