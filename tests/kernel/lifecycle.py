@@ -20,7 +20,7 @@ through its forwarded port:
            reading as fast: four requests on new connections meanwhile,
            two of them on its CPU, are each answered in under 0.5 s, and
            the stream is not cut off; with another chunked stream going,
-           rmmod takes under one second and ends it.
+           rmmod takes under two seconds and ends it.
   heavy: while two clients in the guest ask, one request after another,
            for gzip forms of 1 MiB files not yet deflated (both CPUs'
            workers busy deflating), a 12-byte file is each time answered
@@ -756,7 +756,7 @@ class Lifecycle:
         # at 21 s; after, 0.3 s at 5 s and 0.8-2.6 s at 24-38 s).
         m = re.search(r' in ([\d.]+) s', opened or '')
         open_s = float(m.group(1)) if m else 0.0
-        took = self.unload(name, limit=max(1.0, round(open_s / 10, 1)))
+        took = self.unload(name, limit=max(2.0, round(open_s / 10, 1)))
         res = self.held('/tmp/many.out', 120)
         self.g.value('echo %s > /proc/sys/net/core/netdev_max_backlog'
                      % backlog)
@@ -784,8 +784,11 @@ class Lifecycle:
                 "sed -n 's/^sockets: used //p' /proc/net/sockstat"),
         }
 
-    def unload(self, name, limit=1.0):
-        """rmmod timed inside the guest; returns seconds or None."""
+    def unload(self, name, limit=2.0):
+        """rmmod timed inside the guest; returns seconds or None.  The
+        limit is far below the module's timeout (15 s): an unload that
+        waited for its clients would miss it, one slowed by TCG while the
+        other guest runs (1.23 s once against a limit of 1 s) does not."""
         self.g.dmesg()  # what came before is not this window's
         out, _ = self.g.run(
             "s=$(cut -d' ' -f1 /proc/uptime); rmmod khttpd; rc=$?; "
