@@ -10,7 +10,7 @@ FUZZ_TIME ?= 30
 FUZZ_PROXY_TIME ?= 10
 FUZZ_SERVE_TIME ?= 20
 FUZZ_DIR  := $(BUILD)/fuzz
-FUZZ_DEPS := $(HTTP_SRCS) $(wildcard src/http/*.h)
+FUZZ_DEPS := $(HTTP_SRCS) $(wildcard src/http/*.h) tests/fuzz/fuzz.h
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -Isrc $(WARNINGS) -g -O1 \
 	      -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Room for a head at every limit and beyond (HTTP_MAX_HEAD is 24584).

@@ -13,37 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "http/proxy.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define FUZZ_ASSERT(cond)                                                \
-	do {                                                             \
-		if (!(cond)) {                                           \
-			fprintf(stderr, "%s:%d: assertion failed: %s\n", \
-				__FILE__, __LINE__, #cond);              \
-			abort();                                         \
-		}                                                        \
-	} while (0)
-
-/* Copies into an exact-size heap block, so ASan sees any overread. */
-static char *dup_exact(const uint8_t *s, size_t n)
-{
-	char *p = malloc(n ? n : 1);
-
-	FUZZ_ASSERT(p);
-	memcpy(p, s, n);
-	return p;
-}
-
-static uint32_t fnv1a(const uint8_t *d, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ d[i]) * 16777619u;
-	return h;
-}
 
 static void assert_same(const struct proxy_header *a,
 			const struct proxy_header *b)

@@ -32,23 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "http/negotiate.h"
 #include "http/parser.h"
 #include "http/response.h"
 #include "http/route.h"
 #include "http/serve.h"
 #include "http/site.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define FUZZ_ASSERT(cond)                                                \
-	do {                                                             \
-		if (!(cond)) {                                           \
-			fprintf(stderr, "%s:%d: assertion failed: %s\n", \
-				__FILE__, __LINE__, #cond);              \
-			abort();                                         \
-		}                                                        \
-	} while (0)
 
 #define MAX_NODES 32
 #define MAX_RULES 4
@@ -105,16 +95,6 @@ struct fake {
 };
 
 static char entry_token;
-
-/* Copies into an exact-size heap block, so ASan sees any overread. */
-static char *dup_exact(const char *s, size_t n)
-{
-	char *p = malloc(n ? n : 1);
-
-	FUZZ_ASSERT(p);
-	memcpy(p, s, n);
-	return p;
-}
 
 static bool starts_with(const char *s, size_t n, const char *prefix)
 {
