@@ -333,31 +333,40 @@ if __name__ == '__main__':
     unittest.main()
 
 
+LATE_TIMEOUT = 2  # the late requests' server's --timeout
+
+
+def start_late_request_server(cls):
+    """A server with --timeout LATE_TIMEOUT over cls.files, for the late
+    requests over HTTP/1.1 and HTTP/2 (test_http2.py)."""
+    cls.root = temp_dir()
+    block = text(1 << 20, 5)
+    cls.files = {
+        '/warm.txt': b'warm\n',
+        # Cached, and compressed in steps with turns between them.
+        '/one.txt': block[:CACHE_ONE],
+        # Compressed as it is sent, for longer than the margin.
+        '/big.txt': block * 24,
+    }
+    for url, data in cls.files.items():
+        with open(os.path.join(cls.root, url[1:]), 'wb') as f:
+            f.write(data)
+    cls.target = start_server(['--timeout', str(LATE_TIMEOUT)],
+                              root=cls.root, tree=None)
+    cls.addClassCleanup(cls.target.stop)
+
+
 @needs_process('times its requests against its own --timeout')
 class LateRequestTest(unittest.TestCase):
     """A request that comes just before a keep-alive connection's idle
     timeout is answered whole: the timer set for the wait is not the
     response's deadline, though it fires while the server compresses."""
 
-    TIMEOUT = 2
+    TIMEOUT = LATE_TIMEOUT
 
     @classmethod
     def setUpClass(cls):
-        cls.root = temp_dir()
-        block = text(1 << 20, 5)
-        cls.files = {
-            '/warm.txt': b'warm\n',
-            # Cached, and compressed in steps with turns between them.
-            '/one.txt': block[:CACHE_ONE],
-            # Compressed as it is sent, for longer than the margin.
-            '/big.txt': block * 24,
-        }
-        for url, data in cls.files.items():
-            with open(os.path.join(cls.root, url[1:]), 'wb') as f:
-                f.write(data)
-        cls.target = start_server(['--timeout', str(cls.TIMEOUT)],
-                                  root=cls.root, tree=None)
-        cls.addClassCleanup(cls.target.stop)
+        start_late_request_server(cls)
 
     def late_request(self, url, coding, margin):
         """Asks for url on a connection idle until margin seconds before

@@ -36,7 +36,8 @@ from httpraw import IO_TIMEOUT, Conn, build_request
 from target import (ServerProcess, ServerTestCase, needs_process,
                     session_tree, start_server, temp_dir)
 from codings import HAVE_DECODERS, decode
-from test_compress_large import hex_text, rss_kib, text
+from test_compress_large import (LATE_TIMEOUT, hex_text, rss_kib,
+                                 start_late_request_server, text)
 from test_tls import make_ca, make_cert
 
 try:
@@ -1242,20 +1243,11 @@ class Http2LateRequestTest(Http2Mixin, unittest.TestCase):
     fires while the server compresses (before, the connection closed at
     that moment, without GOAWAY, mid-body)."""
 
-    TIMEOUT = 2
+    TIMEOUT = LATE_TIMEOUT
 
     @classmethod
     def setUpClass(cls):
-        cls.root = temp_dir()
-        block = text(1 << 20, 17)
-        cls.files = {'/warm.txt': b'warm\n', '/one.txt': block,
-                     '/big.txt': block * 24}
-        for url, data in cls.files.items():
-            with open(os.path.join(cls.root, url[1:]), 'wb') as f:
-                f.write(data)
-        cls.target = start_server(['--timeout', str(cls.TIMEOUT)],
-                                  root=cls.root, tree=None)
-        cls.addClassCleanup(cls.target.stop)
+        start_late_request_server(cls)
 
     def setUp(self):
         self.host, self.port = self.target.host, self.target.port
