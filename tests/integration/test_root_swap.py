@@ -60,7 +60,7 @@ class RootSwapTest(unittest.TestCase):
                           % (path, resp.describe(), SETTLE_S))
             time.sleep(0.05)
 
-    def open_beneath(self, target, d):
+    def held_beneath(self, target, d):
         """The server's descriptors that are in directory d."""
         fds = '/proc/%d/fd' % target.server.proc.pid
         held = []
@@ -100,10 +100,10 @@ class RootSwapTest(unittest.TestCase):
         # is removed.
         shutil.rmtree(one)
         deadline = time.monotonic() + SETTLE_S
-        while self.open_beneath(target, one) and \
+        while self.held_beneath(target, one) and \
                 time.monotonic() < deadline:
             time.sleep(0.1)
-        self.assertEqual(self.open_beneath(target, one), [])
+        self.assertEqual(self.held_beneath(target, one), [])
 
     def test_vhost_dir_renamed_over(self):
         root = release(self.base, 'root', 'r')
