@@ -1293,6 +1293,31 @@ class Lifecycle:
         socks['download'] = s
         return socks
 
+    def clients_in_guest(self, name):
+        """open_clients() once the guest shows all of them established,
+        or None.  A guest slowed by TCG (the other guest's crowd beside
+        it) once answered the control channel later than timeout_ms, and
+        the module had rightly closed the idle clients by then: when the
+        look took over half of timeout_ms, the clients are opened again."""
+        allowed = self.args.timeout_ms / 2000
+        for attempt in (1, 2):
+            start = time.monotonic()
+            try:
+                socks = self.open_clients()
+            except OSError as e:
+                self.c.check('%s: clients connect' % name, False, repr(e))
+                return None
+            n = self.wait_established(len(socks), min(10, allowed))
+            took = time.monotonic() - start
+            if n >= len(socks) or took < allowed or attempt == 2:
+                break
+            for s in socks.values():
+                s.close()
+        self.c.check('%s: %d client connections open in the guest'
+                     % (name, len(socks)), n >= len(socks),
+                     '%d seen after %.1f s, try %d' % (n, took, attempt))
+        return socks
+
     def wait_established(self, count, seconds=10):
         deadline = time.monotonic() + seconds
         while True:
@@ -1428,14 +1453,9 @@ class Lifecycle:
             self.big_listing_checks(name)
         if 'listing=0' not in params:
             self.guest_loads(name)
-        try:
-            socks = self.open_clients()
-        except OSError as e:
-            self.c.check('%s: clients connect' % name, False, repr(e))
+        socks = self.clients_in_guest(name)
+        if socks is None:
             return
-        n = self.wait_established(len(socks))
-        self.c.check('%s: %d client connections open in the guest'
-                     % (name, len(socks)), n >= len(socks), str(n))
         time.sleep(0.5)  # the download's buffers fill; sendmsg blocks
         try:
             self.start_background_load('listing=0' not in params)
