@@ -46,17 +46,17 @@ endif
 # run time: only for names, and the guest's sehttpd binds 0.0.0.0.
 # BENCH_KERNEL_ARGS passes options to bench/kernel/measure.py.
 # It runs on each kernel installed (6.1 and 6.12), one after the other.
-BENCH_KERNEL_DEPS := qemu-system-x86 busybox-static linux-image-amd64 \
-		     linux-headers-amd64 linux-image-6.12-amd64 \
-		     linux-headers-6.12-amd64 cpio python3 xz-utils zstd
+BENCH_KERNEL_DEPS := qemu-system-x86 busybox-static kmod libelf1 pahole \
+		     cpio python3 xz-utils zstd
 BENCH_KERNEL_ARGS ?=
 
 bench-kernel: deps-build
 	@scripts/install-deps.sh $(BENCH_KERNEL_DEPS) $(KERNEL_CC_PACKAGE)
+	@BUILD=$(BUILD) tests/kernel/fetch-kernels.sh
 	@$(MAKE) --no-print-directory modules-all
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/static \
 		OPTFLAGS='$(OPTFLAGS) -static' $(BUILD)/static/sehttpd
-	@for v in $$(tests/kernel/kver.sh --all); do \
+	@for v in $$(BUILD=$(BUILD) tests/kernel/kver.sh --all); do \
 		KVER=$$v BUILD=$(BUILD) bench/kernel/run.sh $(BENCH_KERNEL_ARGS) \
 			|| exit 1; \
 	done

@@ -27,5 +27,6 @@ suite-echo: $(BUILD)/user-echo-server $(BUILD)/echo-bench
 
 bench-echo: deps-build
 	@scripts/install-deps.sh $(BENCH_KERNEL_DEPS) $(KERNEL_CC_PACKAGE) gnuplot-nox
+	@BUILD=$(BUILD) tests/kernel/fetch-kernels.sh
 	@$(MAKE) --no-print-directory module
 	BUILD=$(BUILD) bench/kecho/run.sh

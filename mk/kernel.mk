@@ -11,10 +11,11 @@
 # KVER=VER picks the kernel (default: the newest installed).  Samples and
 # a chart go to $(BUILD)/soak-kernel.
 
-KERNEL_VERSION = $(shell tests/kernel/kver.sh)
-KERNEL_VERSIONS = $(shell tests/kernel/kver.sh --all 2>/dev/null)
+KERNEL_VERSION = $(shell BUILD=$(BUILD) tests/kernel/kver.sh)
+KERNEL_VERSIONS = $(shell BUILD=$(BUILD) tests/kernel/kver.sh --all 2>/dev/null)
 # $(call kernel_cc,VER): the compiler VER's headers were built with.
-kernel_cc = $(or $(shell tests/kernel/kver.sh --cc $(1) 2>/dev/null),gcc-12)
+kernel_cc = $(or $(shell BUILD=$(BUILD) tests/kernel/kver.sh --cc $(1) \
+	2>/dev/null),gcc-12)
 # The package that brings it: gcc-12 has x86_64-linux-gnu-gcc-12 too.
 KERNEL_CC_PACKAGE := $(lastword $(subst -linux-gnu-, ,$(call kernel_cc)))
 
@@ -23,11 +24,13 @@ KERNEL_CC_PACKAGE := $(lastword $(subst -linux-gnu-, ,$(call kernel_cc)))
 KMOD_SOURCES := $(wildcard src/khttpd/*.c src/khttpd/*.h src/khttpd/Kbuild \
 	src/http/*.c src/http/*.h) mk/warnings.mk
 
-# Debian 12 ships two kernel series: 6.1 (linux-image-amd64) and 6.12.
-DEPS_CHECK += qemu-system-x86 busybox-static linux-image-amd64 \
-	      linux-headers-amd64 linux-image-6.12-amd64 \
-	      linux-headers-6.12-amd64 cpio openssl xz-utils zstd \
-	      $(KERNEL_CC_PACKAGE)
+# Debian 12 ships two kernel series, 6.1 and 6.12.  Their headers and
+# images are not installed but unpacked into $(BUILD)/kernels by
+# tests/kernel/fetch-kernels.sh: installed, the newest would become the
+# kernel this machine boots.  What their packages would have brought: the
+# kbuild tools' libraries, pahole (6.12's modules get BTF), depmod (kmod).
+DEPS_CHECK += qemu-system-x86 busybox-static kmod libelf1 pahole cpio \
+	      openssl xz-utils zstd $(KERNEL_CC_PACKAGE)
 CHECK_SUITES += kernel
 
 .PHONY: suite-kernel modules-all soak-kernel
@@ -36,7 +39,8 @@ CHECK_SUITES += kernel
 # headers, W=1 and -Werror (in Kbuild): any warning fails the build.  Its
 # recipe lines start with '+': $(MAKE) inside a $(call) is not seen as a
 # sub-make, which would then lose the jobserver of a -j build.
-kbuild = $(MAKE) -C /usr/src/linux-headers-$(1) M=$(abspath $(2)) \
+kbuild = $(MAKE) -C $(shell BUILD=$(BUILD) tests/kernel/kver.sh --headers $(1)) \
+	M=$(abspath $(2)) \
 	CC=$(call kernel_cc,$(1)) W=1 modules
 
 # Staged with cp -u -p, so that Kbuild rebuilds only what changed.  Kbuild
@@ -72,10 +76,12 @@ suite-kernel: $(BUILD)/htstress
 # a value given on the command line or in the environment counts here.
 SOAK_KERNEL_S = $(strip $(if $(filter command line environment,\
 	$(origin SOAK_S)),$(SOAK_S),600))
-SOAK_KVER = $(or $(KVER),$(KERNEL_VERSION))
 
+# The kernel is chosen once the images are there.
 soak-kernel: deps-check
-	@$(MAKE) --no-print-directory $(BUILD)/modules/$(SOAK_KVER)/khttpd.ko \
-		$(BUILD)/htstress
-	@SOAK_S=$(SOAK_KERNEL_S) KVER=$(SOAK_KVER) BUILD=$(BUILD) \
+	@BUILD=$(BUILD) tests/kernel/fetch-kernels.sh
+	@v=$(or $(KVER),$$(BUILD=$(BUILD) tests/kernel/kver.sh)) && \
+	$(MAKE) --no-print-directory $(BUILD)/modules/$$v/khttpd.ko \
+		$(BUILD)/htstress && \
+	SOAK_S=$(SOAK_KERNEL_S) KVER=$$v BUILD=$(BUILD) \
 		HTSTRESS_BIN=$(abspath $(BUILD)/htstress) tests/kernel/soak.sh

@@ -37,7 +37,7 @@ trap 'exit 130' INT TERM HUP PIPE
 
 root=$work/initramfs
 missing=$(guest_stage "$root" "$kver" "$BUILD/khttpd.ko") ||
-	die "module $missing.ko not found in /lib/modules/$kver"
+	die "module $missing.ko not found among the kernel $kver's"
 cp "$BUILD/kecho.ko" "$root/kecho.ko"
 mkdir -p "$root/srv/www" # the guest's /init loads khttpd there; unloaded first
 guest_static_echo_bench "$root/bin/echo-bench" "$work/build.log" || {

@@ -47,7 +47,7 @@ trap 'exit 130' INT TERM HUP PIPE
 # --- initramfs -----------------------------------------------------------
 root=$work/initramfs
 missing=$(guest_stage "$root" "$kver" "$module") ||
-	die "module $missing.ko not found in /lib/modules/$kver"
+	die "module $missing.ko not found among the kernel $kver's"
 guest_static_htstress "$root/bin/htstress" "$work/htstress.log" || {
 	tail -n 20 "$work/htstress.log"
 	die "a static htstress for the guest does not build"

@@ -1,6 +1,6 @@
 # Sourced (bash): the qemu guest that khttpd runs in, shared by the kernel
 # suite (tests/kernel/run.sh) and the kernel benchmark (bench/kernel/run.sh).
-# The guest boots the installed Debian kernel under TCG from an initramfs
+# The guest boots a Debian kernel (tests/kernel/kver.sh) under TCG from an initramfs
 # holding busybox, /init (init.sh), the control channel (ctl.cgi), the
 # virtio-net modules, khttpd.ko and a static htstress; /init loads khttpd
 # over /srv/www and prints KHTTPD-READY (or KHTTPD-FAILED) on the serial
@@ -19,11 +19,15 @@ GUEST_KTLS_MODULES="gf128mul ghash-generic ctr gcm tls"
 # busybox's insmod cannot read), and their load order appended to
 # DIR/order.  On a missing one prints its name and fails.
 guest_copy_modules() {
-	local dir=$1 kver=$2 m
+	local dir=$1 kver=$2 mdir m
 	shift 2
 	touch "$dir/order"
+	mdir=$(tests/kernel/kver.sh --modules "$kver") || {
+		echo "(every module: no modules of $kver)"
+		return 1
+	}
 	for m in "$@"; do
-		guest_copy_module "$dir" "/lib/modules/$kver" "$m" || return 1
+		guest_copy_module "$dir" "$mdir" "$m" || return 1
 	done
 }
 
@@ -95,7 +99,7 @@ guest_stage_ktls() {
 	local root=$1 kver=$2 log=$3 m
 	mkdir -p "$root/ktls"
 	if ! m=$(guest_copy_modules "$root/ktls" "$kver" $GUEST_KTLS_MODULES); then
-		echo "module $m.ko in /lib/modules/$kver"
+		echo "module $m.ko of the kernel $kver"
 		return 1
 	fi
 	if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
@@ -141,13 +145,14 @@ print(*(s.getsockname()[1] for s in ss))' "$1"
 # into an oops (int3 in urandom_read_iter, on 6.12).
 guest_boot() {
 	local kver=$1 initramfs=$2 append=$3 serial=$4 pidfile=$5 out=$6
-	local netdev=user,id=n0 fwd
+	local netdev=user,id=n0 fwd image
 	shift 6
+	image=$(tests/kernel/kver.sh --image "$kver") || return 1
 	for fwd in "$@"; do
 		netdev=$netdev,hostfwd=tcp:127.0.0.1:${fwd%%:*}-:${fwd#*:}
 	done
 	qemu-system-x86_64 -accel tcg -cpu qemu64,+rdrand -m 512 -smp 2 -no-reboot \
-		-kernel "/boot/vmlinuz-$kver" -initrd "$initramfs" \
+		-kernel "$image" -initrd "$initramfs" \
 		-append "$append" \
 		-display none -serial "file:$serial" -monitor none \
 		-pidfile "$pidfile" -daemonize \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The kernel suite on every Debian kernel installed with its headers
-# (tests/kernel/kver.sh --all; `make deps-check` installs 6.1 and 6.12):
-# builds khttpd.ko and kecho.ko for each, W=1 and -Werror, and any warning
+# The kernel suite on every Debian kernel there (tests/kernel/kver.sh
+# --all): 6.1 and 6.12, fetched first by tests/kernel/fetch-kernels.sh.
+# Builds khttpd.ko and kecho.ko for each, W=1 and -Werror, and any warning
 # of modpost too ("kernel-build: N passed, N failed"), then runs
 # tests/kernel/run.sh on each kernel, the guests side by side: the newest
 # one's lines as they come, then each other one's whole.  Exits non-zero on
@@ -14,11 +14,12 @@ MAKE=${MAKE:-make}
 export BUILD MAKE
 . tests/checks.sh
 
-mapfile -t kvers < <(tests/kernel/kver.sh --all)
 work=$(mktemp -d /tmp/khttpd-all.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+tests/kernel/fetch-kernels.sh || check "Debian's kernels fetched" 1
+mapfile -t kvers < <(tests/kernel/kver.sh --all)
 if [ "${#kvers[@]}" -eq 0 ]; then
-	check "a kernel installed with its image and headers" 1
+	check "a kernel with its image and headers" 1
 	echo "kernel-build: $pass passed, $fail failed"
 	exit 1
 fi

@@ -94,7 +94,7 @@ done
 # --- initramfs -----------------------------------------------------------
 root=$work/initramfs
 if ! missing=$(guest_stage "$root" "$kver" "$modules/khttpd.ko"); then
-	check "module $missing.ko found in /lib/modules/$kver" 1
+	check "module $missing.ko found among the kernel $kver's" 1
 	exit 1
 fi
 if ! guest_static_htstress "$root/bin/htstress" "$work/htstress.log"; then

@@ -47,7 +47,7 @@ module=$BUILD/modules/$kver/khttpd.ko
 [ -e "$module" ] || fail "$module missing: make modules-all"
 root=$work/initramfs
 if ! missing=$(guest_stage "$root" "$kver" "$module"); then
-	fail "module $missing.ko not found in /lib/modules/$kver"
+	fail "module $missing.ko not found among the kernel $kver's"
 fi
 /usr/bin/python3 tests/kernel/soak_kernel.py --stage "$root" ||
 	fail "staging the tree failed"
