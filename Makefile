@@ -88,8 +88,12 @@ DEPS_BUILD := gcc make libc6-dev libdeflate-dev zlib1g-dev libbrotli-dev libzstd
 DEPS_CHECK := curl wget python3 python3-h2 nghttp2-client haproxy brotli \
 	      zstd apache2-utils openssl
 # The two integration runs wait on timers more than they use the CPU: side
-# by side (tests/run-suites.sh), they take the time of one.
-CHECK_SUITES := unit unit-san integration+integration-san
+# by side (tests/run-suites.sh), they take the time of one, and suites that
+# only compute (CHECK_BESIDE += name: the fuzzers, niced, and the format
+# check) use the CPU they leave idle meanwhile.
+CHECK_BESIDE := integration integration-san
+empty :=
+CHECK_SUITES = unit unit-san $(subst $(empty) $(empty),+,$(strip $(CHECK_BESIDE)))
 
 # Fragments add their own programs, suites (CHECK_SUITES += name, with a
 # suite-name target that prints "name: N passed, N failed") and packages.
