@@ -43,6 +43,11 @@ void http_out_u64(struct http_out *out, uint64_t v)
 		out->len += http_format_u64(out->buf + out->len, v);
 }
 
+static bool is_control(char c)
+{
+	return (uint8_t)c < 0x20 || c == 0x7f;
+}
+
 void http_out_html(struct http_out *out, const char *s, size_t n)
 {
 	size_t i = 0;
@@ -52,8 +57,10 @@ void http_out_html(struct http_out *out, const char *s, size_t n)
 		size_t k = http_utf8_sequence(s + i, n - i, &valid);
 
 		/* Pages are declared UTF-8: other bytes (file names) show as
-		 * U+FFFD, so that the page still decodes. */
-		if (!valid)
+		 * U+FFFD, so that the page still decodes; so do control
+		 * characters, which HTML text may not hold and a name may
+		 * (a line break, an escape sequence). */
+		if (!valid || (k == 1 && is_control(s[i])))
 			http_out_put(out, HTTP_UTF8_REPLACEMENT,
 				     sizeof(HTTP_UTF8_REPLACEMENT) - 1);
 		else if (k > 1)

@@ -517,9 +517,11 @@ class RootListingTest(ServerTestCase):
 @needs_process('serves file names that are not UTF-8, made for the test')
 class NonUtf8NameTest(unittest.TestCase):
     """A name that is not UTF-8 shows with U+FFFD in the page (declared
-    UTF-8, so it must decode); its href keeps the bytes, percent-encoded."""
+    UTF-8, so it must decode), and so does a control character, which HTML
+    text may not hold; its href keeps the bytes, percent-encoded."""
 
-    NAMES = (b'caf\xe9.txt', b'half\xe2\x9c.txt', b'ok-\xc3\xa9.txt')
+    NAMES = (b'caf\xe9.txt', b'half\xe2\x9c.txt', b'ok-\xc3\xa9.txt',
+             b'two\nlines.txt', b'red\x1b[31m.txt', b'tab\t\x7f.txt')
 
     @classmethod
     def setUpClass(cls):
@@ -548,8 +550,9 @@ class NonUtf8NameTest(unittest.TestCase):
             href = urllib.parse.quote_from_bytes(name)
             with self.subTest(name=name):
                 self.assertIn(href, links)
-                self.assertEqual(links[href],
-                                 name.decode('utf-8', 'replace'))
+                self.assertEqual(links[href], re.sub(
+                    '[\x00-\x1f\x7f]', '\ufffd',
+                    name.decode('utf-8', 'replace')))
                 got = self.get('/latin1/' + href)
                 self.assertEqual(got.status, 200, got.describe())
                 self.assertEqual(got.body, b'body of ' + name)

@@ -139,6 +139,24 @@ TEST(html_text_is_always_utf8)
 		     "\xef\xbf\xbd");
 }
 
+/* Control characters, which a name may hold and HTML text may not, show
+ * as U+FFFD too: a line break, a tab, an escape sequence, DEL, NUL. */
+TEST(html_text_has_no_control_characters)
+{
+	static struct sink s;
+	struct http_out out;
+	char buf[64];
+
+	out_init(&out, buf, sizeof(buf), &s);
+	http_out_html(&out, "a\nb\tc\x1b[31md\x7f\0 ~", 15);
+	CHECK_EQ_INT(http_out_flush(&out), 0);
+	CHECK_EQ_MEM(s.data, s.len,
+		     "a\xef\xbf\xbd"
+		     "b\xef\xbf\xbd"
+		     "c\xef\xbf\xbd[31md"
+		     "\xef\xbf\xbd\xef\xbf\xbd ~");
+}
+
 /* JSON strings: escaped, and always valid UTF-8 whatever the bytes. */
 TEST(json_strings)
 {
