@@ -112,10 +112,24 @@ static int cert_read(struct tls_cert *c, const char *path, char *err,
 	return 0;
 }
 
-static int key_read(struct tls_cert *c, const char *path, char *err,
-		    size_t errlen)
+/* Where in the chain the key's certificate is (1 for the first after the
+ * server's own), or 0: a file with its chain in the wrong order is told
+ * apart from a key of another certificate. */
+static int key_place_in_chain(const struct tls_cert *c)
+{
+	for (int i = 0; i < sk_X509_num(c->chain); i++) {
+		if (X509_check_private_key(sk_X509_value(c->chain, i),
+					   c->key) == 1)
+			return i + 1;
+	}
+	return 0;
+}
+
+static int key_read(struct tls_cert *c, const char *cert_path, const char *path,
+		    char *err, size_t errlen)
 {
 	BIO *b = pem_open("--tls-key", path, err, errlen);
+	int place;
 
 	if (!b)
 		return -1;
@@ -126,13 +140,21 @@ static int key_read(struct tls_cert *c, const char *path, char *err,
 			 path, last_error());
 		return -1;
 	}
-	if (X509_check_private_key(c->cert, c->key) != 1) {
+	if (X509_check_private_key(c->cert, c->key) == 1)
+		return 0;
+	place = key_place_in_chain(c);
+	if (place)
 		snprintf(err, errlen,
-			 "--tls-key %s does not match the certificate in %s",
-			 path, "--tls-cert");
-		return -1;
-	}
-	return 0;
+			 "--tls-key %s is the key of certificate %d of %d in "
+			 "--tls-cert %s: the server's own certificate comes "
+			 "first, then the chain",
+			 path, place + 1, sk_X509_num(c->chain) + 1, cert_path);
+	else
+		snprintf(err, errlen,
+			 "--tls-key %s does not match the first certificate "
+			 "in --tls-cert %s",
+			 path, cert_path);
+	return -1;
 }
 
 static struct tls_cert *cert_load(const struct tls_pair *p, char *err,
@@ -146,7 +168,7 @@ static struct tls_cert *cert_load(const struct tls_pair *p, char *err,
 	}
 	ERR_clear_error();
 	if (cert_read(c, p->cert_path, err, errlen) ||
-	    key_read(c, p->key_path, err, errlen)) {
+	    key_read(c, p->cert_path, p->key_path, err, errlen)) {
 		cert_free(c);
 		ERR_clear_error();
 		return NULL;

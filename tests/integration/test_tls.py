@@ -440,13 +440,23 @@ class TlsTest(unittest.TestCase):
 
     def test_start_up_errors(self):
         cert, key = self.path('localhost.pem'), self.path('localhost.key')
+        # The chain before the server's certificate: the key is found,
+        # second, and the order named as the fault, not the key.
+        reversed_chain = self.path('reversed.pem')
+        with open(reversed_chain, 'wb') as out:
+            for part in ('ca.pem', 'localhost.leaf'):
+                with open(self.path(part), 'rb') as fh:
+                    out.write(fh.read())
         cases = (
+            (['--tls-cert', reversed_chain, '--tls-key', key],
+             'is the key of certificate 2 of 2 in --tls-cert %s: the '
+             "server's own certificate comes first" % reversed_chain),
             (['--tls-cert', cert], '1 --tls-cert but 0 --tls-key'),
             (['--tls-key', key], '0 --tls-cert but 1 --tls-key'),
             (['--tls-cert', self.path('missing.pem'), '--tls-key', key],
              'No such file'),
             (['--tls-cert', cert, '--tls-key', self.path('other.key')],
-             'does not match'),
+             'does not match the first certificate in --tls-cert ' + cert),
             (['--tls-cert', key, '--tls-key', key], 'no PEM certificate'),
             (['--tls-cert', cert, '--tls-key', cert], 'no PEM private key'),
             (['--http-redirect', '8081'], 'needs --tls-cert'),
