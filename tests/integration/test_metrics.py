@@ -394,6 +394,24 @@ class MetricsOptionTest(unittest.TestCase):
                 self.assertEqual(p.returncode, 2, p.stderr)
                 self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
 
+    def test_the_serving_port_named(self):
+        """--metrics at the port the site is served on is told as that,
+        not as a port some other program holds."""
+        from test_cli import free_port
+        port = free_port()
+        for metrics in ('127.0.0.1:%d' % port, ':%d' % port):
+            with self.subTest(metrics=metrics):
+                p = subprocess.run([sehttpd_bin(), '-p', str(port),
+                                    '--metrics', metrics, temp_dir()],
+                                   stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=5)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(p.stderr.decode(),
+                                 'sehttpd: --metrics %s: port %d is where '
+                                 'this server serves its site; the metrics '
+                                 'need a port of their own\n'
+                                 % (metrics, port))
+
     def test_off_by_default(self):
         srv = ServerProcess([], root=temp_dir())
         try:
