@@ -1,9 +1,10 @@
 # khttpd: the HTTP core as a Linux kernel module (src/khttpd/), built against
-# an installed Debian kernel's headers and tested in a qemu guest that boots
-# that kernel (tests/kernel/).  `make module` builds build/khttpd.ko (and
-# build/kecho.ko, mk/kecho.mk) for the newest kernel installed, or for
-# KERNEL_VERSION=VER; `make check-kernel` runs the kernel suite alone, on
-# every kernel installed.  Each kernel's modules are built in
+# a Debian kernel's headers and tested in a qemu guest that boots that
+# kernel (tests/kernel/).  `make module` builds build/khttpd.ko (and
+# build/kecho.ko, mk/kecho.mk) for the newest kernel there (installed, or
+# fetched into $(BUILD)/kernels: tests/kernel/kver.sh), or for
+# KERNEL_VERSION=VER; `make check-kernel` fetches 6.1 and 6.12 and runs the
+# kernel suite alone, on each.  Each kernel's modules are built in
 # $(BUILD)/modules/VER/.  `make soak-kernel` soaks the module in one guest
 # (not part of `make check`): SOAK_S seconds (default 600) of mixed load,
 # file faults and load/unload cycles, every response checked, then the
@@ -11,7 +12,6 @@
 # KVER=VER picks the kernel (default: the newest installed).  Samples and
 # a chart go to $(BUILD)/soak-kernel.
 
-KERNEL_VERSION = $(shell BUILD=$(BUILD) tests/kernel/kver.sh)
 KERNEL_VERSIONS = $(shell BUILD=$(BUILD) tests/kernel/kver.sh --all 2>/dev/null)
 # $(call kernel_cc,VER): the compiler VER's headers were built with.
 kernel_cc = $(or $(shell BUILD=$(BUILD) tests/kernel/kver.sh --cc $(1) \
@@ -33,7 +33,7 @@ DEPS_CHECK += qemu-system-x86 busybox-static kmod libelf1 pahole cpio \
 	      openssl xz-utils zstd $(KERNEL_CC_PACKAGE)
 CHECK_SUITES += kernel
 
-.PHONY: suite-kernel modules-all soak-kernel
+.PHONY: suite-kernel module modules-all soak-kernel
 
 # $(call kbuild,VER,DIR): DIR's module built with Kbuild against VER's
 # headers, W=1 and -Werror (in Kbuild): any warning fails the build.  Its
@@ -57,9 +57,14 @@ $(BUILD)/modules/%/khttpd.ko: $(KMOD_SOURCES)
 	+$(call kbuild,$*,$(@D)/khttpd)
 	@cp $(@D)/khttpd/khttpd.ko $@
 
-module: $(BUILD)/modules/$(KERNEL_VERSION)/khttpd.ko \
-	$(BUILD)/modules/$(KERNEL_VERSION)/kecho.ko
-	@cp $^ $(BUILD)/
+# The kernel is looked for when asked for, not at every make's start: kver.sh
+# says why when there is none.
+module:
+	@v=$(or $(KERNEL_VERSION),$$(BUILD=$(BUILD) tests/kernel/kver.sh)) && \
+	$(MAKE) --no-print-directory $(BUILD)/modules/$$v/khttpd.ko \
+		$(BUILD)/modules/$$v/kecho.ko && \
+	cp $(BUILD)/modules/$$v/khttpd.ko $(BUILD)/modules/$$v/kecho.ko \
+		$(BUILD)/
 
 # Both modules for every kernel installed: what the kernel suite tests.
 modules-all: $(foreach v,$(KERNEL_VERSIONS),\
