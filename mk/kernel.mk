@@ -31,9 +31,12 @@ KMOD_SOURCES := $(wildcard src/khttpd/*.c src/khttpd/*.h src/khttpd/Kbuild \
 # kbuild tools' libraries, pahole (6.12's modules get BTF), depmod (kmod).
 DEPS_CHECK += qemu-system-x86 busybox-static kmod libelf1 pahole cpio \
 	      openssl xz-utils zstd $(KERNEL_CC_PACKAGE)
+# The kernels fetched and the modules built while the integration suites
+# wait on their timers (niced); then the guests, which take both CPUs.
+CHECK_BESIDE += kernel-build
 CHECK_SUITES += kernel
 
-.PHONY: suite-kernel module modules-all soak-kernel
+.PHONY: suite-kernel-build suite-kernel module modules-all soak-kernel
 
 # $(call kbuild,VER,DIR): DIR's module built with Kbuild against VER's
 # headers, W=1 and -Werror (in Kbuild): any warning fails the build.  Its
@@ -71,7 +74,10 @@ modules-all: $(foreach v,$(KERNEL_VERSIONS),\
 	$(BUILD)/modules/$(v)/khttpd.ko $(BUILD)/modules/$(v)/kecho.ko)
 
 check-kernel: deps-check
-	@BUILD=$(BUILD) MAKE="$(MAKE)" tests/run-suites.sh kernel
+	@BUILD=$(BUILD) MAKE="$(MAKE)" tests/run-suites.sh kernel-build kernel
+
+suite-kernel-build:
+	@BUILD=$(BUILD) MAKE="$(MAKE)" nice -n 19 tests/kernel/build-all.sh
 
 suite-kernel: $(BUILD)/htstress
 	@BUILD=$(BUILD) MAKE="$(MAKE)" HTSTRESS_BIN=$(abspath $(BUILD)/htstress) \

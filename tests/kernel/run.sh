@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The kernel suite on one kernel (tests/kernel/run-all.sh runs it on each
-# and builds the modules first): boots the installed Debian kernel KVER in
+# The kernel suite on one kernel (tests/kernel/run-all.sh runs it on each,
+# once build-all.sh built the modules): boots the Debian kernel KVER in
 # qemu (TCG) with an initramfs holding busybox, the virtio-net modules,
 # BUILD/modules/KVER/khttpd.ko and the test tree, then from the host
 #   1. runs the shared integration suite (tests/integration/run.sh) against
@@ -82,7 +82,7 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM HUP PIPE
 
-# --- the modules (built by run-all.sh) ------------------------------------
+# --- the modules (built by build-all.sh) ----------------------------------
 modules=$BUILD/modules/$kver
 for m in khttpd kecho; do
 	if [ ! -e "$modules/$m.ko" ]; then
