@@ -1504,25 +1504,26 @@ class Lifecycle:
         only = os.environ.get('KHTTPD_LIFECYCLE',
                               'cycles,site,fair,heavy,memcg,crowd,burst,'
                               '10000,limits')
-        if 'cycles' in only:
-            for i, params in enumerate(('', 'cache_kb=0', 'listing=0'), 1):
-                self.cycle(i, baseline, params)
-        if 'site' in only:
-            self.site_params()
-        if 'fair' in only:
-            self.fair_share(baseline)
-        if 'heavy' in only:
-            self.heavy(baseline)
-        if 'memcg' in only:
-            self.memcg(baseline)
-        if 'crowd' in only:
-            self.crowd(baseline)
-        if 'burst' in only:
-            self.burst(baseline)
-        if '10000' in only:
-            self.ten_thousand(baseline)
-        if 'limits' in only:
-            self.limits(baseline)
+        parts = (
+            ('cycles', lambda: [self.cycle(i, baseline, params)
+                                for i, params in enumerate(
+                                    ('', 'cache_kb=0', 'listing=0'), 1)]),
+            ('site', self.site_params),
+            ('fair', lambda: self.fair_share(baseline)),
+            ('heavy', lambda: self.heavy(baseline)),
+            ('memcg', lambda: self.memcg(baseline)),
+            ('crowd', lambda: self.crowd(baseline)),
+            ('burst', lambda: self.burst(baseline)),
+            ('10000', lambda: self.ten_thousand(baseline)),
+            ('limits', lambda: self.limits(baseline)),
+        )
+        for part, run in parts:
+            if part in only:
+                start = time.monotonic()
+                run()
+                # What each part costs, for the time of make check.
+                print('lifecycle part %s took %.0f s'
+                      % (part, time.monotonic() - start), flush=True)
 
         g.dmesg()
         bad = bad_lines(g.klog)
