@@ -29,17 +29,27 @@ candidate() {
 		sed -n "s/^$2: //p" | head -n 1
 }
 
-# download DIR PACKAGE...: into DIR; a stale package list is read again
-# once.
-download() {
-	local dir=$1
-	shift
-	(cd "$dir" && apt-get -q download "$@") >"$dir/log" 2>&1 && return 0
+# The package lists read again: they may be missing or stale.
+update_lists() {
 	if [ "$(id -u)" -eq 0 ]; then
 		apt-get -q update >/dev/null 2>&1 || true
 	else
 		sudo apt-get -q update >/dev/null 2>&1 || true
 	fi
+}
+
+# headers_of META: the versioned headers package META depends on.
+headers_of() {
+	apt-cache depends "$1" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-headers-.*\)$/\1/p' | head -n 1
+}
+
+# download DIR PACKAGE...: into DIR; with stale lists, read again once.
+download() {
+	local dir=$1
+	shift
+	(cd "$dir" && apt-get -q download "$@") >"$dir/log" 2>&1 && return 0
+	update_lists
 	(cd "$dir" && apt-get -q download "$@") >"$dir/log" 2>&1 && return 0
 	cat "$dir/log" >&2
 	return 1
@@ -56,8 +66,11 @@ complete() {
 # fetch META: the series META names, if it is not there yet.
 fetch() {
 	local meta=$1 headers ver version deps pkgs tmp deb root
-	headers=$(apt-cache depends "$meta" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-headers-.*\)$/\1/p' | head -n 1)
+	headers=$(headers_of "$meta")
+	if [ -z "$headers" ]; then
+		update_lists
+		headers=$(headers_of "$meta")
+	fi
 	if [ -z "$headers" ]; then
 		echo "fetch-kernels.sh: $meta is not in the package lists" \
 			"(apt-get update?)" >&2
