@@ -66,8 +66,11 @@ def cycle(g, c, name, params):
                    m is not None and m.group(1) == '0', out):
         return
     took = float(m.group(3)) - float(m.group(2))
-    c.check('%s: rmmod with clients connected takes under 1 s (%.2f s)'
-            % (name, took), took < 1.0)
+    # The holders would stay 20 s: an unload that waited for them would
+    # take that.  0.4-0.6 s under TCG as a rule; 1.57 s once with a third
+    # guest beside the two, as khttpd's unload once took 1.23 s.
+    c.check('%s: rmmod with clients connected takes under 2 s (%.2f s)'
+            % (name, took), took < 2.0)
     out, _ = g.run('wait $(cat /tmp/hold.pid) 2>/dev/null; '
                    'i=0; while kill -0 $(cat /tmp/hold.pid) 2>/dev/null '
                    '&& [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; '
