@@ -28,6 +28,13 @@ through its forwarded port:
            same beside listings of 20,000 entries being built.
   memcg:  loaded from a memory cgroup of its own, the cache filled with
            8 MiB for clients is charged to that cgroup (memory.current).
+  pins:   loaded from that cgroup with cache_kb=1024: 24 clients that
+           do not read a cached 400 KiB file, then its 400 KiB .br
+           sibling, add under 4 MiB to the cgroup's charge (the entry is
+           pinned, not copied per response); and 24 clients each holding
+           the first 64 KiB of a different 400 KiB file (a Range) count
+           the whole entries they pin against the cache's size: beyond
+           it a 503.
   crowd: 1,000 idle plus 1,000 half-sent connections opened inside the
            guest (holdconns); an ordinary request is answered in under one
            second beside them, all of them are closed after timeout_ms
@@ -595,6 +602,127 @@ class Lifecycle:
                 'beyond it a 503 (%s)' % (name, files, held, statuses),
                 len(statuses) == files and statuses[0] == 200 and
                 503 in statuses and set(statuses) <= {200, 503} and
+                held is not None and held <= (1 << 20) + 2 * 409600,
+                out[-600:])
+            time.sleep(1)  # the closes and their RCU grace periods
+            held_after = self.stats().get('held_bytes')
+            self.c.check('%s: once they are gone, nothing is held (%s)'
+                         % (name, held_after), held_after == 0)
+        finally:
+            self.g.run('rm -rf /srv/www/pinned')
+
+    def held_charge(self, cg, url, header, count, seconds=8):
+        """memory.current of cgroup cg grows by this much (bytes) while
+        count clients in the guest that read nothing after the status
+        line hold url (sent with header), and their statuses."""
+        before = int(self.g.value('cat %s/memory.current' % cg))
+        out = self.g.value(
+            'i=0; while [ $i -lt %d ]; do slowread -p %d -u %s -H %s '
+            '-r 0 -w %d >/tmp/hold$i.out & i=$((i + 1)); done; sleep %d; '
+            'cat %s/memory.current; wait; cat /tmp/hold*.out; '
+            'rm -f /tmp/hold*'
+            % (count, self.args.guest_port, url, "'%s'" % header, seconds,
+               seconds // 2, cg), timeout=seconds + 120)
+        during = int(out.split('\n')[0])
+        statuses = [json.loads(m).get('status') for m in
+                    re.findall(r'^\{.*\}$', out, re.M)]
+        return during - before, statuses
+
+    def pins(self, baseline):
+        """What slow readers hold of a cached entry is the entry, pinned,
+        not a copy per response, and what they pin counts against the
+        cache's size however little of it each response sends.
+        A precompressed sibling's body (FILE.br) held by the entry was
+        copied into every response's output queue that the socket did not
+        take at once: N clients that read nothing made khttpd allocate N
+        copies, past any bound.  And a Range of 64 KiB pinned the whole
+        entry (400 KiB here) without being counted against the held
+        bytes' bound: slow readers held as many evicted entries as they
+        liked."""
+        name = 'pins'
+        cg = '/sys/fs/cgroup/khttpd'
+        clients = 24
+        self.g.value('mountpoint -q /sys/fs/cgroup || mount -t cgroup2 '
+                     'none /sys/fs/cgroup; echo +memory >/sys/fs/cgroup/'
+                     'cgroup.subtree_control; mkdir -p %s; echo ok' % cg)
+        out, rc = self.g.run(
+            "sh -c 'echo $$ >%s/cgroup.procs && exec insmod /khttpd.ko "
+            "root=/srv/www port=%d timeout_ms=30000 cache_kb=1024'"
+            % (cg, self.args.guest_port))
+        if not self.c.check('%s: insmod from a cgroup of its own succeeds'
+                            % name, rc == 0, out):
+            return
+        try:
+            # 64 KiB of text with a 400 KiB .br beside it (made after it,
+            # so not older), and a 400 KiB file of its own.
+            self.g.value(
+                'mkdir -p /srv/www/sib && cd /srv/www/sib && '
+                'yes "precompressed sibling" | head -c 65536 >f.txt && '
+                'head -c 409600 /dev/urandom >f.txt.br && '
+                'head -c 409600 /dev/urandom >g.bin && echo made')
+            for url, header in (('/sib/g.bin', 'X-Warm: 1'),
+                                ('/sib/f.txt', 'Accept-Encoding: br')):
+                res = json.loads(self.g.value(
+                    'slowread -p %d -u %s -H \'%s\' -r 100000000 -w 5'
+                    % (self.args.guest_port, url, header)))
+                self.c.check('%s: %s (%s) is served whole (%s)'
+                             % (name, url, header, res),
+                             res.get('status') == 200 and
+                             res.get('bytes', 0) > 409600, repr(res))
+            grown, statuses = self.held_charge(cg, '/sib/g.bin',
+                                               'X-Pin: 1', clients)
+            self.c.check('%s: %d clients holding one cached 400 KiB file '
+                         'pin it: %d KiB charged meanwhile'
+                         % (name, clients, grown >> 10),
+                         statuses == [200] * clients and grown < 4 << 20,
+                         repr(statuses))
+            grown, statuses = self.held_charge(cg, '/sib/f.txt',
+                                               'Accept-Encoding: br',
+                                               clients)
+            self.c.check('%s: %d clients holding its cached 400 KiB .br '
+                         'sibling pin it too, no copy each: %d KiB '
+                         'charged meanwhile' % (name, clients, grown >> 10),
+                         statuses == [200] * clients and grown < 4 << 20,
+                         repr(statuses))
+        except (OSError, RuntimeError, ValueError) as e:
+            self.c.check('%s: the sibling checks ran' % name, False,
+                         repr(e))
+        finally:
+            self.g.run('rm -rf /srv/www/sib')
+        try:
+            self.held_ranges(name)
+        except (OSError, RuntimeError, ValueError) as e:
+            self.c.check('%s: the range checks ran' % name, False, repr(e))
+        self.unload(name)
+        self.check_released(name, baseline)
+
+    def held_ranges(self, name):
+        """As held_entries, but each client asks for the first 64 KiB of
+        its 400 KiB file: what it pins is the whole entry all the same,
+        and it counts against the cache's size (1 MiB here)."""
+        files = 24
+        self.g.value('mkdir -p /srv/www/pinned && i=0; while [ $i -lt %d ];'
+                     ' do head -c 409600 /dev/urandom >/srv/www/pinned/f$i.bin;'
+                     ' i=$((i + 1)); done; echo made' % files, timeout=120)
+        try:
+            out = self.g.value(
+                'i=0; while [ $i -lt %d ]; do slowread -p %d -u '
+                '/pinned/f$i.bin -H "Range: bytes=0-65535" -m 536 -r 0 '
+                '-w 12 >/tmp/pin$i.out & sleep 0.2; i=$((i + 1)); done; '
+                'sleep 1; '
+                'cat /proc/khttpd; wait; cat /tmp/pin*.out; rm -f /tmp/pin*'
+                % (files, self.args.guest_port), timeout=120)
+            statuses = [json.loads(m).get('status') for m in
+                        re.findall(r'^\{.*\}$', out, re.M)]
+            m = re.search(r'^held_bytes (\d+)$', out, re.M)
+            held = int(m.group(1)) if m else None
+            self.c.check(
+                '%s: %d clients pinning 400 KiB entries by a 64 KiB Range '
+                'each past a 1 MiB cache: the held bytes stay within about '
+                'its size (%s), beyond it a 503 (%s)'
+                % (name, files, held, statuses),
+                len(statuses) == files and statuses[0] == 206 and
+                503 in statuses and set(statuses) <= {206, 503} and
                 held is not None and held <= (1 << 20) + 2 * 409600,
                 out[-600:])
             time.sleep(1)  # the closes and their RCU grace periods
@@ -1502,8 +1630,8 @@ class Lifecycle:
         # KHTTPD_LIFECYCLE=crowd,10000 runs only those parts (while
         # working on one of them).
         only = os.environ.get('KHTTPD_LIFECYCLE',
-                              'cycles,site,fair,heavy,memcg,crowd,burst,'
-                              '10000,limits')
+                              'cycles,site,fair,heavy,memcg,pins,crowd,'
+                              'burst,10000,limits')
         parts = (
             ('cycles', lambda: [self.cycle(i, baseline, params)
                                 for i, params in enumerate(
@@ -1512,6 +1640,7 @@ class Lifecycle:
             ('fair', lambda: self.fair_share(baseline)),
             ('heavy', lambda: self.heavy(baseline)),
             ('memcg', lambda: self.memcg(baseline)),
+            ('pins', lambda: self.pins(baseline)),
             ('crowd', lambda: self.crowd(baseline)),
             ('burst', lambda: self.burst(baseline)),
             ('10000', lambda: self.ten_thousand(baseline)),

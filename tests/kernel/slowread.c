@@ -8,8 +8,10 @@
  * status line and then nothing.  Prints one JSON line: the status, the
  * bytes read, whether the server closed and after how many seconds.
  *
+ * HEADER (-H "Name: value") is sent with the GET.
+ *
  * usage: slowread -p PORT -u PATH [-r RATE] [-w SECONDS] [-b RCVBUF]
- *                 [-m MSS]
+ *                 [-m MSS] [-H HEADER]
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -37,11 +39,11 @@ int main(int argc, char **argv)
 	int port = 8081, rcvbuf = 4096, mss = 1400, opt, fd, status = 0,
 	    closed = 0;
 	double rate = 0, wait_s = 10, start, end;
-	const char *path = "/";
+	const char *path = "/", *header = NULL;
 	long long got = 0;
 	char req[1024], buf[65536];
 
-	while ((opt = getopt(argc, argv, "p:u:r:w:b:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:u:r:w:b:m:H:")) != -1) {
 		switch (opt) {
 		case 'p':
 			port = atoi(optarg);
@@ -61,10 +63,13 @@ int main(int argc, char **argv)
 		case 'm':
 			mss = atoi(optarg);
 			break;
+		case 'H':
+			header = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: slowread -p PORT -u PATH "
 					"[-r RATE] [-w SECONDS] [-b RCVBUF] "
-					"[-m MSS]\n");
+					"[-m MSS] [-H HEADER]\n");
 			return 2;
 		}
 	}
@@ -77,8 +82,8 @@ int main(int argc, char **argv)
 		perror("slowread");
 		return 1;
 	}
-	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: guest\r\n\r\n",
-		 path);
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: guest\r\n%s%s\r\n",
+		 path, header ? header : "", header ? "\r\n" : "");
 	if (send(fd, req, strlen(req), 0) < 0) {
 		perror("send");
 		return 1;
