@@ -71,14 +71,29 @@ static struct khttpd_out_seg *khttpd_out_seg_new(struct khttpd_out *out,
 	return s;
 }
 
+static bool khttpd_out_within(const char *base, size_t size, const char *p,
+			      size_t len)
+{
+	return base && p >= base && p + len <= base + size;
+}
+
+/* Whether p lies in a body e holds: its own, its gzip form or a sibling's. */
 static bool khttpd_out_pinned(const struct khttpd_cache_entry *e, const char *p,
 			      size_t len)
 {
+	unsigned int slot;
+
 	if (!e)
 		return false;
-	if (p >= e->body && p + len <= e->body + e->body_len)
+	if (khttpd_out_within(e->body, e->body_len, p, len) ||
+	    khttpd_out_within(e->gz, e->gz_len, p, len))
 		return true;
-	return e->gz && p >= e->gz && p + len <= e->gz + e->gz_len;
+	for (slot = 0; slot < HTTP_PRECOMPRESSED_COUNT; slot++) {
+		if (khttpd_out_within(e->sib[slot], e->valid.sib[slot].id.size,
+				      p, len))
+			return true;
+	}
+	return false;
 }
 
 static int khttpd_out_copy_mem(struct khttpd_out *out, const char *p,
