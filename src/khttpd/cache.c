@@ -114,13 +114,20 @@ static void khttpd_cache_unhash_locked(struct khttpd_cache_entry *e)
 	khttpd_cache_put(e);
 }
 
-/* What a response may always pin: a head-sized body. */
+/* What a response may always pin: an entry of head-sized bodies. */
 #define KHTTPD_PIN_SMALL (64 * 1024)
 
-bool khttpd_cache_may_pin(const struct khttpd_cache_entry *e, size_t len)
+bool khttpd_cache_may_pin(const struct khttpd_cache_entry *e)
 {
-	/* An entry outside the table is charged to its budget already. */
-	return e->budget || len <= KHTTPD_PIN_SMALL ||
+	/*
+	 * An entry outside the table is charged to its budget already.  A
+	 * pin holds the whole entry (its body, gzip form and siblings' bodies)
+	 * however few of its bytes the response sends: a Range of 64 KiB of a
+	 * 1 MiB file pins as much as the whole body does.
+	 */
+	return e->budget ||
+	       READ_ONCE(e->cost) - sizeof(*e) - e->key_len <=
+		       KHTTPD_PIN_SMALL ||
 	       atomic_long_read(&khttpd_stats.held_bytes) < (long)cache.max;
 }
 

@@ -186,13 +186,14 @@ struct khttpd_cache_entry *khttpd_cache_alloc_with(const char *key,
 bool khttpd_cache_gzip_possible(const struct khttpd_cache_entry *e);
 
 /*
- * Whether a response may pin len bytes of e's body in its output queue.
+ * Whether a response may pin e (any of its bodies) in its output queue.
  * Entries gone from the table while slow readers still pin them count
  * nowhere in its bound: once they hold as much as the cache again, no
- * large cached body is pinned any more (the response is a 503), so that
- * slow readers cannot hold more than twice the cache's size.
+ * entry holding more than 64 KiB is pinned any more (the response is a
+ * 503), however little of it the response sends, so that slow readers
+ * cannot hold more than twice the cache's size.
  */
-bool khttpd_cache_may_pin(const struct khttpd_cache_entry *e, size_t len);
+bool khttpd_cache_may_pin(const struct khttpd_cache_entry *e);
 
 /* Whether e's gzip representation is made (khttpd_cache_gzip() is cheap). */
 bool khttpd_cache_gzip_made(const struct khttpd_cache_entry *e);

@@ -248,7 +248,7 @@ int khttpd_respond_entry(struct khttpd_exchange *x,
 		}
 	}
 	if (!http_selection_bodyless(&sel) && !x->head_only &&
-	    !khttpd_cache_may_pin(e, sel.len)) {
+	    !khttpd_cache_may_pin(e)) {
 		khttpd_count(&khttpd_stats.held_refused);
 		return khttpd_respond_status(x, 503);
 	}
