@@ -99,8 +99,10 @@ int khttpd_respond_page(struct khttpd_exchange *x, int status,
 int khttpd_respond_options(struct khttpd_exchange *x)
 {
 	struct http_response_head h;
-
 	char extra[HTTP_CORS_PREFLIGHT_MAX];
+	char *head, *own_head = x->head;
+	size_t own_cap = x->head_cap;
+	int ret;
 
 	khttpd_respond_head_init(x, &h, 204);
 	h.allow_get_head = true;
@@ -112,7 +114,24 @@ int khttpd_respond_options(struct khttpd_exchange *x)
 							  x->buf, x->req,
 							  KHTTPD_CORS_MAX_AGE);
 	}
-	return khttpd_respond_bodyless(x, &h);
+	if (!h.extra_len)
+		return khttpd_respond_bodyless(x, &h);
+	/*
+	 * The request headers a preflight asks for are echoed (up to 512
+	 * bytes): with the operator's headers= and cors= lines (up to 384)
+	 * they may not fit the connection's KiB, so such a head has room of
+	 * its own, as a redirect's has.  It is sent or copied before it goes.
+	 */
+	head = kmalloc(own_cap + h.extra_len, GFP_KERNEL);
+	if (!head)
+		return khttpd_respond_status(x, 503);
+	x->head = head;
+	x->head_cap = own_cap + h.extra_len;
+	ret = khttpd_respond_bodyless(x, &h);
+	x->head = own_head;
+	x->head_cap = own_cap;
+	kfree(head);
+	return ret;
 }
 
 int khttpd_respond_bodyless(struct khttpd_exchange *x,
