@@ -37,6 +37,14 @@ static void khttpd_offload_run(struct work_struct *work)
 	revert_creds(old);
 }
 
+/* Whether the caller is itself a step run on the unbound queue. */
+static bool khttpd_offloaded(void)
+{
+	struct work_struct *w = current_work();
+
+	return w && w->func == khttpd_offload_run;
+}
+
 void khttpd_offload(void (*fn)(void *arg), void *arg)
 {
 	struct khttpd_offload_work o = {
@@ -47,7 +55,13 @@ void khttpd_offload(void (*fn)(void *arg), void *arg)
 		.memcg = current->active_memcg,
 	};
 
-	if (!heavy_wq) {
+	/*
+	 * A step already on the queue (a listing's build deflating its page)
+	 * runs the nested one in place: waiting for it there could wait for
+	 * ever once the queue's max_active such steps all waited, their
+	 * nested steps queued behind them.
+	 */
+	if (!heavy_wq || khttpd_offloaded()) {
 		fn(arg);
 		return;
 	}
