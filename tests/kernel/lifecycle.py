@@ -577,31 +577,36 @@ class Lifecycle:
         finally:
             self.g.run('rm -rf /srv/www/midlist')
 
-    def held_entries(self, name):
+    def held_entries(self, name, ranged=False):
         """Cache entries evicted while slow readers pin them count against
         the cache's size again (here 1 MiB): past it, a large cached body
-        is not pinned any more (503)."""
+        is not pinned any more (503).  Ranged, each client asks for the
+        first 64 KiB of its 400 KiB file: what it pins is the whole entry
+        all the same, and it counts the same."""
         files = 24
+        ok = 206 if ranged else 200
+        args = '-H "Range: bytes=0-65535" -m 536 ' if ranged else ''
         self.g.value('mkdir -p /srv/www/pinned && i=0; while [ $i -lt %d ];'
                      ' do head -c 409600 /dev/urandom >/srv/www/pinned/f$i.bin;'
                      ' i=$((i + 1)); done; echo made' % files, timeout=120)
         try:
             out = self.g.value(
                 'i=0; while [ $i -lt %d ]; do slowread -p %d -u '
-                '/pinned/f$i.bin -r 0 -w 12 >/tmp/pin$i.out & sleep 0.2; '
+                '/pinned/f$i.bin %s-r 0 -w 12 >/tmp/pin$i.out & sleep 0.2; '
                 'i=$((i + 1)); done; sleep 1; cat /proc/khttpd; wait; '
                 'cat /tmp/pin*.out; rm -f /tmp/pin*'
-                % (files, self.args.guest_port), timeout=120)
+                % (files, self.args.guest_port, args), timeout=120)
             statuses = [json.loads(m).get('status') for m in
                         re.findall(r'^\{.*\}$', out, re.M)]
             m = re.search(r'^held_bytes (\d+)$', out, re.M)
             held = int(m.group(1)) if m else None
             self.c.check(
-                '%s: %d clients pinning 400 KiB files each past a 1 MiB '
-                'cache: the held bytes stay within about its size (%s), '
-                'beyond it a 503 (%s)' % (name, files, held, statuses),
-                len(statuses) == files and statuses[0] == 200 and
-                503 in statuses and set(statuses) <= {200, 503} and
+                '%s: %d clients pinning 400 KiB %s past a 1 MiB cache: the '
+                'held bytes stay within about its size (%s), beyond it a 503 '
+                '(%s)' % (name, files, 'entries by a 64 KiB Range each'
+                          if ranged else 'files each', held, statuses),
+                len(statuses) == files and statuses[0] == ok and
+                503 in statuses and set(statuses) <= {ok, 503} and
                 held is not None and held <= (1 << 20) + 2 * 409600,
                 out[-600:])
             time.sleep(1)  # the closes and their RCU grace periods
@@ -690,47 +695,11 @@ class Lifecycle:
         finally:
             self.g.run('rm -rf /srv/www/sib')
         try:
-            self.held_ranges(name)
+            self.held_entries(name, ranged=True)
         except (OSError, RuntimeError, ValueError) as e:
             self.c.check('%s: the range checks ran' % name, False, repr(e))
         self.unload(name)
         self.check_released(name, baseline)
-
-    def held_ranges(self, name):
-        """As held_entries, but each client asks for the first 64 KiB of
-        its 400 KiB file: what it pins is the whole entry all the same,
-        and it counts against the cache's size (1 MiB here)."""
-        files = 24
-        self.g.value('mkdir -p /srv/www/pinned && i=0; while [ $i -lt %d ];'
-                     ' do head -c 409600 /dev/urandom >/srv/www/pinned/f$i.bin;'
-                     ' i=$((i + 1)); done; echo made' % files, timeout=120)
-        try:
-            out = self.g.value(
-                'i=0; while [ $i -lt %d ]; do slowread -p %d -u '
-                '/pinned/f$i.bin -H "Range: bytes=0-65535" -m 536 -r 0 '
-                '-w 12 >/tmp/pin$i.out & sleep 0.2; i=$((i + 1)); done; '
-                'sleep 1; '
-                'cat /proc/khttpd; wait; cat /tmp/pin*.out; rm -f /tmp/pin*'
-                % (files, self.args.guest_port), timeout=120)
-            statuses = [json.loads(m).get('status') for m in
-                        re.findall(r'^\{.*\}$', out, re.M)]
-            m = re.search(r'^held_bytes (\d+)$', out, re.M)
-            held = int(m.group(1)) if m else None
-            self.c.check(
-                '%s: %d clients pinning 400 KiB entries by a 64 KiB Range '
-                'each past a 1 MiB cache: the held bytes stay within about '
-                'its size (%s), beyond it a 503 (%s)'
-                % (name, files, held, statuses),
-                len(statuses) == files and statuses[0] == 206 and
-                503 in statuses and set(statuses) <= {206, 503} and
-                held is not None and held <= (1 << 20) + 2 * 409600,
-                out[-600:])
-            time.sleep(1)  # the closes and their RCU grace periods
-            held_after = self.stats().get('held_bytes')
-            self.c.check('%s: once they are gone, nothing is held (%s)'
-                         % (name, held_after), held_after == 0)
-        finally:
-            self.g.run('rm -rf /srv/www/pinned')
 
     def memcg(self, baseline):
         """What clients make khttpd allocate is charged to the memory
