@@ -251,6 +251,21 @@ int listen_set_open(struct listen_set *set, const struct options *opt,
 	return bind_addresses(set, opt, err, errlen);
 }
 
+bool listen_set_has_tcp_port(const struct listen_set *set, uint16_t port)
+{
+	const struct listen_addr *a;
+
+	for (unsigned i = 0; i < set->naddrs + set->nredirects; i++) {
+		a = i < set->naddrs ? &set->addrs[i] :
+				      &set->redirects[i - set->naddrs];
+		if ((a->ss.ss_family == AF_INET ||
+		     a->ss.ss_family == AF_INET6) &&
+		    listen_addr_port(a) == port)
+			return true;
+	}
+	return false;
+}
+
 void listen_set_close(struct listen_set *set)
 {
 	size_t cells = (size_t)set->nworkers * set->per_worker;

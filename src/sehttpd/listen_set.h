@@ -6,6 +6,7 @@
 #ifndef SEHTTPD_LISTEN_SET_H
 #define SEHTTPD_LISTEN_SET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ struct listen_set {
 int listen_set_open(struct listen_set *set, const struct options *opt,
 		    unsigned passed, unsigned nworkers, char *err,
 		    size_t errlen);
+
+/* Whether one of the set's TCP addresses (-b's or redirects') is at port. */
+bool listen_set_has_tcp_port(const struct listen_set *set, uint16_t port);
 
 /* Worker i's per_worker listeners. */
 static inline struct listener *listen_set_row(struct listen_set *set,

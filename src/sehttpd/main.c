@@ -635,27 +635,12 @@ static int size_server(struct sehttpd *d)
 	return 0;
 }
 
-/* Whether one of the server's own TCP listeners is at port. */
-static bool serves_on_port(const struct listen_set *set, unsigned long port)
-{
-	const struct listen_addr *a;
-
-	for (unsigned i = 0; i < set->naddrs + set->nredirects; i++) {
-		a = i < set->naddrs ? &set->addrs[i] :
-				      &set->redirects[i - set->naddrs];
-		if ((a->ss.ss_family == AF_INET ||
-		     a->ss.ss_family == AF_INET6) &&
-		    listen_addr_port(a) == port)
-			return true;
-	}
-	return false;
-}
-
 /* The workers' listeners, then the metrics one (--metrics). */
 static int open_listeners(struct sehttpd *d)
 {
-	const char *metrics = d->opt->metrics, *colon;
-	unsigned long port;
+	const char *metrics = d->opt->metrics;
+	struct listen_addr a;
+	uint16_t port;
 	char err[256];
 
 	if (listen_set_open(&d->listen, d->opt, (unsigned)d->passed,
@@ -664,18 +649,19 @@ static int open_listeners(struct sehttpd *d)
 	d->server.https_port = d->listen.https_port;
 	if (!metrics)
 		return 0;
-	d->metrics = metrics_open(&d->server, metrics, d->metrics_where,
+	if (metrics_addr_parse(metrics, &a, err, sizeof(err)))
+		return report(err, EXIT_USAGE);
+	d->metrics = metrics_open(&d->server, &a, d->metrics_where,
 				  sizeof(d->metrics_where), err, sizeof(err));
 	if (d->metrics)
 		return 0;
 	/* "In use" by this server itself says more as that. */
-	colon = strrchr(metrics, ':');
-	port = colon ? strtoul(colon + 1, NULL, 10) : 0;
-	if (port && serves_on_port(&d->listen, port))
+	port = listen_addr_port(&a);
+	if (port && listen_set_has_tcp_port(&d->listen, port))
 		snprintf(err, sizeof(err),
-			 "--metrics %s: port %lu is where this server serves "
+			 "--metrics %s: port %u is where this server serves "
 			 "its site; the metrics need a port of their own",
-			 metrics, port);
+			 metrics, (unsigned)port);
 	return report(err, EXIT_USAGE);
 }
 

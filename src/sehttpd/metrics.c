@@ -523,9 +523,8 @@ static void *metrics_run(void *arg)
 	return NULL;
 }
 
-/* "HOST:PORT", "[V6]:PORT" or ":PORT" (all addresses) into a. */
-static int parse_addr(const char *s, struct listen_addr *a, char *err,
-		      size_t errlen)
+int metrics_addr_parse(const char *s, struct listen_addr *a, char *err,
+		       size_t errlen)
 {
 	const char *colon = strrchr(s, ':');
 	char host[256];
@@ -550,12 +549,11 @@ static int parse_addr(const char *s, struct listen_addr *a, char *err,
 				   (uint16_t)port, err, errlen);
 }
 
-struct metrics_server *metrics_open(const struct server *s, const char *addr,
-				    char *where, size_t where_len, char *err,
-				    size_t errlen)
+struct metrics_server *metrics_open(const struct server *s,
+				    struct listen_addr *a, char *where,
+				    size_t where_len, char *err, size_t errlen)
 {
 	struct metrics_server *m = calloc(1, sizeof(*m));
-	struct listen_addr a;
 	int fd;
 
 	if (!m) {
@@ -564,11 +562,10 @@ struct metrics_server *metrics_open(const struct server *s, const char *addr,
 	}
 	m->server = s;
 	m->stop_fd = -1;
-	if (parse_addr(addr, &a, err, errlen) ||
-	    listeners_open(&a, 1, &fd, err, errlen))
+	if (listeners_open(a, 1, &fd, err, errlen))
 		goto fail;
 	m->listen_fd = fd;
-	listen_addr_format(&a, where, where_len);
+	listen_addr_format(a, where, where_len);
 	/* The thread starts in metrics_start(), once privileges are dropped. */
 	m->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (m->stop_fd < 0) {

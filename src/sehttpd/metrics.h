@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct listen_addr;
 struct server;
 
 /*
@@ -20,14 +21,19 @@ size_t metrics_format(const struct server *s, char *buf, size_t len);
 
 struct metrics_server;
 
+/* --metrics' "HOST:PORT", "[V6]:PORT" or ":PORT" (all addresses) into a;
+ * 0, or -1 with a message in err. */
+int metrics_addr_parse(const char *s, struct listen_addr *a, char *err,
+		       size_t errlen);
+
 /*
- * Listens on addr ("HOST:PORT", "[V6]:PORT" or ":PORT"), before privileges
- * are dropped; where gets the address (LISTEN_ADDR_STRLEN bytes).  Returns
- * NULL with a message in err.
+ * Listens on a (metrics_addr_parse()), before privileges are dropped; where
+ * gets the address (LISTEN_ADDR_STRLEN bytes).  Returns NULL with a message
+ * in err.
  */
-struct metrics_server *metrics_open(const struct server *s, const char *addr,
-				    char *where, size_t where_len, char *err,
-				    size_t errlen);
+struct metrics_server *metrics_open(const struct server *s,
+				    struct listen_addr *a, char *where,
+				    size_t where_len, char *err, size_t errlen);
 /* Serves GET /metrics from a thread of its own, once the workers run. */
 int metrics_start(struct metrics_server *m);
 /* Stops the thread if it runs and frees m (NULL: nothing). */
