@@ -1,11 +1,11 @@
 # Sourced (bash): the qemu guest that khttpd runs in, shared by the kernel
 # suite (tests/kernel/run.sh) and the kernel benchmark (bench/kernel/run.sh).
-# The guest boots a Debian kernel (tests/kernel/kver.sh) under TCG from an initramfs
-# holding busybox, /init (init.sh), the control channel (ctl.cgi), the
-# virtio-net modules, khttpd.ko and a static htstress; /init loads khttpd
-# over /srv/www and prints KHTTPD-READY (or KHTTPD-FAILED) on the serial
-# console.  The caller fills ROOT/srv before packing.  Run from the
-# repository's root.
+# The guest boots a Debian kernel (tests/kernel/kver.sh) under TCG from an
+# initramfs holding busybox, /init (init.sh), the control channel
+# (ctl.cgi), the virtio-net modules, khttpd.ko and a static htstress; /init
+# loads khttpd over /srv/www and prints KHTTPD-READY (or KHTTPD-FAILED) on
+# the serial console.  The caller fills ROOT/srv before packing.  Run from
+# the repository's root.
 
 GUEST_VIRTIO_MODULES="virtio_ring virtio virtio_pci_modern_dev \
 virtio_pci_legacy_dev virtio_pci failover net_failover virtio_net"
@@ -22,8 +22,9 @@ guest_copy_modules() {
 	local dir=$1 kver=$2 mdir m
 	shift 2
 	touch "$dir/order"
+	# No modules of kver at all: the first asked for is missing.
 	mdir=$(tests/kernel/kver.sh --modules "$kver") || {
-		echo "(every module: no modules of $kver)"
+		echo "$1"
 		return 1
 	}
 	for m in "$@"; do

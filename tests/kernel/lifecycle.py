@@ -192,11 +192,24 @@ class Lifecycle:
         import tree as treemod
         self.tree = treemod.check_tree(args.tree)
 
-    def insmod(self, extra='', timeout_ms=None):
-        return self.g.run('insmod /khttpd.ko root=/srv/www port=%d '
-                          'timeout_ms=%d %s' % (
-                              self.args.guest_port,
-                              timeout_ms or self.args.timeout_ms, extra))
+    # The memory cgroup the memcg and pins parts load khttpd from.
+    MEMCG = '/sys/fs/cgroup/khttpd'
+
+    def insmod(self, extra='', timeout_ms=None, memcg=False):
+        """(output, exit status) of loading khttpd over /srv/www; with
+        memcg, from the cgroup MEMCG, so that what it allocates for its
+        clients is charged there."""
+        cmd = ('insmod /khttpd.ko root=/srv/www port=%d timeout_ms=%d %s'
+               % (self.args.guest_port, timeout_ms or self.args.timeout_ms,
+                  extra))
+        if memcg:
+            self.g.value('mountpoint -q /sys/fs/cgroup || mount -t cgroup2 '
+                         'none /sys/fs/cgroup; echo +memory >/sys/fs/cgroup/'
+                         'cgroup.subtree_control; mkdir -p %s; echo ok'
+                         % self.MEMCG)
+            cmd = "sh -c 'echo $$ >%s/cgroup.procs && exec %s'" % (
+                self.MEMCG, cmd)
+        return self.g.run(cmd)
 
     def hold(self, args, out):
         """Starts holdconns in the guest; its first line once all are open
@@ -645,15 +658,9 @@ class Lifecycle:
         bytes' bound: slow readers held as many evicted entries as they
         liked."""
         name = 'pins'
-        cg = '/sys/fs/cgroup/khttpd'
+        cg = self.MEMCG
         clients = 24
-        self.g.value('mountpoint -q /sys/fs/cgroup || mount -t cgroup2 '
-                     'none /sys/fs/cgroup; echo +memory >/sys/fs/cgroup/'
-                     'cgroup.subtree_control; mkdir -p %s; echo ok' % cg)
-        out, rc = self.g.run(
-            "sh -c 'echo $$ >%s/cgroup.procs && exec insmod /khttpd.ko "
-            "root=/srv/www port=%d timeout_ms=30000 cache_kb=1024'"
-            % (cg, self.args.guest_port))
+        out, rc = self.insmod('cache_kb=1024', timeout_ms=30000, memcg=True)
         if not self.c.check('%s: insmod from a cgroup of its own succeeds'
                             % name, rc == 0, out):
             return
@@ -707,14 +714,8 @@ class Lifecycle:
         fill the cache with 8 MiB, and that cgroup's memory.current holds
         them."""
         name = 'memcg'
-        cg = '/sys/fs/cgroup/khttpd'
-        self.g.value('mountpoint -q /sys/fs/cgroup || mount -t cgroup2 '
-                     'none /sys/fs/cgroup; echo +memory >/sys/fs/cgroup/'
-                     'cgroup.subtree_control; mkdir -p %s; echo ok' % cg)
-        out, rc = self.g.run(
-            "sh -c 'echo $$ >%s/cgroup.procs && exec insmod /khttpd.ko "
-            "root=/srv/www port=%d timeout_ms=%d'"
-            % (cg, self.args.guest_port, self.args.timeout_ms))
+        cg = self.MEMCG
+        out, rc = self.insmod(memcg=True)
         if not self.c.check('%s: insmod from a cgroup of its own succeeds'
                             % name, rc == 0, out):
             return
