@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 
 #include "http/site.h"
+#include "root.h"
 
 /* Scoped lookups that a concurrent rename made fail, before giving up. */
 #define LOOKUP_TRIES 8
@@ -41,20 +42,20 @@ int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
  * system as a whole (vfs_path_lookup() would hold links inside the root as
  * in a chroot), so that links lead where they point.
  */
-static int khttpd_lookup_anywhere(const struct khttpd_server *srv,
-				  const char *rel, struct path *found)
+static int khttpd_lookup_anywhere(const struct path *root, const char *rel,
+				  struct path *found)
 {
 	size_t rel_len = strlen(rel), n;
-	char *buf = kmalloc(PATH_MAX + rel_len + 1, GFP_KERNEL), *root;
+	char *buf = kmalloc(PATH_MAX + rel_len + 1, GFP_KERNEL), *at;
 	int err;
 
 	if (!buf)
 		return -ENOMEM;
-	root = d_path(&srv->root, buf, PATH_MAX);
-	err = PTR_ERR_OR_ZERO(root);
+	at = d_path(root, buf, PATH_MAX);
+	err = PTR_ERR_OR_ZERO(at);
 	if (!err) {
-		n = strlen(root);
-		memmove(buf, root, n);
+		n = strlen(at);
+		memmove(buf, at, n);
 		buf[n] = '/';
 		memcpy(buf + n + 1, rel, rel_len + 1);
 		err = kern_path(buf, LOOKUP_FOLLOW | LOOKUP_NO_MAGICLINKS,
@@ -64,8 +65,9 @@ static int khttpd_lookup_anywhere(const struct khttpd_server *srv,
 	return err;
 }
 
-struct file *khttpd_open_beneath(const struct khttpd_server *srv,
-				 const char *path, int flags)
+static struct file *khttpd_open_from(const struct khttpd_server *srv,
+				     const struct path *root, const char *path,
+				     int flags)
 {
 	const char *rel = path[1] ? path + 1 : ".";
 	unsigned int tries = LOOKUP_TRIES;
@@ -74,12 +76,11 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 	int err;
 
 	if (srv->follow_symlinks) {
-		err = khttpd_lookup_anywhere(srv, rel, &found);
+		err = khttpd_lookup_anywhere(root, rel, &found);
 	} else {
 		/* EAGAIN: a rename raced a ".." of a link's target. */
 		do {
-			err = vfs_path_lookup(srv->root.dentry, srv->root.mnt,
-					      rel,
+			err = vfs_path_lookup(root->dentry, root->mnt, rel,
 					      LOOKUP_FOLLOW | LOOKUP_BENEATH |
 						      LOOKUP_NO_MAGICLINKS,
 					      &found);
@@ -87,7 +88,7 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 	}
 	if (err)
 		return ERR_PTR(err);
-	if (!srv->follow_symlinks && !path_is_under(&found, &srv->root)) {
+	if (!srv->follow_symlinks && !path_is_under(&found, root)) {
 		path_put(&found);
 		return ERR_PTR(-EXDEV);
 	}
@@ -124,16 +125,17 @@ struct file *khttpd_open_read(const struct path *path, int flags)
  * a link led to outside the root (follow_symlinks=1) is not, as sehttpd
  * judges it.
  */
-bool khttpd_beneath_hidden(const struct khttpd_server *srv,
-			   const struct path *path)
+static bool khttpd_beneath_hidden(const struct khttpd_server *srv,
+				  const struct path *root,
+				  const struct path *path)
 {
 	struct path p = *path;
 	bool hidden = false;
 
-	if (srv->follow_symlinks && !path_is_under(path, &srv->root))
+	if (srv->follow_symlinks && !path_is_under(path, root))
 		return false;
 	path_get(&p);
-	while (!hidden && !path_equal(&p, &srv->root)) {
+	while (!hidden && !path_equal(&p, root)) {
 		struct dentry *parent;
 
 		if (p.dentry == p.mnt->mnt_root) {
@@ -148,15 +150,30 @@ bool khttpd_beneath_hidden(const struct khttpd_server *srv,
 		/* The name is stable under d_lock; "/" makes .well-known in
 		 * the root the one dot name that is not hidden. */
 		spin_lock(&p.dentry->d_lock);
-		hidden = http_entry_hidden("/",
-					   parent == srv->root.dentry &&
-						   p.mnt == srv->root.mnt,
-					   (const char *)p.dentry->d_name.name,
-					   p.dentry->d_name.len);
+		hidden = http_entry_hidden(
+			"/", parent == root->dentry && p.mnt == root->mnt,
+			(const char *)p.dentry->d_name.name,
+			p.dentry->d_name.len);
 		spin_unlock(&p.dentry->d_lock);
 		dput(p.dentry);
 		p.dentry = parent;
 	}
 	path_put(&p);
 	return hidden;
+}
+
+struct file *khttpd_open_beneath(const struct khttpd_server *srv,
+				 const char *path, int flags, bool *hidden)
+{
+	const struct path *root;
+	struct file *f;
+	int idx;
+
+	/* One directory for both, though a deploy may turn root= between. */
+	root = khttpd_root_enter(srv->root, &idx);
+	f = khttpd_open_from(srv, root, path, flags);
+	if (hidden && !IS_ERR(f))
+		*hidden = khttpd_beneath_hidden(srv, root, &f->f_path);
+	khttpd_root_leave(srv->root, idx);
+	return f;
 }

@@ -8,17 +8,18 @@
 
 #include "khttpd.h"
 
-/* Opens path (from '/', decoded and normalised) beneath the root. */
+/*
+ * Opens path (from '/', decoded and normalised) beneath the root; with
+ * hidden, also says whether what it reached has a hidden name there (a
+ * link such as "innocent -> .git/config" leads to one).
+ */
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
-				 const char *path, int flags);
+				 const char *path, int flags, bool *hidden);
 
 /* 0 when the serving user may read what path names, else -EACCES... */
 int khttpd_may_read(const struct path *path);
 
 /* Opens what path names for reading, if the serving user may read it. */
 struct file *khttpd_open_read(const struct path *path, int flags);
-
-bool khttpd_beneath_hidden(const struct khttpd_server *srv,
-			   const struct path *path);
 
 #endif /* KHTTPD_BENEATH_H */

@@ -17,6 +17,7 @@
 #define KHTTPD_SERVER_TOKEN "khttpd"
 
 struct khttpd_header_rules;
+struct khttpd_root;
 struct mem_cgroup;
 struct khttpd_mime_map;
 struct socket;
@@ -38,7 +39,7 @@ struct khttpd_config {
 };
 
 struct khttpd_server {
-	struct path root;
+	struct khttpd_root *root; /* root=, followed as a deploy turns it */
 	struct socket *listener;
 	void (*saved_data_ready)(struct sock *sk); /* the listener's */
 	struct delayed_work accept; /* queued when connections wait */

@@ -169,6 +169,7 @@ static void khttpd_listing_describe_link(const struct khttpd_server *srv,
 					 struct dir_item *it)
 {
 	struct http_listing_entry *e = &it->e;
+	bool hidden = false;
 	struct kstat st;
 	struct file *f;
 	char *path;
@@ -179,12 +180,13 @@ static void khttpd_listing_describe_link(const struct khttpd_server *srv,
 		return;
 	memcpy(path, dir, dir_len);
 	memcpy(path + dir_len, e->name, e->name_len + 1);
-	f = khttpd_open_beneath(srv, path, O_PATH);
+	f = khttpd_open_beneath(srv, path, O_PATH,
+				srv->site.dotfiles ? NULL : &hidden);
 	kfree(path);
 	if (IS_ERR(f))
 		return;
 	/* "innocent -> .git/config" is not listed, as .git is not. */
-	if (!srv->site.dotfiles && khttpd_beneath_hidden(srv, &f->f_path))
+	if (hidden)
 		it->hidden = true;
 	else if (!vfs_getattr(&f->f_path, &st, STATX_BASIC_STATS,
 			      AT_STATX_SYNC_AS_STAT))

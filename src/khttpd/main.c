@@ -27,7 +27,9 @@ MODULE_PARM_DESC(port, "TCP port to listen on, all IPv4 addresses (8081)");
 
 static char *root = "/var/www";
 module_param(root, charp, 0444);
-MODULE_PARM_DESC(root, "Directory to serve; must exist (/var/www)");
+MODULE_PARM_DESC(
+	root,
+	"Directory to serve; must exist, looked up again every second (/var/www)");
 
 static int backlog = 128;
 module_param(backlog, int, 0444);

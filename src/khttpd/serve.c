@@ -65,6 +65,7 @@ static int khttpd_plan_open(void *ctx, const char *path,
 {
 	struct khttpd_exchange *x = ctx;
 	const struct khttpd_server *srv = x->srv;
+	bool hidden = false;
 	struct file *f;
 	struct kstat st;
 
@@ -72,7 +73,8 @@ static int khttpd_plan_open(void *ctx, const char *path,
 		x->deferred = true;
 		return -EAGAIN;
 	}
-	f = khttpd_open_beneath(srv, path, O_PATH);
+	f = khttpd_open_beneath(srv, path, O_PATH,
+				srv->site.dotfiles ? NULL : &hidden);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	if (khttpd_getattr(f, &st)) {
@@ -83,8 +85,7 @@ static int khttpd_plan_open(void *ctx, const char *path,
 	obj->type = S_ISREG(st.mode) ? HTTP_OBJECT_FILE :
 		    S_ISDIR(st.mode) ? HTTP_OBJECT_DIR :
 				       HTTP_OBJECT_OTHER;
-	obj->hidden = !srv->site.dotfiles &&
-		      khttpd_beneath_hidden(srv, &f->f_path);
+	obj->hidden = hidden;
 	obj->mtime_sec = st.mtime.tv_sec;
 	obj->mtime_nsec = st.mtime.tv_nsec;
 	return 0;
@@ -337,6 +338,7 @@ static int khttpd_serve_error(struct khttpd_exchange *x, int status)
 	const struct khttpd_server *srv = x->srv;
 	const char *page = http_site_error_page(&srv->site, status);
 	struct khttpd_cache_entry *e = NULL;
+	bool judged, hidden = false;
 	struct file *f;
 	struct kstat st;
 	int ret;
@@ -347,11 +349,11 @@ static int khttpd_serve_error(struct khttpd_exchange *x, int status)
 		x->deferred = true;
 		return 0;
 	}
-	f = khttpd_open_beneath(srv, page, O_PATH);
+	judged = !srv->site.dotfiles && !http_path_hidden(page, strlen(page));
+	f = khttpd_open_beneath(srv, page, O_PATH, judged ? &hidden : NULL);
 	if (IS_ERR(f))
 		return khttpd_respond_status(x, status);
-	if (!srv->site.dotfiles && !http_path_hidden(page, strlen(page)) &&
-	    khttpd_beneath_hidden(srv, &f->f_path)) {
+	if (hidden) {
 		fput(f);
 		return khttpd_respond_status(x, status);
 	}

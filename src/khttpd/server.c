@@ -22,7 +22,6 @@
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/in.h>
-#include <linux/namei.h>
 #include <linux/net.h>
 #include <linux/memcontrol.h>
 #include <linux/netdevice.h>
@@ -36,6 +35,7 @@
 
 #include "config.h"
 #include "conn.h"
+#include "root.h"
 #include "stats.h"
 
 static int khttpd_open_listener(struct khttpd_server *srv,
@@ -241,11 +241,14 @@ int khttpd_server_start(struct khttpd_server *srv,
 	srv->cors = cfg->rules->cors;
 	srv->mime = cfg->mime;
 
-	err = kern_path(cfg->root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
-			&srv->root);
+	srv->root = kzalloc(sizeof(*srv->root), GFP_KERNEL);
+	if (!srv->root)
+		return -ENOMEM;
+	err = khttpd_root_init(srv->root, cfg->root);
 	if (err) {
 		pr_err("root=%s is not a directory that can be served: %pe\n",
 		       cfg->root, ERR_PTR(err));
+		kfree(srv->root);
 		return err;
 	}
 	srv->cred = khttpd_unprivileged_cred();
@@ -291,7 +294,8 @@ err_cred:
 	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
 err_root:
-	path_put(&srv->root);
+	khttpd_root_exit(srv->root);
+	kfree(srv->root);
 	return err;
 }
 
@@ -319,5 +323,6 @@ void khttpd_server_stop(struct khttpd_server *srv)
 	kmem_cache_destroy(srv->conn_cache);
 	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
-	path_put(&srv->root);
+	khttpd_root_exit(srv->root);
+	kfree(srv->root);
 }

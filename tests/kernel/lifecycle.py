@@ -14,6 +14,11 @@ through its forwarded port:
            mid-download (the client stops reading), unload: within one
            second, every connection closed, no thread, socket, slab cache
            or module left, nothing at warning level or above logged.
+  deploy: loaded with root= a link to one tree: the link turned to
+           another (clients in the guest asking meanwhile, every one
+           answered) is served within 3 s and logged, and the tree left
+           behind unmounts; the link removed, the last tree is still
+           served; a tree renamed into place is served within 3 s.
   fair:   a client streaming a request body at full speed (inside the
            guest, streambody) for 4 s, longer than timeout_ms, then one
            streaming a body of 1-byte chunks, then one pipelining GETs and
@@ -195,13 +200,14 @@ class Lifecycle:
     # The memory cgroup the memcg and pins parts load khttpd from.
     MEMCG = '/sys/fs/cgroup/khttpd'
 
-    def insmod(self, extra='', timeout_ms=None, memcg=False):
-        """(output, exit status) of loading khttpd over /srv/www; with
-        memcg, from the cgroup MEMCG, so that what it allocates for its
-        clients is charged there."""
-        cmd = ('insmod /khttpd.ko root=/srv/www port=%d timeout_ms=%d %s'
-               % (self.args.guest_port, timeout_ms or self.args.timeout_ms,
-                  extra))
+    def insmod(self, extra='', timeout_ms=None, memcg=False,
+               root='/srv/www'):
+        """(output, exit status) of loading khttpd over root; with memcg,
+        from the cgroup MEMCG, so that what it allocates for its clients
+        is charged there."""
+        cmd = ('insmod /khttpd.ko root=%s port=%d timeout_ms=%d %s'
+               % (root, self.args.guest_port,
+                  timeout_ms or self.args.timeout_ms, extra))
         if memcg:
             self.g.value('mountpoint -q /sys/fs/cgroup || mount -t cgroup2 '
                          'none /sys/fs/cgroup; echo +memory >/sys/fs/cgroup/'
@@ -225,7 +231,8 @@ class Lifecycle:
         return None
 
     def held(self, out, seconds):
-        """holdconns' summary once it ended, or {}."""
+        """The summary (a line of JSON) holdconns or htstress wrote to out
+        once it ended, or {}."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             m = re.search(r'^\{.*\}$', self.g.value('cat %s' % out), re.M)
@@ -734,6 +741,90 @@ class Lifecycle:
                      after - before >= files * 524288 * 9 // 10)
         self.g.run('rm -rf /srv/www/charged')
         self.unload(name)
+        self.check_released(name, baseline)
+
+    def served_release(self, seconds=0):
+        """The body of /which.txt, once it is another than before or
+        seconds have passed: (text, seconds it took)."""
+        start = time.monotonic()
+        first = None
+        while True:
+            try:
+                status, _, body = http_get(self.args.http_port, '/which.txt',
+                                           timeout=10)
+                text = body.decode(errors='replace').strip() \
+                    if status == 200 else 'status %d' % status
+            except (OSError, http.client.HTTPException) as e:
+                text = repr(e)
+            took = time.monotonic() - start
+            if first is None:
+                first = text
+            if text != first or took >= seconds:
+                return text, took
+            time.sleep(0.2)
+
+    def deploy(self, baseline):
+        """root= is followed as a release deploy turns it, as sehttpd's
+        ROOT is: a link turned to the new tree (ln -sfn; mv -T), a path
+        that leads nowhere for a moment (the tree served last stays), a
+        new tree renamed into place.  The tree left behind is let go: a
+        tmpfs mounted there unmounts."""
+        name = 'deploy'
+        g = self.g
+        g.value('mkdir -p /srv/rel/1 && mount -t tmpfs none /srv/rel/1 && '
+                'mkdir -p /srv/rel/2 /srv/rel/3 && for i in 1 2 3; do '
+                'echo release $i >/srv/rel/$i/which.txt; done && '
+                'ln -sfn rel/1 /srv/current && echo made')
+        out, rc = self.insmod(root='/srv/current')
+        if not self.c.check('%s: insmod root=/srv/current (a link to '
+                            'rel/1) succeeds' % name, rc == 0, out):
+            g.run('umount /srv/rel/1; rm -rf /srv/rel /srv/current')
+            return
+        g.dmesg()
+        # Served twice, so that the cache holds it when the link turns.
+        for _ in range(2):
+            text, _ = self.served_release()
+        self.c.check('%s: serves release 1' % name, text == 'release 1',
+                     text)
+        # Each step is taken within a second, and a cache entry is
+        # trusted for a second without a look: 3 s is plenty.  Clients
+        # in the guest keep asking meanwhile: a turn while lookups are
+        # under way.
+        g.value('htstress --json -d 3 -c 8 -t 1 --timeout 30 '
+                'http://127.0.0.1:%d/which.txt </dev/null >/tmp/deploy.out '
+                '2>&1 & echo started' % self.args.guest_port)
+        time.sleep(0.5)
+        g.value('ln -sfn rel/2 /srv/current.tmp && '
+                'mv -T /srv/current.tmp /srv/current && echo turned')
+        text, took = self.served_release(5)
+        self.c.check('%s: the link turned to rel/2 is served within 3 s '
+                     '(%s after %.1f s)' % (name, text, took),
+                     text == 'release 2' and took < 3, text)
+        res = self.held('/tmp/deploy.out', 60)
+        self.c.check('%s: clients asking through the turn were all '
+                     'answered (%s good of %s)'
+                     % (name, res.get('good'), res.get('requests')),
+                     res.get('good', 0) > 0 and
+                     res.get('good') == res.get('requests'), repr(res))
+        log = [t for _, t in g.dmesg()]
+        self.c.check('%s: the log says where root= leads now' % name,
+                     any('root=/srv/current now serves /srv/rel/2' in t
+                         for t in log), repr(log))
+        umount, rc = g.run('umount /srv/rel/1')
+        self.c.check('%s: the tree left behind is let go (its tmpfs '
+                     'unmounts)' % name, rc == 0, umount)
+        g.value('rm /srv/current && echo removed')
+        text, took = self.served_release(2.5)
+        self.c.check('%s: while root= leads nowhere, the last tree is '
+                     'served (%s after %.1f s)' % (name, text, took),
+                     text == 'release 2', text)
+        g.value('mv -T /srv/rel/3 /srv/current && echo renamed')
+        text, took = self.served_release(5)
+        self.c.check('%s: a tree renamed into place is served within 3 s '
+                     '(%s after %.1f s)' % (name, text, took),
+                     text == 'release 3' and took < 3, text)
+        self.unload(name)
+        g.run('umount /srv/rel/1; rm -rf /srv/rel /srv/current')
         self.check_released(name, baseline)
 
     def limits(self, baseline):
@@ -1600,13 +1691,14 @@ class Lifecycle:
         # KHTTPD_LIFECYCLE=crowd,10000 runs only those parts (while
         # working on one of them).
         only = os.environ.get('KHTTPD_LIFECYCLE',
-                              'cycles,site,fair,heavy,memcg,pins,crowd,'
-                              'burst,10000,limits')
+                              'cycles,site,deploy,fair,heavy,memcg,pins,'
+                              'crowd,burst,10000,limits')
         parts = (
             ('cycles', lambda: [self.cycle(i, baseline, params)
                                 for i, params in enumerate(
                                     ('', 'cache_kb=0', 'listing=0'), 1)]),
             ('site', self.site_params),
+            ('deploy', lambda: self.deploy(baseline)),
             ('fair', lambda: self.fair_share(baseline)),
             ('heavy', lambda: self.heavy(baseline)),
             ('memcg', lambda: self.memcg(baseline)),

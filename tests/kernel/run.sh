@@ -20,8 +20,8 @@
 # module's timeout during the integration suite, seconds), and
 # KHTTPD_TESTS (-k filters for the integration runner, separated by
 # commas), and
-# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,site,fair,crowd,
-# burst,10000,limits).
+# KHTTPD_LIFECYCLE (which lifecycle parts run: cycles,site,deploy,fair,
+# heavy,memcg,pins,crowd,burst,10000,limits).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The directory root= names, as it is now (a deploy may turn it). */
+#ifndef KHTTPD_ROOT_H
+#define KHTTPD_ROOT_H
+
+#include <linux/path.h>
+#include <linux/srcu.h>
+#include <linux/workqueue.h>
+
+struct khttpd_root {
+	const char *name; /* root= as given */
+	struct path __rcu *dir; /* what name led to when last looked up */
+	struct srcu_struct srcu; /* readers of dir, who may sleep */
+	struct delayed_work check;
+};
+
+/* Looks name up; 0, or why it is not a directory that can be served. */
+int khttpd_root_init(struct khttpd_root *r, const char *name);
+
+/* Once no request can enter it any more. */
+void khttpd_root_exit(struct khttpd_root *r);
+
+/*
+ * The directory to serve from, valid until khttpd_root_leave(r, *idx);
+ * the lookups between may sleep.
+ */
+static inline const struct path *khttpd_root_enter(struct khttpd_root *r,
+						   int *idx)
+{
+	*idx = srcu_read_lock(&r->srcu);
+	return srcu_dereference(r->dir, &r->srcu);
+}
+
+static inline void khttpd_root_leave(struct khttpd_root *r, int idx)
+{
+	srcu_read_unlock(&r->srcu, idx);
+}
+
+#endif /* KHTTPD_ROOT_H */
