@@ -790,7 +790,7 @@ class Lifecycle:
         # trusted for a second without a look: 3 s is plenty.  Clients
         # in the guest keep asking meanwhile: a turn while lookups are
         # under way.
-        g.value('htstress --json -d 3 -c 8 -t 1 --timeout 30 '
+        g.value('htstress --json -d 2 -c 8 -t 1 --timeout 30 '
                 'http://127.0.0.1:%d/which.txt </dev/null >/tmp/deploy.out '
                 '2>&1 & echo started' % self.args.guest_port)
         time.sleep(0.5)
@@ -806,15 +806,27 @@ class Lifecycle:
                      % (name, res.get('good'), res.get('requests')),
                      res.get('good', 0) > 0 and
                      res.get('good') == res.get('requests'), repr(res))
-        log = [t for _, t in g.dmesg()]
+        # The line comes once the lookups that began from rel/1 are over
+        # and it is put: the request above may have come just before.
+        log, said = [], False
+        deadline = time.monotonic() + 5
+        while not said and time.monotonic() < deadline:
+            log += [t for _, t in g.dmesg()]
+            said = any('root=/srv/current now serves /srv/rel/2' in t
+                       for t in log)
+            time.sleep(0 if said else 0.2)
         self.c.check('%s: the log says where root= leads now' % name,
-                     any('root=/srv/current now serves /srv/rel/2' in t
-                         for t in log), repr(log))
-        umount, rc = g.run('umount /srv/rel/1')
+                     said, repr(log))
+        # Clients still being answered from rel/1 may hold it a moment.
+        for _ in range(5):
+            umount, rc = g.run('umount /srv/rel/1')
+            if rc == 0:
+                break
+            time.sleep(0.5)
         self.c.check('%s: the tree left behind is let go (its tmpfs '
                      'unmounts)' % name, rc == 0, umount)
         g.value('rm /srv/current && echo removed')
-        text, took = self.served_release(2.5)
+        text, took = self.served_release(1.5)
         self.c.check('%s: while root= leads nowhere, the last tree is '
                      'served (%s after %.1f s)' % (name, text, took),
                      text == 'release 2', text)
