@@ -24,6 +24,7 @@
 #include <linux/namei.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "http/site.h"
 #include "root.h"
 
@@ -31,36 +32,44 @@
 #define LOOKUP_TRIES 8
 
 /*
- * Exported by fs/namei.c (EXPORT_SYMBOL) but declared only in fs/internal.h
- * on 6.1: the one lookup from a given root that takes LOOKUP_ flags.
- */
-int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
-		    const char *name, unsigned int flags, struct path *path);
-
-/*
  * follow_symlinks=1: rel looked up from where the root is now, in the file
  * system as a whole (vfs_path_lookup() would hold links inside the root as
- * in a chroot), so that links lead where they point.
+ * in a chroot), so that links lead where they point.  The root's name must
+ * still lead to it: that of a root unmounted lazily is "/" (d_path() of a
+ * detached mount), that of one removed ends in " (deleted)".  Until the
+ * next look at root= (root.c) such a root answers 503.
  */
 static int khttpd_lookup_anywhere(const struct path *root, const char *rel,
 				  struct path *found)
 {
 	size_t rel_len = strlen(rel), n;
 	char *buf = kmalloc(PATH_MAX + rel_len + 1, GFP_KERNEL), *at;
+	struct path named;
+	bool same;
 	int err;
 
 	if (!buf)
 		return -ENOMEM;
 	at = d_path(root, buf, PATH_MAX);
 	err = PTR_ERR_OR_ZERO(at);
-	if (!err) {
-		n = strlen(at);
-		memmove(buf, at, n);
-		buf[n] = '/';
-		memcpy(buf + n + 1, rel, rel_len + 1);
-		err = kern_path(buf, LOOKUP_FOLLOW | LOOKUP_NO_MAGICLINKS,
-				found);
+	if (err)
+		goto out;
+	if (kern_path(at, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &named)) {
+		err = -EAGAIN;
+		goto out;
 	}
+	same = path_equal(&named, root);
+	path_put(&named);
+	if (!same) {
+		err = -EAGAIN;
+		goto out;
+	}
+	n = strlen(at);
+	memmove(buf, at, n);
+	buf[n] = '/';
+	memcpy(buf + n + 1, rel, rel_len + 1);
+	err = kern_path(buf, LOOKUP_FOLLOW | LOOKUP_NO_MAGICLINKS, found);
+out:
 	kfree(buf);
 	return err;
 }

@@ -26,6 +26,17 @@
 #include <asm/unaligned.h>
 #endif
 
+struct dentry;
+struct path;
+struct vfsmount;
+
+/*
+ * Exported by fs/namei.c (EXPORT_SYMBOL) but declared only in fs/internal.h
+ * on 6.1: the one lookup from a given root that takes LOOKUP_ flags.
+ */
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
+
 /* 6.12 dropped the old size: kvrealloc(p, new_size, flags). */
 static inline void *khttpd_kvrealloc(void *p, size_t old_size, size_t new_size,
 				     gfp_t flags)

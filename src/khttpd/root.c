@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A release deploy turns a link to the new tree (ln -sfn; mv -T) or renames
- * the new tree over the old one.  root= is looked up again every second,
- * and a lookup that leads to another directory is served from then on, as
+ * the new tree into place.  root= is looked up again every second, and a
+ * lookup that leads to another directory is served from then on, as
  * sehttpd's worker_roots.c does; one that leads nowhere (between the two
  * renames of a swap) keeps the directory served last.  Lookups hold the
  * directory they began from in an SRCU read-side section, since they may
@@ -10,34 +10,31 @@
  * of them has left.  Cache entries of the old tree fail their next check
  * (the file found is another inode) and go.
  *
- * The check runs as a kworker, so root= is looked up in the kworkers' mount
- * namespace, as follow_symlinks=1's lookups already are.
+ * The check runs as a kworker, whose root is the init process's: root= is
+ * looked up from the root of whoever loaded the module (its chroot, its
+ * mount namespace) instead, kept for that, which is why it must be
+ * absolute.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "root.h"
 
 #include <linux/dcache.h>
+#include <linux/fs_struct.h>
 #include <linux/limits.h>
 #include <linux/namei.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+
+#include "compat.h"
 
 #define KHTTPD_ROOT_CHECK HZ
 
-static struct path *khttpd_root_lookup(const char *name, int *err)
+static int khttpd_root_lookup(const struct khttpd_root *r, struct path *dir)
 {
-	struct path *dir = kmalloc(sizeof(*dir), GFP_KERNEL);
-
-	*err = -ENOMEM;
-	if (dir) {
-		*err = kern_path(name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, dir);
-		if (*err) {
-			kfree(dir);
-			dir = NULL;
-		}
-	}
-	return dir;
+	return vfs_path_lookup(r->base.dentry, r->base.mnt, r->name,
+			       LOOKUP_FOLLOW | LOOKUP_DIRECTORY, dir);
 }
 
 static void khttpd_root_put(struct path *dir)
@@ -65,17 +62,20 @@ static void khttpd_root_check(struct work_struct *work)
 		container_of(to_delayed_work(work), struct khttpd_root, check);
 	/* This work is the one writer, and exit cancels it first. */
 	struct path *old = rcu_dereference_protected(r->dir, true);
-	struct path *fresh;
-	int err;
+	struct path found, *fresh;
 
-	fresh = khttpd_root_lookup(r->name, &err);
-	if (fresh && path_equal(fresh, old)) {
-		khttpd_root_put(fresh);
-	} else if (fresh) {
-		rcu_assign_pointer(r->dir, fresh);
-		synchronize_srcu(&r->srcu);
-		khttpd_root_put(old);
-		khttpd_root_announce(r, fresh);
+	if (!khttpd_root_lookup(r, &found)) {
+		if (path_equal(&found, old)) {
+			path_put(&found);
+		} else if (!(fresh = kmalloc(sizeof(*fresh), GFP_KERNEL))) {
+			path_put(&found); /* taken at the next look */
+		} else {
+			*fresh = found;
+			rcu_assign_pointer(r->dir, fresh);
+			synchronize_srcu(&r->srcu);
+			khttpd_root_put(old);
+			khttpd_root_announce(r, fresh);
+		}
 	}
 	queue_delayed_work(system_unbound_wq, &r->check, KHTTPD_ROOT_CHECK);
 }
@@ -85,19 +85,36 @@ int khttpd_root_init(struct khttpd_root *r, const char *name)
 	struct path *dir;
 	int err;
 
-	r->name = name;
-	dir = khttpd_root_lookup(name, &err);
-	if (!dir)
-		return err;
-	err = init_srcu_struct(&r->srcu);
-	if (err) {
-		khttpd_root_put(dir);
-		return err;
+	if (name[0] != '/') {
+		pr_err("root=%s is not an absolute path: it is looked up again as deploys turn it\n",
+		       name);
+		return -EINVAL;
 	}
+	r->name = name;
+	dir = kmalloc(sizeof(*dir), GFP_KERNEL);
+	if (!dir)
+		return -ENOMEM;
+	get_fs_root(current->fs, &r->base);
+	err = khttpd_root_lookup(r, dir);
+	if (err) {
+		pr_err("root=%s is not a directory that can be served: %pe\n",
+		       name, ERR_PTR(err));
+		goto err_base;
+	}
+	err = init_srcu_struct(&r->srcu);
+	if (err)
+		goto err_dir;
 	RCU_INIT_POINTER(r->dir, dir);
 	INIT_DELAYED_WORK(&r->check, khttpd_root_check);
 	queue_delayed_work(system_unbound_wq, &r->check, KHTTPD_ROOT_CHECK);
 	return 0;
+
+err_dir:
+	path_put(dir);
+err_base:
+	kfree(dir);
+	path_put(&r->base);
+	return err;
 }
 
 void khttpd_root_exit(struct khttpd_root *r)
@@ -105,4 +122,5 @@ void khttpd_root_exit(struct khttpd_root *r)
 	cancel_delayed_work_sync(&r->check);
 	khttpd_root_put(rcu_dereference_protected(r->dir, true));
 	cleanup_srcu_struct(&r->srcu);
+	path_put(&r->base);
 }

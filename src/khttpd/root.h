@@ -8,13 +8,14 @@
 #include <linux/workqueue.h>
 
 struct khttpd_root {
-	const char *name; /* root= as given */
+	const char *name; /* root= as given (absolute) */
+	struct path base; /* the loader's root, where name is looked up */
 	struct path __rcu *dir; /* what name led to when last looked up */
 	struct srcu_struct srcu; /* readers of dir, who may sleep */
 	struct delayed_work check;
 };
 
-/* Looks name up; 0, or why it is not a directory that can be served. */
+/* Looks name up; 0, or an errno once the kernel log said why. */
 int khttpd_root_init(struct khttpd_root *r, const char *name);
 
 /* Once no request can enter it any more. */

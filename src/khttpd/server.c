@@ -246,8 +246,6 @@ int khttpd_server_start(struct khttpd_server *srv,
 		return -ENOMEM;
 	err = khttpd_root_init(srv->root, cfg->root);
 	if (err) {
-		pr_err("root=%s is not a directory that can be served: %pe\n",
-		       cfg->root, ERR_PTR(err));
 		kfree(srv->root);
 		return err;
 	}

@@ -837,7 +837,44 @@ class Lifecycle:
                      text == 'release 3' and took < 3, text)
         self.unload(name)
         g.run('umount /srv/rel/1; rm -rf /srv/rel /srv/current')
+        self.deploy_edges(name)
         self.check_released(name, baseline)
+
+    def deploy_edges(self, name):
+        """A relative root= is refused (it is looked up again, by a
+        kworker); with follow_symlinks=1, a root unmounted lazily while
+        its name leads nowhere is not taken for the file system's root
+        (d_path() of a detached mount is "/")."""
+        g = self.g
+        g.dmesg()
+        out, rc = self.insmod(root='srv/www')
+        log = [t for _, t in g.dmesg()]
+        self.c.check('%s: insmod root=srv/www (relative) is refused, the '
+                     'log says why' % name,
+                     rc != 0 and any('not an absolute path' in t
+                                     for t in log), out + repr(log))
+        if rc == 0:
+            self.unload(name)
+        g.value('mkdir -p /srv/rel/f && mount -t tmpfs none /srv/rel/f && '
+                'echo release f >/srv/rel/f/which.txt && '
+                'ln -sfn rel/f /srv/current && echo made')
+        out, rc = self.insmod('follow_symlinks=1', root='/srv/current')
+        if self.c.check('%s: insmod follow_symlinks=1 succeeds' % name,
+                        rc == 0, out):
+            text, _ = self.served_release()
+            self.c.check('%s: follow_symlinks=1 serves the tree' % name,
+                         text == 'release f', text)
+            g.value('rm /srv/current && umount -l /srv/rel/f && echo gone')
+            time.sleep(1.5)  # root= looked at again: it leads nowhere
+            try:
+                status, _, body = http_get(self.args.http_port, '/init')
+            except (OSError, http.client.HTTPException) as e:
+                status, body = repr(e), b''
+            self.c.check('%s: with its root unmounted lazily, /init of the '
+                         'guest is not served (%s)' % (name, status),
+                         status in (404, 503), repr(body[:200]))
+            self.unload(name)
+        g.run('umount /srv/rel/f; rm -rf /srv/rel /srv/current')
 
     def limits(self, baseline):
         name = 'limits'
