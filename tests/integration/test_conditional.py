@@ -80,6 +80,8 @@ class ConditionalTest(ServerTestCase):
                 self.assertEqual(len(tags), 1, 'ETag not stable: %r' % tags)
                 tag = tags.pop()
                 self.assertRegex(tag, STRONG_ETAG)
+                if url == TEN_MIB:
+                    continue  # LARGE is read whole on one connection
                 with self.conn() as c:
                     for method in ('GET', 'HEAD', 'GET'):
                         c.send(build_request(method, url))
