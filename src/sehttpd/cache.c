@@ -22,6 +22,10 @@ struct content_cache {
 	size_t fd_limit;
 	size_t fds; /* held by linked entries */
 	struct list_head fd_lru; /* entries holding descriptors */
+	/* Entries out of the table that responses still hold (by their lru
+	 * node), and their bytes. */
+	struct list_head held_list;
+	size_t held;
 };
 
 static uint64_t hash_key(unsigned root, const char *s, size_t n)
@@ -46,6 +50,7 @@ struct content_cache *content_cache_new(size_t limit)
 	c->limit = limit;
 	INIT_LIST_HEAD(&c->lru);
 	INIT_LIST_HEAD(&c->fd_lru);
+	INIT_LIST_HEAD(&c->held_list);
 	c->nbuckets = INITIAL_BUCKETS;
 	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
 	if (!c->buckets) {
@@ -74,6 +79,10 @@ void content_cache_set_fd_limit(struct content_cache *c, size_t limit)
 
 static void entry_free(struct cache_entry *e)
 {
+	if (e->held_in) {
+		*e->held_in -= e->held;
+		list_del(&e->lru);
+	}
 	if (e->body_put) {
 		e->body_put(e->body_owner);
 		e->rep[HTTP_CODING_IDENTITY].data = NULL;
@@ -111,7 +120,22 @@ static void content_cache_remove(struct content_cache *c, struct cache_entry *e)
 	e->linked = false;
 	c->bytes -= e->bytes;
 	c->count--;
+	/* Responses still going out hold it: counted as held from now (a
+	 * listing's body is bounded by listing.c's budget). */
+	if (e->refs > 1 && e->kind == CACHE_FILE) {
+		e->held = e->bytes;
+		e->held_in = &c->held;
+		c->held += e->held;
+		list_add(&e->lru, &c->held_list);
+	}
 	content_cache_put(e); /* the table's reference */
+}
+
+bool content_cache_may_hold(const struct content_cache *c,
+			    const struct cache_entry *e)
+{
+	return e->kind != CACHE_FILE || e->held_in ||
+	       e->bytes <= CACHE_HOLD_SMALL || c->held < c->limit;
 }
 
 void content_cache_free(struct content_cache *c)
@@ -121,6 +145,14 @@ void content_cache_free(struct content_cache *c)
 	while (!list_empty(&c->lru))
 		content_cache_remove(
 			c, list_first_entry(&c->lru, struct cache_entry, lru));
+	/* Those still held outlive the cache: no count to keep. */
+	while (!list_empty(&c->held_list)) {
+		struct cache_entry *e = list_first_entry(
+			&c->held_list, struct cache_entry, lru);
+
+		list_del(&e->lru);
+		e->held_in = NULL;
+	}
 	free(c->buckets);
 	free(c);
 }
@@ -418,6 +450,10 @@ static void attach_rep(struct content_cache *c, struct cache_entry *e,
 		c->bytes += len;
 		/* Never evicts e itself: it was just used, so it is first. */
 		evict(c);
+	} else if (e->held_in) {
+		/* Made while held out of the table (compressing yields). */
+		e->held += len;
+		*e->held_in += len;
 	}
 }
 

@@ -80,6 +80,11 @@ struct cache_entry {
 	size_t bytes; /* counted against the limit */
 	unsigned refs; /* the table's, plus one per response being written */
 	bool linked; /* still in the table */
+	/* Out of the table but held by responses: its bytes then, counted
+	 * in *held_in (the cache's) until it is freed, and lru in the cache's
+	 * list of such entries. */
+	size_t held;
+	size_t *held_in;
 	struct cache_rep rep[HTTP_CODING_COUNT]; /* by enum http_coding */
 	/* The identity file's descriptor as fstat saw it after the worker's
 	 * poll number fd_st_poll (0: not yet), for respond_file.c. */
@@ -132,6 +137,21 @@ enum cache_lookup content_cache_lookup(struct content_cache *c, unsigned root,
 void content_cache_put(struct cache_entry *e); /* releases a reference */
 /* One more reference, for a response that outlives its request's. */
 void content_cache_hold(struct cache_entry *e);
+
+/* What a response may always hold: an entry of head-sized bodies. */
+#define CACHE_HOLD_SMALL (64 * 1024)
+
+/*
+ * Whether a response may hold file entry e while its body goes out.
+ * Entries the cache let go of stay while responses hold them (a slow
+ * reader, an HTTP/2 stream whose window is shut): beyond them, one more
+ * cache's worth of such bytes, so that clients that do not read cannot
+ * make the cache's memory unbounded.  An entry already out of the table
+ * is counted already; a small one always may be; listings have a budget
+ * of their own (listing.c).
+ */
+bool content_cache_may_hold(const struct content_cache *c,
+			    const struct cache_entry *e);
 
 /*
  * A new entry for key beneath root, not yet in any table, holding body (malloc'd; taken even on

@@ -111,8 +111,11 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 				rc->conn);
 	if (rep != &e->rep[HTTP_CODING_IDENTITY])
 		stats_add(&w->stats.cache_compressed_hits, 1);
-	if (rep->in_file)
+	if (rep->in_file) {
+		if (!rc->head_only && !content_cache_may_hold(w->cache, e))
+			return respond_status(rc, 503, NULL, 0);
 		return respond_rep_file(rc, e, rep, coding);
+	}
 	r = (struct http_representation){
 		.etag = rep->etag_len ? rep->etag : NULL,
 		.etag_len = rep->etag_len,
@@ -132,6 +135,8 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 	http_select_head(&h, e->content_type, extra, &r, &sel, w->date.second);
 	if (http_selection_bodyless(&sel))
 		return respond_bodyless(rc, &h);
+	if (!rc->head_only && !content_cache_may_hold(w->cache, e))
+		return respond_status(rc, 503, NULL, 0);
 
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
 	h.chunked = e->kind == CACHE_LISTING && rc->req->version_minor >= 1 &&

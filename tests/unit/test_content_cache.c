@@ -539,6 +539,61 @@ TEST(entry_outlives_the_table_while_written)
 	content_cache_put(held); /* freed here: ASan checks the rest */
 }
 
+/* A body of n bytes of c, for entries past CACHE_HOLD_SMALL. */
+static char *filled(size_t n, char c)
+{
+	char *b = malloc(n + 1);
+
+	memset(b, c, n);
+	b[n] = '\0';
+	return b;
+}
+
+TEST(entries_held_past_the_table_are_bounded)
+{
+	const size_t n = 100 * 1024;
+	char *body[4] = { filled(n, 'a'), filled(n, 'b'), filled(n, 'c'),
+			  filled(n, 'd') };
+	struct stat st = file_stat(7, (off_t)n, 1700000000);
+	struct cache_entry *probe = file_entry("/p", "p", body[0], &st, NOW);
+	struct content_cache *c = content_cache_new(2 * probe->bytes);
+	struct cache_entry *a, *b, *d;
+
+	content_cache_put(probe);
+	add(c, "/a", body[0], NOW);
+	add(c, "/b", body[1], NOW);
+	/* Slow readers of both hold them while newer files evict them. */
+	CHECK_EQ_INT(lookup(c, "/a", NOW, NULL, &a), CACHE_FRESH);
+	CHECK_EQ_INT(lookup(c, "/b", NOW, NULL, &b), CACHE_FRESH);
+	CHECK(content_cache_may_hold(c, a));
+	add(c, "/c", body[2], NOW);
+	CHECK(!a->linked); /* one cache's worth held out of the table */
+	CHECK(content_cache_may_hold(c, a)); /* counted already */
+	add(c, "/d", body[3], NOW);
+	CHECK(!b->linked);
+	CHECK_EQ_INT(lookup(c, "/d", NOW, NULL, &d), CACHE_FRESH);
+	/* Another cache's worth held: no new holder of a large entry... */
+	CHECK(!content_cache_may_hold(c, d));
+	CHECK(content_cache_may_hold(c, b));
+	/* ... but of a small one. */
+	add(c, "/s", "small", NOW);
+	{
+		struct cache_entry *sm;
+
+		CHECK_EQ_INT(lookup(c, "/s", NOW, NULL, &sm), CACHE_FRESH);
+		CHECK(content_cache_may_hold(c, sm));
+		content_cache_put(sm);
+	}
+	/* Once they are read, room again. */
+	content_cache_put(a);
+	content_cache_put(b);
+	CHECK(content_cache_may_hold(c, d));
+	content_cache_put(d);
+	content_cache_free(c);
+	for (int i = 0; i < 4; i++)
+		free(body[i]);
+}
+
 static bool fd_open(int fd)
 {
 	return fcntl(fd, F_GETFD) >= 0;
