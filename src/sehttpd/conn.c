@@ -331,9 +331,10 @@ void http_conn_serve(struct coro *coro, void *data)
 				return;
 			}
 		}
-		if (r < 0 && !c->spoke_http1 &&
+		if (r < 0 && !c->spoke_http1 && !c->ssl &&
 		    h2_is_preface(rb.data + rb.start, rb.end - rb.start)) {
-			/* Prior knowledge: the preface is HTTP/2's first word. */
+			/* Prior knowledge: the preface is HTTP/2's first word
+			 * in cleartext; over TLS, ALPN alone says h2. */
 			h2_conn_serve(c, rb.data + rb.start, rb.end - rb.start);
 			return;
 		}

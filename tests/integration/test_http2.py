@@ -1552,6 +1552,20 @@ class Http2TlsTest(Http2Mixin, unittest.TestCase):
                     self.assertEqual((r.version, r.status, r.body),
                                      ('HTTP/1.1', 200, b'hello world\n'))
 
+    def test_preface_without_alpn_h2_is_not_http2(self):
+        """Over TLS, HTTP/2 is what ALPN chose or nothing (RFC 9113
+        3.3): its preface on a connection that chose http/1.1, or chose
+        nothing, is an HTTP/1.1 request of version 2.0, answered 505
+        (nginx: 400).  Before, it was served HTTP/2."""
+        for offer in (['http/1.1'], None):
+            with self.subTest(offer=offer):
+                with Conn(self.host, self.port, server_hostname='localhost',
+                          tls=tls_context(self.ca, offer)) as c:
+                    c.send(PREFACE + settings_frame())
+                    r = c.read_response()
+                    self.assertEqual((r.version, r.status),
+                                     ('HTTP/1.1', 505), r.body[:200])
+
     def test_same_answers_as_http11(self):
         c = self.client().handshake()
         self.assertEqual(c.sock.selected_alpn_protocol(), 'h2')
