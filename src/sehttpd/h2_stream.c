@@ -187,9 +187,15 @@ int h2_stream_add_field(struct h2_stream *st, const uint8_t *name,
 			return set_pseudo(st, &st->authority, value, valuelen);
 		return 0; /* :scheme: the connection knows its own */
 	}
-	/* :authority stands for Host (RFC 9113 8.3.1). */
-	if (st->authority.set && name_is(name, namelen, "host"))
+	/* :authority stands for Host (RFC 9113 8.3.1); a Host that names
+	 * another makes the request malformed, as it SHOULD. */
+	if (st->authority.set && name_is(name, namelen, "host")) {
+		if (valuelen != st->authority.len ||
+		    strncasecmp((const char *)value,
+				st->pseudo.p + st->authority.off, valuelen))
+			st->refused = 400;
 		return 0;
+	}
 	if (st->nfields >= HTTP_MAX_HEADER_FIELDS ||
 	    st->fields.len + line > HTTP_MAX_HEADER_SECTION) {
 		st->refused = 431;

@@ -60,15 +60,24 @@ TEST(request_becomes_a_head_the_parser_reads)
 	h2_stream_put(&pool, st);
 }
 
-/* :authority is the Host; a host field beside it does not make two. */
+/*
+ * :authority is the Host; a host field beside it naming the same does not
+ * make two, and one naming another makes the request malformed (RFC 9113
+ * 8.3.1: a server SHOULD).  Before, the other was dropped unseen.
+ */
 TEST(authority_stands_for_host)
 {
 	struct h2_stream *st = get("/");
 
-	CHECK(add(st, "host", "other.test") == 0);
+	CHECK(add(st, "host", "Example.TEST") == 0);
 	CHECK_EQ_INT(h2_stream_parse(st), 0);
 	CHECK_EQ_STR(header(st, HTTP_H_HOST), "example.test");
 	CHECK(!(st->req.repeated & (1u << HTTP_H_HOST)));
+	h2_stream_put(&pool, st);
+
+	st = get("/");
+	CHECK(add(st, "host", "other.test") == 0);
+	CHECK_EQ_INT(h2_stream_parse(st), 400);
 	h2_stream_put(&pool, st);
 }
 
