@@ -15,7 +15,7 @@ struct khttpd_root {
 	struct delayed_work check;
 };
 
-/* Looks name up; 0, or an errno once the kernel log said why. */
+/* Looks name up: 0, or an errno (the kernel log says why, but for -ENOMEM). */
 int khttpd_root_init(struct khttpd_root *r, const char *name);
 
 /* Once no request can enter it any more. */
