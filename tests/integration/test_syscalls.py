@@ -22,6 +22,7 @@ class Strace:
     """strace -c attached to every thread of a running process."""
 
     def __init__(self, pid, calls):
+        self.pid = pid
         self.out = os.path.join(temp_dir('sehttpd-strace-'), 'counts')
         self.proc = subprocess.Popen(
             [STRACE, '-f', '-qq', '-c', '-o', self.out,
@@ -48,8 +49,28 @@ class Strace:
                 return
             time.sleep(0.02)
 
+    def settle(self):
+        """Until no thread has waited in a tracing stop for a while: the
+        client can have a response's last bytes before strace saw the
+        sendfile that sent them return (once 29 of 30 were counted)."""
+        deadline = time.monotonic() + ATTACH_S
+        quiet = 0
+        while quiet < 3 and time.monotonic() < deadline:
+            stopped = False
+            for tid in os.listdir('/proc/%d/task' % self.pid):
+                try:
+                    with open('/proc/%d/task/%s/stat'
+                              % (self.pid, tid)) as fh:
+                        state = fh.read().rsplit(')', 1)[1].split()[0]
+                except (OSError, IndexError):
+                    continue  # a thread that ended meanwhile
+                stopped = stopped or state == 't'
+            quiet = 0 if stopped else quiet + 1
+            time.sleep(0.02)
+
     def counts(self):
-        """Detaches; {syscall: calls}."""
+        """Detaches once the calls made are counted; {syscall: calls}."""
+        self.settle()
         self.proc.send_signal(signal.SIGINT)
         self.proc.wait(timeout=10)
         counts = {}
