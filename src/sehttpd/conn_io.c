@@ -354,7 +354,7 @@ void conn_linger(struct conn *c, void *buf, size_t len)
 
 	c->close_after = true;
 	if (c->ssl)
-		conn_tls_end_writing(c);
+		conn_tls_finish_writing(c);
 	if (shutdown(c->fd, SHUT_WR))
 		return;
 	/* Everything still queued is the client's to read now: each

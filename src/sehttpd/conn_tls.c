@@ -309,6 +309,29 @@ void conn_tls_end_writing(struct conn *c)
 	ERR_clear_error();
 }
 
+/*
+ * kTLS's sendfile fills the socket to the brim, so the body's last records
+ * can leave no room for the alert: one try was lost then, and OpenSSL 3
+ * clients take a TCP end without close_notify for a cut.  Waits for room,
+ * within the send deadline.
+ */
+void conn_tls_finish_writing(struct conn *c)
+{
+	int r;
+
+	if (!c->tls_ready || c->tls_failed)
+		return;
+	for (;;) {
+		ERR_clear_error();
+		r = SSL_shutdown(c->ssl);
+		if (r >= 0 ||
+		    SSL_get_error(c->ssl, r) != SSL_ERROR_WANT_WRITE ||
+		    conn_wait(c, EPOLLOUT))
+			break;
+	}
+	ERR_clear_error();
+}
+
 void conn_tls_end(struct conn *c)
 {
 	conn_tls_end_writing(c);

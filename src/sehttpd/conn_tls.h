@@ -38,6 +38,8 @@ int conn_tls_sendfile(struct conn *c, int file_fd, off_t offset, uint64_t len);
 void conn_tls_send_now(struct conn *c, const void *buf, size_t len);
 /* Says close_notify before a half-close; the session still reads. */
 void conn_tls_end_writing(struct conn *c);
+/* The same, waiting for room for it (in the connection's coroutine). */
+void conn_tls_finish_writing(struct conn *c);
 /* Says close_notify (if the session is sound and has not) and frees it. */
 void conn_tls_end(struct conn *c);
 
