@@ -154,10 +154,10 @@ class TlsTest(unittest.TestCase):
 
     def test_close_notify_after_a_body_that_filled_the_socket(self):
         """A response ended by Connection: close ends with close_notify
-        also when its last records left the socket full: OpenSSL 3
-        clients take an end without it for a cut.  Before, the one try
-        to send it was lost then (the kernel guest's tlsget, once in
-        eleven runs; here most slow reads)."""
+        also when it was read slowly: OpenSSL 3 clients take an end
+        without it for a cut.  The kernel guest's tlsget once had a body
+        over kTLS end without it (a full socket is the likely cause);
+        here, without kTLS, it passed before the change too."""
         srv = self.start()
         for pace in (0.0005, 0.002):
             with self.subTest(pace=pace):
