@@ -80,20 +80,24 @@ static void khttpd_root_check(struct work_struct *work)
 	queue_delayed_work(system_unbound_wq, &r->check, KHTTPD_ROOT_CHECK);
 }
 
-int khttpd_root_init(struct khttpd_root *r, const char *name)
+struct khttpd_root *khttpd_root_open(const char *name)
 {
+	struct khttpd_root *r;
 	struct path *dir;
 	int err;
 
 	if (name[0] != '/') {
 		pr_err("root=%s is not an absolute path: it is looked up again as deploys turn it\n",
 		       name);
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	dir = kmalloc(sizeof(*dir), GFP_KERNEL);
+	if (!r || !dir) {
+		err = -ENOMEM;
+		goto err_alloc;
 	}
 	r->name = name;
-	dir = kmalloc(sizeof(*dir), GFP_KERNEL);
-	if (!dir)
-		return -ENOMEM;
 	get_fs_root(current->fs, &r->base);
 	err = khttpd_root_lookup(r, dir);
 	if (err) {
@@ -107,20 +111,23 @@ int khttpd_root_init(struct khttpd_root *r, const char *name)
 	RCU_INIT_POINTER(r->dir, dir);
 	INIT_DELAYED_WORK(&r->check, khttpd_root_check);
 	queue_delayed_work(system_unbound_wq, &r->check, KHTTPD_ROOT_CHECK);
-	return 0;
+	return r;
 
 err_dir:
 	path_put(dir);
 err_base:
-	kfree(dir);
 	path_put(&r->base);
-	return err;
+err_alloc:
+	kfree(dir);
+	kfree(r);
+	return ERR_PTR(err);
 }
 
-void khttpd_root_exit(struct khttpd_root *r)
+void khttpd_root_close(struct khttpd_root *r)
 {
 	cancel_delayed_work_sync(&r->check);
 	khttpd_root_put(rcu_dereference_protected(r->dir, true));
 	cleanup_srcu_struct(&r->srcu);
 	path_put(&r->base);
+	kfree(r);
 }

@@ -15,11 +15,14 @@ struct khttpd_root {
 	struct delayed_work check;
 };
 
-/* Looks name up: 0, or an errno (the kernel log says why, but for -ENOMEM). */
-int khttpd_root_init(struct khttpd_root *r, const char *name);
+/*
+ * Looks name up and follows it from then on; an ERR_PTR when it cannot be
+ * served (the kernel log says why, but for -ENOMEM).
+ */
+struct khttpd_root *khttpd_root_open(const char *name);
 
 /* Once no request can enter it any more. */
-void khttpd_root_exit(struct khttpd_root *r);
+void khttpd_root_close(struct khttpd_root *r);
 
 /*
  * The directory to serve from, valid until khttpd_root_leave(r, *idx);

@@ -241,14 +241,9 @@ int khttpd_server_start(struct khttpd_server *srv,
 	srv->cors = cfg->rules->cors;
 	srv->mime = cfg->mime;
 
-	srv->root = kzalloc(sizeof(*srv->root), GFP_KERNEL);
-	if (!srv->root)
-		return -ENOMEM;
-	err = khttpd_root_init(srv->root, cfg->root);
-	if (err) {
-		kfree(srv->root);
-		return err;
-	}
+	srv->root = khttpd_root_open(cfg->root);
+	if (IS_ERR(srv->root))
+		return PTR_ERR(srv->root);
 	srv->cred = khttpd_unprivileged_cred();
 	if (!srv->cred) {
 		err = -ENOMEM;
@@ -292,8 +287,7 @@ err_cred:
 	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
 err_root:
-	khttpd_root_exit(srv->root);
-	kfree(srv->root);
+	khttpd_root_close(srv->root);
 	return err;
 }
 
@@ -321,6 +315,5 @@ void khttpd_server_stop(struct khttpd_server *srv)
 	kmem_cache_destroy(srv->conn_cache);
 	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
-	khttpd_root_exit(srv->root);
-	kfree(srv->root);
+	khttpd_root_close(srv->root);
 }

@@ -1579,8 +1579,8 @@ class Lifecycle:
                 ('mime=a/b=text/plain', 'is not EXT=TYPE'),
                 ("'mime=xyz=\"not a type\"'", 'not a media type'),
                 ('default_type=text', 'is not a media type'),
-                # Looked up again by a kworker (root.c): the loader's
-                # working directory would be gone.
+                # Looked up again from the loader's root (root.c), not
+                # from its working directory.
                 ('root=srv/www', 'not an absolute path')):
             out, rc = self.insmod(bad)
             log = ' '.join(t for _, t in self.g.dmesg())
