@@ -363,6 +363,24 @@ int coro_defer(struct coro *coro, void (*fn)(void *), void *arg)
 	return 0;
 }
 
+static void forgotten(void *arg)
+{
+	(void)arg;
+}
+
+void coro_undefer(struct coro *coro, void (*fn)(void *), void *arg)
+{
+	/* Left in place, so that the marks taken since stay right. */
+	for (unsigned i = coro->ndefers; i-- > 0;) {
+		struct coro_defer *d = &coro->defers[i];
+
+		if (d->fn == fn && d->arg == arg) {
+			d->fn = forgotten;
+			return;
+		}
+	}
+}
+
 unsigned coro_defer_mark(const struct coro *coro)
 {
 	return coro->ndefers;

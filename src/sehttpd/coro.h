@@ -66,6 +66,8 @@ bool coro_finished(const struct coro *coro);
 /* Registers fn(arg) to run at coro_release() (or coro_defer_run_to()).
  * Returns 0, or -1 when CORO_MAX_DEFERS are already pending. */
 int coro_defer(struct coro *coro, void (*fn)(void *), void *arg);
+/* Forgets the latest pending fn(arg), if any: its caller ran it itself. */
+void coro_undefer(struct coro *coro, void (*fn)(void *), void *arg);
 /* The number of pending defers: a mark for coro_defer_run_to(). */
 unsigned coro_defer_mark(const struct coro *coro);
 /* Runs, most recent first, the defers registered since mark was taken. */

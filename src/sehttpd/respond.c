@@ -1,15 +1,39 @@
 // SPDX-License-Identifier: MIT
 #include "respond.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "auth.h"
+#include "coro.h"
 #include "http/route.h"
 #include "http/site.h"
 #include "server.h"
 #include "config.h"
 #include "version.h"
+
+static void close_fd(void *arg)
+{
+	close((int)(intptr_t)arg);
+}
+
+int exchange_close_later(struct exchange *rc, int fd)
+{
+	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)fd)) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+int exchange_keep_fd(struct exchange *rc, int fd, struct stat *st)
+{
+	if (exchange_close_later(rc, fd))
+		return 503;
+	return fstat(fd, st) ? 500 : 0;
+}
 
 void respond_head_init(struct exchange *rc, struct http_response_head *h,
 		       int status)

@@ -4,11 +4,21 @@
 #define SEHTTPD_RESPOND_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "http/layout.h"
 #include "http/response.h"
 #include "http/route.h"
 #include "exchange.h"
+
+/* Hands fd to rc, whose end closes it: 0, or -1 with fd closed. */
+int exchange_close_later(struct exchange *rc, int fd);
+
+/*
+ * exchange_close_later(), then fd's stat into st: 0, or the status to
+ * answer instead.
+ */
+int exchange_keep_fd(struct exchange *rc, int fd, struct stat *st);
 
 /* A head for status with the connection's and the thread's defaults. */
 void respond_head_init(struct exchange *rc, struct http_response_head *h,

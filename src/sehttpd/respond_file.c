@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "respond_file.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -86,6 +87,41 @@ static int respond_rep_file(struct exchange *rc, struct cache_entry *e,
 			    (enum http_coding)(rep - e->rep));
 }
 
+/*
+ * Past the bound on entries held (content_cache_may_hold()): the body from
+ * a descriptor of the request's own, as with no cache, and e let go at
+ * once, so that a reader that stalls holds a descriptor, not e's memory.
+ * A coded body e holds only in memory goes as it is in the file instead.
+ */
+static int respond_unheld(struct exchange *rc, struct cache_entry *e,
+			  const struct cache_rep *rep, enum http_coding coding)
+{
+	const char *type = e->content_type;
+	bool compressible = e->compressible;
+	enum http_coding in_file;
+	struct stat st;
+	int fd, status;
+
+	if (!rep->in_file) {
+		rep = &e->rep[HTTP_CODING_IDENTITY];
+		coding = HTTP_CODING_IDENTITY;
+	}
+	if (!rep->in_file)
+		return respond_status(rc, 503, NULL, 0);
+	in_file = (enum http_coding)(rep - e->rep);
+	fd = fcntl(rep->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return respond_status(rc, 503, NULL, 0);
+	status = exchange_keep_fd(rc, fd, &st);
+	if (status)
+		return respond_status(rc, status, NULL, 0);
+	coro_undefer(rc->conn->coro, put_entry, e);
+	content_cache_put(e);
+	if (in_file == HTTP_CODING_IDENTITY && coding != HTTP_CODING_IDENTITY)
+		return respond_file_coded(rc, fd, &st, type, coding, NULL);
+	return respond_file(rc, fd, &st, type, compressible, in_file);
+}
+
 int respond_entry(struct exchange *rc, struct cache_entry *e)
 {
 	struct worker *w = rc->worker;
@@ -113,7 +149,7 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 		stats_add(&w->stats.cache_compressed_hits, 1);
 	if (rep->in_file) {
 		if (!rc->head_only && !content_cache_may_hold(w->cache, e))
-			return respond_status(rc, 503, NULL, 0);
+			return respond_unheld(rc, e, rep, coding);
 		return respond_rep_file(rc, e, rep, coding);
 	}
 	r = (struct http_representation){
@@ -136,7 +172,7 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 	if (http_selection_bodyless(&sel))
 		return respond_bodyless(rc, &h);
 	if (!rc->head_only && !content_cache_may_hold(w->cache, e))
-		return respond_status(rc, 503, NULL, 0);
+		return respond_unheld(rc, e, rep, coding);
 
 	/* Listings keep the chunked framing HTTP/1.1 clients get for them. */
 	h.chunked = e->kind == CACHE_LISTING && rc->req->version_minor >= 1 &&

@@ -38,11 +38,6 @@
 #include "server.h"
 #include "config.h"
 
-static void close_fd(void *arg)
-{
-	close((int)(intptr_t)arg);
-}
-
 /* The number of the directory rc is served from, in its cache keys. */
 static unsigned root_id(const struct exchange *rc)
 {
@@ -57,8 +52,7 @@ static int open_for_request(struct exchange *rc, const char *path)
 
 	if (fd < 0)
 		return -1;
-	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)fd)) {
-		close(fd);
+	if (exchange_close_later(rc, fd)) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -328,26 +322,13 @@ static void attach_sibling(struct exchange *rc, struct cache_entry *e,
 		close(fd);
 }
 
-/*
- * Hands fd to the request, whose end closes it, and reads its stat into
- * st: 0, or the status to answer instead.
- */
-static int keep_open(struct exchange *rc, int fd, struct stat *st)
-{
-	if (coro_defer(rc->conn->coro, close_fd, (void *)(intptr_t)fd)) {
-		close(fd);
-		return 503;
-	}
-	return fstat(fd, st) ? 500 : 0;
-}
-
 /* Answers with the precompressed sibling sib, standing for its file. */
 static int respond_sibling(struct exchange *rc, const struct http_object *sib,
 			   const char *type, enum http_coding coding)
 {
 	int sfd = (int)(intptr_t)sib->handle;
 	struct stat sib_st;
-	int status = keep_open(rc, sfd, &sib_st);
+	int status = exchange_keep_fd(rc, sfd, &sib_st);
 
 	if (status)
 		return respond_error(rc, status);
@@ -499,7 +480,7 @@ static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 	int fd = (int)(intptr_t)p->obj.handle;
 	const char *type;
 	struct stat st;
-	int status = keep_open(rc, fd, &st);
+	int status = exchange_keep_fd(rc, fd, &st);
 
 	if (status)
 		return respond_error(rc, status);

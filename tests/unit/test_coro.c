@@ -363,6 +363,32 @@ TEST(defer_order_and_marks)
 	coro_pool_free(pool);
 }
 
+TEST(undefer_forgets_the_latest_and_keeps_marks)
+{
+	struct coro_pool *pool = new_pool(STACK_SIZE, 0, 4);
+	struct coro *coro = coro_new(pool, return_at_once, &(int){ 0 });
+	struct log log = { .len = 0 };
+	struct log_entry e[3];
+	unsigned mark;
+
+	for (int i = 0; i < 3; i++)
+		e[i] = (struct log_entry){ &log, (char)('a' + i) };
+	CHECK_EQ_INT(coro_defer(coro, log_append, &e[0]), 0);
+	CHECK_EQ_INT(coro_defer(coro, log_append, &e[1]), 0);
+	mark = coro_defer_mark(coro);
+	CHECK_EQ_INT(coro_defer(coro, log_append, &e[1]), 0);
+	CHECK_EQ_INT(coro_defer(coro, log_append, &e[2]), 0);
+	/* The later of two alike goes; the other, under the mark, stays. */
+	coro_undefer(coro, log_append, &e[1]);
+	coro_undefer(coro, noop, &e[2]); /* none such: nothing goes */
+	CHECK_EQ_INT(coro_defer_mark(coro), 4);
+	coro_defer_run_to(coro, mark);
+	CHECK_EQ_STR(log.text, "c");
+	coro_release(coro);
+	CHECK_EQ_STR(log.text, "cba");
+	coro_pool_free(pool);
+}
+
 TEST(defer_array_full)
 {
 	struct coro_pool *pool = new_pool(STACK_SIZE, 0, 4);
