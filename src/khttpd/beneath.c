@@ -172,14 +172,18 @@ static bool khttpd_beneath_hidden(const struct khttpd_server *srv,
 }
 
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
-				 const char *path, int flags, bool *hidden)
+				 const char *path, int flags, bool *hidden,
+				 unsigned long *turn)
 {
 	const struct path *root;
+	unsigned long at;
 	struct file *f;
 	int idx;
 
 	/* One directory for both, though a deploy may turn root= between. */
-	root = khttpd_root_enter(srv->root, &idx);
+	root = khttpd_root_enter(srv->root, &idx, &at);
+	if (turn)
+		*turn = at;
 	f = khttpd_open_from(srv, root, path, flags);
 	if (hidden && !IS_ERR(f))
 		*hidden = khttpd_beneath_hidden(srv, root, &f->f_path);

@@ -11,10 +11,12 @@
 /*
  * Opens path (from '/', decoded and normalised) beneath the root; with
  * hidden, also says whether what it reached has a hidden name there (a
- * link such as "innocent -> .git/config" leads to one).
+ * link such as "innocent -> .git/config" leads to one); with turn, the
+ * root's turn it was found under (khttpd_root_enter()).
  */
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
-				 const char *path, int flags, bool *hidden);
+				 const char *path, int flags, bool *hidden,
+				 unsigned long *turn);
 
 /* 0 when the serving user may read what path names, else -EACCES... */
 int khttpd_may_read(const struct path *path);

@@ -154,10 +154,11 @@ static void khttpd_file_id_from_stat(struct khttpd_file_id *id,
 }
 
 void khttpd_validator_from_stat(struct khttpd_validator *v,
-				const struct kstat *st)
+				const struct kstat *st, unsigned long turn)
 {
 	memset(v, 0, sizeof(*v));
 	khttpd_file_id_from_stat(&v->file, st);
+	v->turn = turn;
 }
 
 void khttpd_validator_sibling(struct khttpd_validator *v, unsigned int slot,
@@ -195,6 +196,20 @@ static bool khttpd_cache_entry_valid(const struct khttpd_cache_entry *e,
 			return false;
 	}
 	return true;
+}
+
+/* v found e valid just now: it is trusted unlooked-at for a while. */
+static void khttpd_cache_entry_seen(struct khttpd_cache_entry *e,
+				    const struct khttpd_validator *v)
+{
+	WRITE_ONCE(e->referenced, true);
+	if (READ_ONCE(e->checked) != jiffies)
+		WRITE_ONCE(e->checked, jiffies);
+	/* Found again under a later turn: trusted under that one now.  A
+	 * racing look from an earlier turn may set it back, which costs one
+	 * more look. */
+	if (READ_ONCE(e->valid.turn) != v->turn)
+		WRITE_ONCE(e->valid.turn, v->turn);
 }
 
 static bool khttpd_cache_entry_has_key(const struct khttpd_cache_entry *e,
@@ -248,20 +263,19 @@ struct khttpd_cache_entry *khttpd_cache_get(const char *key, size_t key_len,
 		khttpd_cache_put(e);
 		return NULL;
 	}
-	WRITE_ONCE(e->referenced, true);
-	if (READ_ONCE(e->checked) != jiffies)
-		WRITE_ONCE(e->checked, jiffies);
+	khttpd_cache_entry_seen(e, v);
 	return e;
 }
 
-struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
-						   size_t key_len)
+struct khttpd_cache_entry *
+khttpd_cache_get_recent(const char *key, size_t key_len, unsigned long turn)
 {
 	struct khttpd_cache_entry *e = khttpd_cache_get_ready(key, key_len);
 
 	if (!e)
 		return NULL;
-	if (time_after_eq(jiffies,
+	if (READ_ONCE(e->valid.turn) != turn ||
+	    time_after_eq(jiffies,
 			  READ_ONCE(e->checked) + KHTTPD_CACHE_CHECK) ||
 	    (e->listing && time_after_eq(jiffies, e->expires))) {
 		khttpd_cache_put(e);
@@ -567,9 +581,7 @@ enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
 		khttpd_cache_put(e);
 		return KHTTPD_CACHE_NONE;
 	}
-	WRITE_ONCE(e->referenced, true);
-	if (READ_ONCE(e->checked) != jiffies)
-		WRITE_ONCE(e->checked, jiffies);
+	khttpd_cache_entry_seen(e, v);
 	*out = e;
 	return KHTTPD_CACHE_HIT;
 }

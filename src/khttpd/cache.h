@@ -55,6 +55,9 @@ struct khttpd_file_id {
 /* What must not have changed for a cached body to be served. */
 struct khttpd_validator {
 	struct khttpd_file_id file;
+	/* The root's turn the file was found under (root.h): an entry is
+	 * trusted unlooked-at only while the root is at its turn. */
+	unsigned long turn;
 	/*
 	 * A compressible file's precompressed siblings by slot of
 	 * http_precompressed[], as seen (readable) when it was checked: a
@@ -122,9 +125,10 @@ int khttpd_cache_init(size_t max_bytes);
 /* Frees every entry; no user may remain. */
 void khttpd_cache_exit(void);
 
-/* The validator of a file as st describes it, without siblings. */
+/* The validator of a file as st describes it, found under the root's
+ * turn turn, without siblings. */
 void khttpd_validator_from_stat(struct khttpd_validator *v,
-				const struct kstat *st);
+				const struct kstat *st, unsigned long turn);
 /* A sibling's part of it, from what it is (usable: it stands for it). */
 void khttpd_validator_sibling(struct khttpd_validator *v, unsigned int slot,
 			      const struct kstat *st, bool usable);
@@ -158,11 +162,12 @@ enum khttpd_cache_claim khttpd_cache_claim(const char *key, size_t key_len,
 void khttpd_cache_filled(struct khttpd_cache_entry *e, int err);
 
 /*
- * A referenced entry for key found valid less than KHTTPD_CACHE_CHECK ago,
- * or NULL: the caller then looks at the file system.
+ * A referenced entry for key found valid less than KHTTPD_CACHE_CHECK ago
+ * under the root's turn turn (khttpd_root_turn()), or NULL: the caller
+ * then looks at the file system.
  */
-struct khttpd_cache_entry *khttpd_cache_get_recent(const char *key,
-						   size_t key_len);
+struct khttpd_cache_entry *
+khttpd_cache_get_recent(const char *key, size_t key_len, unsigned long turn);
 
 /*
  * A new entry (referenced once, by the caller) with room for body_len bytes,

@@ -77,6 +77,7 @@ static void khttpd_exchange_init(struct khttpd_exchange *x,
 	x->keep_alive = req && req->keep_alive && !khttpd_stopping(c->srv);
 	x->inline_only = false;
 	x->deferred = false;
+	x->root_turn = 0;
 	x->now = ktime_get_real_seconds();
 	http_format_date(x->date, x->now);
 }

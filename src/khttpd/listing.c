@@ -181,7 +181,7 @@ static void khttpd_listing_describe_link(const struct khttpd_server *srv,
 	memcpy(path, dir, dir_len);
 	memcpy(path + dir_len, e->name, e->name_len + 1);
 	f = khttpd_open_beneath(srv, path, O_PATH,
-				srv->site.dotfiles ? NULL : &hidden);
+				srv->site.dotfiles ? NULL : &hidden, NULL);
 	kfree(path);
 	if (IS_ERR(f))
 		return;
@@ -389,7 +389,7 @@ int khttpd_serve_listing(struct khttpd_exchange *x, const struct file *dir,
 	dc.dotfiles = x->srv->site.dotfiles;
 	dc.path = path;
 	dc.path_len = len;
-	khttpd_validator_from_stat(&v, st);
+	khttpd_validator_from_stat(&v, st, x->root_turn);
 	e = khttpd_cache_get(key, key_len, &v);
 	if (e) {
 		ret = khttpd_respond_entry(x, e);

@@ -38,6 +38,8 @@ struct khttpd_exchange {
 	 */
 	bool inline_only;
 	bool deferred;
+	/* The root's turn the last object opened was found under. */
+	unsigned long root_turn;
 	s64 now; /* the Date, in seconds */
 	char date[HTTP_DATE_LEN];
 };

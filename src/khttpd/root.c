@@ -7,8 +7,9 @@
  * renames of a swap) keeps the directory served last.  Lookups hold the
  * directory they began from in an SRCU read-side section, since they may
  * sleep in the file system; the directory replaced is put once every one
- * of them has left.  Cache entries of the old tree fail their next check
- * (the file found is another inode) and go.
+ * of them has left.  Each turn is counted: a cache entry found under an
+ * earlier turn is looked at again before it is served (its file found now
+ * is another inode, so it goes), though it was looked at within the second.
  *
  * The check runs as a kworker, whose root is the init process's: root= is
  * looked up from the root of whoever loaded the module (its chroot, its
@@ -72,9 +73,11 @@ static void khttpd_root_check(struct work_struct *work)
 		} else {
 			*fresh = found;
 			rcu_assign_pointer(r->dir, fresh);
+			smp_store_release(&r->turn, r->turn + 1);
+			/* Every request from here on is answered from it. */
+			khttpd_root_announce(r, fresh);
 			synchronize_srcu(&r->srcu);
 			khttpd_root_put(old);
-			khttpd_root_announce(r, fresh);
 		}
 	}
 	queue_delayed_work(system_unbound_wq, &r->check, KHTTPD_ROOT_CHECK);

@@ -12,6 +12,7 @@
 
 #include "cache.h"
 #include "beneath.h"
+#include "root.h"
 #include "listing.h"
 #include "mime_map.h"
 #include "http/listing.h"
@@ -39,22 +40,23 @@ static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
 {
 	const struct khttpd_exchange *x = ctx;
 	const struct http_site *site = &x->srv->site;
+	unsigned long turn = khttpd_root_turn(x->srv->root);
 	struct khttpd_cache_entry *e;
 	size_t klen;
 	unsigned int i;
 
 	if (path[len - 1] != '/')
-		return khttpd_cache_get_recent(path, len);
+		return khttpd_cache_get_recent(path, len, turn);
 	klen = http_listing_cache_key(path, path, len,
 				      http_listing_order_of(x->buf, x->req),
 				      http_listing_format_of(x->buf, x->req));
-	e = khttpd_cache_get_recent(path, klen);
+	e = khttpd_cache_get_recent(path, klen, turn);
 	for (i = 0; !e && i < site->nindex; i++) {
 		klen = len + strlen(site->index[i]);
 		if (klen >= HTTP_SERVE_PATH_BUF)
 			break;
 		memcpy(path + len, site->index[i], klen - len + 1);
-		e = khttpd_cache_get_recent(path, klen);
+		e = khttpd_cache_get_recent(path, klen, turn);
 	}
 	path[len] = '\0';
 	return e;
@@ -74,7 +76,8 @@ static int khttpd_plan_open(void *ctx, const char *path,
 		return -EAGAIN;
 	}
 	f = khttpd_open_beneath(srv, path, O_PATH,
-				srv->site.dotfiles ? NULL : &hidden);
+				srv->site.dotfiles ? NULL : &hidden,
+				&x->root_turn);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	if (khttpd_getattr(f, &st)) {
@@ -298,7 +301,7 @@ khttpd_file_entry(struct khttpd_exchange *x, const struct file *opath,
 	unsigned int slot;
 	int err;
 
-	khttpd_validator_from_stat(&v, st);
+	khttpd_validator_from_stat(&v, st, x->root_turn);
 	/* What streams anyway has its siblings looked at then. */
 	if (!khttpd_cache_admits(key_len, &v))
 		return NULL;
@@ -350,7 +353,8 @@ static int khttpd_serve_error(struct khttpd_exchange *x, int status)
 		return 0;
 	}
 	judged = !srv->site.dotfiles && !http_path_hidden(page, strlen(page));
-	f = khttpd_open_beneath(srv, page, O_PATH, judged ? &hidden : NULL);
+	f = khttpd_open_beneath(srv, page, O_PATH, judged ? &hidden : NULL,
+				&x->root_turn);
 	if (IS_ERR(f))
 		return khttpd_respond_status(x, status);
 	if (hidden) {
