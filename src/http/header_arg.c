@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "header_arg.h"
 
+#include "path.h"
 #include "token.h"
 
 /*
@@ -58,12 +59,8 @@ enum http_header_arg_error http_header_arg_split(const char *arg,
 		h->prefix = arg;
 		h->prefix_len = (size_t)(colon - arg);
 		h->name = colon + 1;
-		for (size_t i = 0; i < h->prefix_len; i++) {
-			unsigned char c = (unsigned char)arg[i];
-
-			if (c <= ' ' || c == 0x7f)
-				return HTTP_HEADER_ARG_BAD_PREFIX;
-		}
+		if (!http_path_matchable(h->prefix, h->prefix_len))
+			return HTTP_HEADER_ARG_BAD_PREFIX;
 	}
 	colon = strchr(h->name, ':');
 	if (!colon)
@@ -152,7 +149,7 @@ const char *http_header_arg_error_text(enum http_header_arg_error e)
 	case HTTP_HEADER_ARG_NO_HEADER:
 		return "no header after the path prefix";
 	case HTTP_HEADER_ARG_BAD_PREFIX:
-		return "the path prefix holds a space or a control character";
+		return "the path prefix is not " HTTP_PATH_MATCHABLE_RULE;
 	case HTTP_HEADER_ARG_NO_COLON:
 		return "expected 'Name: value'";
 	case HTTP_HEADER_ARG_EMPTY_NAME:

@@ -7,6 +7,29 @@
 #include "path.h"
 #include "token.h"
 
+bool http_path_matchable(const char *path, size_t len)
+{
+	if (len == 0 || path[0] != '/')
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)path[i];
+
+		if (c < 0x20 || c == 0x7f || c == '%' || c == '?' || c == '#')
+			return false;
+		if (c != '/')
+			continue;
+		/* The segment after this '/'. */
+		if (i + 1 < len && path[i + 1] == '/')
+			return false;
+		if (i + 1 < len && path[i + 1] == '.' &&
+		    (i + 2 == len || path[i + 2] == '/' ||
+		     (path[i + 2] == '.' &&
+		      (i + 3 == len || path[i + 3] == '/'))))
+			return false;
+	}
+	return true;
+}
+
 static int hex_value(char c)
 {
 	if (c >= '0' && c <= '9')

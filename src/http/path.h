@@ -18,6 +18,20 @@
 int http_path_normalize(const char *raw, size_t len, char *out, size_t cap);
 
 /*
+ * Whether path (len bytes), given to the server to match requests by, is
+ * a path that the decoded, normalised path of a request can be or begin
+ * with: from '/', without "//", "." or ".." segments, control characters,
+ * or what decoding leaves none of in practice ('%' escapes, a '?' query
+ * or '#' fragment).  Any other could never match, and a rule made of it
+ * would do nothing while looking as if it did.
+ */
+bool http_path_matchable(const char *path, size_t len);
+/* What http_path_matchable() asks for, for an error message. */
+#define HTTP_PATH_MATCHABLE_RULE                                         \
+	"a path as requests' are once decoded: from '/', without '//', " \
+	"'.' or '..' segments, '%' escapes, '?', '#' or control characters"
+
+/*
  * Builds a path from another without editing it: the first len bytes of
  * base, then the string tail ("index.html" beneath a directory, ".gz"
  * beside a file), NUL-terminated in out.  Returns the result's length, or

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "htpasswd.h"
+#include "http/path.h"
 
 /* Splits "[/PREFIX:]FILE": a leading '/' up to the first ':' is a prefix. */
 static void split_arg(const char *arg, const char **prefix, size_t *prefix_len,
@@ -19,40 +20,15 @@ static void split_arg(const char *arg, const char **prefix, size_t *prefix_len,
 	*path = colon ? colon + 1 : arg;
 }
 
-/* Whether the decoded, normalised path of some request can start with p:
- * one with "//" or a dot segment could never match, protecting nothing. */
-static bool prefix_ok(const char *p, size_t n)
-{
-	if (n == 0 || p[0] != '/')
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)p[i];
-
-		if (c < 0x20 || c == 0x7f)
-			return false;
-		if (c != '/')
-			continue;
-		/* The segment after this '/'. */
-		if (i + 1 < n && p[i + 1] == '/')
-			return false;
-		if (i + 1 < n && p[i + 1] == '.' &&
-		    (i + 2 == n || p[i + 2] == '/' ||
-		     (p[i + 2] == '.' && (i + 3 == n || p[i + 3] == '/'))))
-			return false;
-	}
-	return true;
-}
-
 int auth_check_file_arg(const char *arg, char *why, size_t cap)
 {
 	const char *prefix, *path;
 	size_t prefix_len;
 
 	split_arg(arg, &prefix, &prefix_len, &path);
-	if (prefix_len && !prefix_ok(prefix, prefix_len)) {
-		snprintf(why, cap,
-			 "the prefix is a path from '/' without '//', "
-			 "'.' or '..' segments, or control characters");
+	if (prefix_len && !http_path_matchable(prefix, prefix_len)) {
+		snprintf(why, cap, "the prefix is not %s",
+			 HTTP_PATH_MATCHABLE_RULE);
 		return -1;
 	}
 	if (!*path) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "http/body.h"
+#include "http/path.h"
 #include "mime_map.h"
 #include "privileges.h"
 #include "tcp_congestion.h"
@@ -109,10 +110,19 @@ static int parse_seconds(const char *s, uint32_t *ms)
 	return 0;
 }
 
-static bool health_path_valid(const char *path)
+static int health_path_check(const char *path, char *why, size_t cap)
 {
-	return path[0] == '/' && strlen(path) <= 1024 &&
-	       !strpbrk(path, " \t\r\n");
+	size_t len = strlen(path);
+
+	if (len > 1024) {
+		snprintf(why, cap, "longer than 1024 bytes");
+		return -1;
+	}
+	if (!http_path_matchable(path, len)) {
+		snprintf(why, cap, "%s", HTTP_PATH_MATCHABLE_RULE);
+		return -1;
+	}
+	return 0;
 }
 
 static bool not_empty(const char *s)
@@ -675,14 +685,14 @@ static const struct option_spec option_table[] = {
 		.arg = "PATH",
 		.set = set_string,
 		.field = OPTION(health),
-		.what = "health path",
-		.valid = health_path_valid,
+		.check = health_path_check,
 		.help = "answer GET/HEAD PATH with 200, or with 503\n"
 			"once stopping, for load balancers",
 		.man = "Answer GET and HEAD of\n"
 		       ".I PATH\n"
 		       "(the request's path decoded and normalised,\n"
-		       "whatever the query) with 200 and a tiny body,\n"
+		       "whatever the query, so written decoded and without\n"
+		       "'//' or dot segments) with 200 and a tiny body,\n"
 		       "for load balancers' health checks;\n"
 		       "with 503 once a stop signal has come (see\n"
 		       ".BR SIGNALS ).\n",
@@ -734,7 +744,11 @@ static const struct option_spec option_table[] = {
 		       "\\-Max\\-Age headers it sends.\n"
 		       ".I /PREFIX\n"
 		       "is a string prefix: end it with a slash to mean a\n"
-		       "directory.\n",
+		       "directory.\n"
+		       "It is written decoded (a space as it is, not %20),\n"
+		       "without '//', '.' or '..' segments, '?' or '#':\n"
+		       "a prefix no request's path could start with is\n"
+		       "refused.\n",
 	},
 	{
 		.name = "cors",
@@ -783,7 +797,8 @@ static const struct option_spec option_table[] = {
 		       "A prefix is a string prefix, as\n"
 		       ".BR \\-\\-header 's:\n"
 		       "end it with a slash to mean a directory (which then\n"
-		       "also covers the directory's path without it).\n"
+		       "also covers the directory's path without it),\n"
+		       "written decoded as there.\n"
 		       "Prefixes are paths from ROOT and, on a\n"
 		       ".BR \\-\\-vhost ,\n"
 		       "from its DIR; a file is guarded by the rule whose\n"

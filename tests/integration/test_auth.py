@@ -707,6 +707,10 @@ class AuthSetupTest(unittest.TestCase):
         for arg in ('/a/../b:' + pw, '/a//b:' + pw, '/a/./:' + pw, '/a:',
                     ''):
             self.expect_refused(['--auth-file', arg], '--auth-file')
+        # As a URL writes it: the rule guarded only the name "my%20docs"
+        # while "/my docs/" was served to anyone (before, accepted).
+        for arg in ('/my%20docs/:' + pw, '/admin/?:' + pw):
+            self.expect_refused(['--auth-file', arg], "'%' escapes, '?'")
         self.expect_refused(['--auth-file', pw, '--auth-file', pw],
                             'a second file for the same paths')
         # "" and "/" both mean every path (before: two rules, the first

@@ -121,7 +121,11 @@ class HealthTest(unittest.TestCase):
         self.assertNotIn('draining', '\n'.join(t.server.lines))
 
     def test_bad_values(self):
-        for args in (['--health', 'healthz'], ['--health', '/a b'],
+        # Paths no request's decoded, normalised path is: before, all but
+        # the first two started, and every check got 404.
+        for args in (['--health', 'healthz'], ['--health', '/a\tb'],
+                     ['--health', '/h?x'], ['--health', '/a/../h'],
+                     ['--health', '//h'], ['--health', '/h%2Fx'],
                      ['--health'], ['--health', '/h', '--health-grace',
                                     '-1'],
                      ['--health-grace', 'x']):

@@ -262,7 +262,12 @@ class HeaderFlagTest(FlagTest):
             ('Content-Range: bytes 0-1/2', 'Content-Range'),
             ('Location: /elsewhere', 'Location'),
             ('/prefix-only', 'no header'),
-            ('/a b/:X: 1', 'prefix'),
+            # No request's decoded, normalised path starts with these:
+            # before, accepted and never applied.
+            ('//pub/:X: 1', 'prefix'),
+            ('/pub/../x:X: 1', 'prefix'),
+            ('/p%75b/:X: 1', "'%' escapes"),
+            ('/a\tb/:X: 1', 'prefix'),
             ('X-Long: ' + 'v' * 2000, 'longer'),
             ('X-Long: ' + 'v' * 20000, "vvv...': longer"),
         ]

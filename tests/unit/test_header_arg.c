@@ -34,7 +34,12 @@ TEST(refused)
 	struct http_header_arg h;
 
 	CHECK_EQ_INT(split("/big/", &h), HTTP_HEADER_ARG_NO_HEADER);
-	CHECK_EQ_INT(split("/a b/:X: 1", &h), HTTP_HEADER_ARG_BAD_PREFIX);
+	/* Prefixes no request's decoded, normalised path starts with. */
+	CHECK_EQ_INT(split("/a\tb/:X: 1", &h), HTTP_HEADER_ARG_BAD_PREFIX);
+	CHECK_EQ_INT(split("//pub/:X: 1", &h), HTTP_HEADER_ARG_BAD_PREFIX);
+	CHECK_EQ_INT(split("/pub/../x:X: 1", &h), HTTP_HEADER_ARG_BAD_PREFIX);
+	CHECK_EQ_INT(split("/p%75b/:X: 1", &h), HTTP_HEADER_ARG_BAD_PREFIX);
+	CHECK_EQ_INT(split("/a b/:X: 1", &h), HTTP_HEADER_ARG_OK);
 	CHECK_EQ_INT(split("NoColon", &h), HTTP_HEADER_ARG_NO_COLON);
 	CHECK_EQ_INT(split(": empty", &h), HTTP_HEADER_ARG_EMPTY_NAME);
 	CHECK_EQ_INT(split("Bad Name: x", &h), HTTP_HEADER_ARG_BAD_NAME);

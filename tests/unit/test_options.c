@@ -334,9 +334,19 @@ TEST(balancer_options)
 	CHECK_EQ_STR(p.opt.health, "/healthz");
 	CHECK_EQ_INT(p.opt.health_grace_ms, 500);
 	p = parse("--health", "healthz", NULL);
-	check_usage_error(&p, "invalid health path 'healthz'");
-	p = parse("--health", "/a b", NULL);
-	check_usage_error(&p, "invalid health path '/a b'");
+	check_usage_error(&p,
+			  "invalid --health 'healthz': a path as requests'");
+	/* No request's decoded, normalised path is any of these. */
+	p = parse("--health", "/h?x", NULL);
+	check_usage_error(&p, "invalid --health '/h?x'");
+	p = parse("--health", "/a/../h", NULL);
+	check_usage_error(&p, "invalid --health '/a/../h'");
+	p = parse("--health", "//h", NULL);
+	check_usage_error(&p, "invalid --health '//h'");
+	p = parse("--health", "/h%2Fx", NULL);
+	check_usage_error(&p, "invalid --health '/h%2Fx'");
+	p = parse("--health", "/a\tb", NULL);
+	check_usage_error(&p, "invalid --health '/a\\x09b'");
 	p = parse("--health-grace", "-1", NULL);
 	check_usage_error(&p, "invalid health grace '-1'");
 	p = parse("--proxy-protocol=yes", NULL);
@@ -606,9 +616,16 @@ TEST(auth_options)
 	p = parse("--auth-file", "/a/../b:/f", NULL);
 	check_usage_error(&p, "invalid --auth-file '/a/../b:/f': the prefix");
 	p = parse("--auth-file", "/a//:/f", NULL);
-	check_usage_error(&p, "the prefix is a path");
+	check_usage_error(&p, "the prefix is not a path as requests'");
 	p = parse("--auth-file", "/a/.:/f", NULL);
-	check_usage_error(&p, "the prefix is a path");
+	check_usage_error(&p, "the prefix is not a path as requests'");
+	/* Written as a URL has it, a request's decoded path never is it. */
+	p = parse("--auth-file", "/my%20docs/:/f", NULL);
+	check_usage_error(&p, "'%' escapes");
+	p = parse("--auth-file", "/admin/?:/f", NULL);
+	check_usage_error(&p, "the prefix is not");
+	p = parse("--auth-file", "/my docs/:/f", NULL);
+	CHECK_EQ_INT(p.result, OPTIONS_RUN);
 	p = parse("--auth-file", "/a/:", NULL);
 	check_usage_error(&p, "no password file named");
 	p = parse("--auth-file", "", NULL);

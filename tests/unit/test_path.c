@@ -44,6 +44,35 @@ static const char *norm(const char *s)
 		}                                                          \
 	} while (0)
 
+TEST(matchable_paths)
+{
+	static const char *const yes[] = { "/",
+					   "/admin/",
+					   "/a",
+					   "/my docs/",
+					   "/a.b/",
+					   "/.well-known/",
+					   "/a/.."
+					   "x" };
+	static const char *const no[] = { "",	     "a/",     "//a",	"/a//",
+					  "/./a",    "/a/.",   "/a/..", "/../a",
+					  "/a/../b", "/a%20b", "/a?",	"/a#b",
+					  "/a\tb",   "/a\x7f" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		CHECK(http_path_matchable(yes[i], strlen(yes[i])));
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		CHECK(!http_path_matchable(no[i], strlen(no[i])));
+	/* Each one a request can have, normalised, is matchable. */
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		char out[64];
+		int n = http_path_normalize(yes[i], strlen(yes[i]), out,
+					    sizeof(out));
+
+		CHECK(n == (int)strlen(yes[i]) && !memcmp(out, yes[i], n));
+	}
+}
+
 TEST(plain_paths)
 {
 	CHECK_NORM("/", "/");
