@@ -92,9 +92,16 @@ static void plan_status(struct http_serve_plan *plan, int status)
 	plan->status = status;
 }
 
+/* Whether obj, opened, may not be served to this request. */
+static bool object_kept_back(const struct http_site *site,
+			     const struct http_object *obj)
+{
+	return obj->withheld || (obj->hidden && !site->dotfiles);
+}
+
 /*
  * Opens path for serving: an object reached through a link to a hidden
- * name is not there at all, unless dotfiles are on.
+ * name (unless dotfiles are on) or into a guarded place is not there.
  */
 static int open_visible(const struct http_site *site,
 			const struct http_serve_ops *ops, void *ctx,
@@ -104,7 +111,7 @@ static int open_visible(const struct http_site *site,
 
 	if (err)
 		return err;
-	if (obj->hidden && !site->dotfiles) {
+	if (object_kept_back(site, obj)) {
 		ops->close(ctx, obj);
 		return -ENOENT;
 	}
@@ -116,8 +123,9 @@ static int open_visible(const struct http_site *site,
  * path[0, len) (with its '/'), joined in place: sets *n to its length, or
  * to 0 when there is none.  Returns 0, or the status to answer instead:
  * an index that is there but cannot be served (unreadable, a link out of
- * ROOT) stands for the directory, as nginx answers, rather than letting
- * its listing show what the index was written to hide.
+ * ROOT, to a hidden name or into a guarded place) stands for the
+ * directory, as nginx answers, rather than letting its listing show what
+ * the index was written to hide.
  */
 static int open_index(const struct http_site *site,
 		      const struct http_serve_ops *ops, void *ctx, char *path,
@@ -131,7 +139,11 @@ static int open_index(const struct http_site *site,
 		if (len + name_len >= HTTP_SERVE_PATH_BUF)
 			continue;
 		memcpy(path + len, site->index[i], name_len + 1);
-		err = open_visible(site, ops, ctx, path, obj);
+		err = ops->open(ctx, path, obj);
+		if (!err && object_kept_back(site, obj)) {
+			ops->close(ctx, obj);
+			err = -EACCES;
+		}
 		if (err) {
 			status = http_status_for_errno(-err);
 			if (status == 404)
@@ -246,7 +258,7 @@ static bool plan_spa(const struct http_site *site,
 		return false;
 	if (ops->open(ctx, site->spa, &page))
 		return false;
-	if (page.type != HTTP_OBJECT_FILE ||
+	if (page.type != HTTP_OBJECT_FILE || page.withheld ||
 	    (page.hidden && !site->dotfiles &&
 	     !http_path_hidden(site->spa, strlen(site->spa)))) {
 		ops->close(ctx, &page);

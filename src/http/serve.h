@@ -72,6 +72,9 @@ struct http_object {
 	enum http_object_type type;
 	/* Reached through a link whose target has a hidden name (.git). */
 	bool hidden;
+	/* Reached through a link into a place a rule guards whose
+	 * credentials the request did not give (sehttpd's --auth-file). */
+	bool withheld;
 	int64_t mtime_sec; /* its modification time */
 	long mtime_nsec;
 };

@@ -89,6 +89,7 @@ static int khttpd_plan_open(void *ctx, const char *path,
 		    S_ISDIR(st.mode) ? HTTP_OBJECT_DIR :
 				       HTTP_OBJECT_OTHER;
 	obj->hidden = hidden;
+	obj->withheld = false; /* no --auth-file here */
 	obj->mtime_sec = st.mtime.tv_sec;
 	obj->mtime_nsec = st.mtime.tv_nsec;
 	return 0;

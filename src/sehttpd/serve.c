@@ -232,10 +232,7 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 		return -err;
 	}
 	/* Where it really is: a link may lead to a hidden or guarded place. */
-	if (!authorize_object(rc, rc->auth_rule, fd, &obj->hidden)) {
-		close(fd);
-		return -ENOENT;
-	}
+	obj->withheld = !authorize_object(rc, rc->auth_rule, fd, &obj->hidden);
 	obj->handle = (void *)(intptr_t)fd;
 	obj->type = S_ISREG(st.st_mode) ? HTTP_OBJECT_FILE :
 		    S_ISDIR(st.st_mode) ? HTTP_OBJECT_DIR :

@@ -233,6 +233,27 @@ class AuthTest(unittest.TestCase):
         r = self.get('/private/back.txt', bob)
         self.assertEqual((r.status, r.body), (200, b'plain\n'), r.describe())
 
+    def test_index_linked_into_a_guarded_place(self):
+        """An index.html linked into the protected tree or to a hidden
+        name is there but not served: its directory answers 403, not the
+        listing the index was there to keep back (before, 200 and the
+        listing, as for a directory without an index)."""
+        for name, target in (('guarded', '../private/s.txt'),
+                             ('dotted', '.env')):
+            d = os.path.join(self.www, 'idx-' + name)
+            os.mkdir(d)
+            self.addCleanup(shutil.rmtree, d)
+            os.chmod(d, 0o755)
+            write(os.path.join(d, 'other.txt'), 'other\n')
+            write(os.path.join(d, '.env'), 'secret=1\n')
+            os.symlink(target, os.path.join(d, 'index.html'))
+            for headers in ((), [('Authorization', basic('bob', 'pw6'))]):
+                with self.subTest(name=name, creds=bool(headers)):
+                    r = self.get('/idx-%s/' % name, headers)
+                    self.assertEqual(r.status, 403, r.describe())
+                    self.assertNotIn(b'other.txt', r.body)
+                    self.assertNotIn(b'secret', r.body)
+
     def test_options_not_challenged(self):
         r = self.get('/private/s.txt', method='OPTIONS')
         self.assertEqual(r.status, 204)

@@ -10,6 +10,7 @@ struct fake_node {
 	bool hidden; /* a link to a hidden name */
 	int err; /* open fails with -err */
 	int64_t mtime; /* seconds; nanoseconds are mtime % 7 */
+	bool withheld; /* a link into a guarded place */
 };
 
 struct fake_fs {
@@ -37,6 +38,9 @@ static const struct fake_node site_nodes[] = {
 	{ "/htm/index.htm", HTTP_OBJECT_FILE },
 	{ "/hiddenindex", HTTP_OBJECT_DIR },
 	{ "/hiddenindex/index.html", HTTP_OBJECT_FILE, true },
+	{ "/guardedindex", HTTP_OBJECT_DIR },
+	{ "/guardedindex/index.html", HTTP_OBJECT_FILE, .withheld = true },
+	{ "/guarded.txt", HTTP_OBJECT_FILE, .withheld = true },
 	{ "/searchable", 0, false, EACCES },
 	{ "/searchable/index.html", HTTP_OBJECT_FILE },
 	{ "/locked", 0, false, EACCES },
@@ -86,6 +90,7 @@ static int fake_open(void *ctx, const char *path, struct http_object *obj)
 		obj->handle = (void *)n;
 		obj->type = n->type;
 		obj->hidden = n->hidden;
+		obj->withheld = n->withheld;
 		obj->mtime_sec = n->mtime / 7;
 		obj->mtime_nsec = n->mtime % 7;
 		fs->open++;
@@ -371,16 +376,49 @@ TEST(index_names_in_order)
 	}
 }
 
-TEST(hidden_index_is_passed_over)
+/*
+ * An index linked to a hidden name or into a guarded place is there but
+ * not to be served: it stands for the directory, whose listing it was
+ * written to keep back (before, the listing was shown).  Linked so, a
+ * file is not there.
+ */
+TEST(hidden_or_withheld_index_hides_the_listing)
 {
 	struct http_site site;
 	struct fake_fs fs = { site_nodes };
 
 	default_site(&site);
-	PLAN(&site, &fs, "GET", "/hiddenindex/");
-	CHECK_EQ_INT(p.action, HTTP_SERVE_LISTING);
-	CHECK_EQ_STR(node_path(&p), "/hiddenindex");
-	CHECK_EQ_STR(path, "/hiddenindex/");
+	{
+		PLAN(&site, &fs, "GET", "/hiddenindex/");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 403);
+		CHECK_EQ_INT(fs.open, 0);
+	}
+	{
+		PLAN(&site, &fs, "GET", "/guardedindex/");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 403);
+		CHECK_EQ_INT(fs.open, 0);
+	}
+	{
+		PLAN(&site, &fs, "GET", "/guarded.txt");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_STATUS);
+		CHECK_EQ_INT(p.status, 404);
+		CHECK_EQ_INT(fs.open, 0);
+	}
+	/* With dotfiles on, a hidden index is served; a withheld one not. */
+	site.dotfiles = true;
+	{
+		PLAN(&site, &fs, "GET", "/hiddenindex/");
+		CHECK_EQ_INT(p.action, HTTP_SERVE_FILE);
+		CHECK_EQ_STR(node_path(&p), "/hiddenindex/index.html");
+		fs.open = 0;
+	}
+	{
+		PLAN(&site, &fs, "GET", "/guardedindex/");
+		CHECK_EQ_INT(p.status, 403);
+		CHECK_EQ_INT(fs.open, 0);
+	}
 }
 
 TEST(listing_or_403)
