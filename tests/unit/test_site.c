@@ -127,3 +127,27 @@ TEST(preflight_without_or_with_odd_headers)
 	CHECK(!strstr(out, "Allow-Headers"));
 	CHECK(strstr(out, "Access-Control-Max-Age: 5\r\n") != NULL);
 }
+
+/* A list of tokens too long to echo: the rest of the answer still goes
+ * (before, nothing but Allow-Origin did). */
+TEST(preflight_with_a_long_list)
+{
+	static char s[8192];
+	struct http_request req;
+	char out[HTTP_CORS_PREFLIGHT_MAX];
+	size_t n = (size_t)snprintf(s, sizeof(s),
+				    "OPTIONS /a HTTP/1.1\r\nHost: h\r\n"
+				    "Origin: https://o.example\r\n"
+				    "Access-Control-Request-Method: GET\r\n"
+				    "Access-Control-Request-Headers: ");
+
+	memset(s + n, 'a', 7000);
+	memcpy(s + n + 7000, "\r\n\r\n", 5);
+	CHECK(parse_str(s, &req) > 0);
+	CHECK(http_is_cors_preflight(&req));
+	n = http_cors_preflight_headers(out, sizeof(out) - 1, s, &req, 7);
+	out[n] = '\0';
+	CHECK_EQ_STR(out, "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\n"
+			  "Access-Control-Max-Age: 7\r\n"
+			  "Vary: Access-Control-Request-Headers\r\n");
+}
