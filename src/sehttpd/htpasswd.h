@@ -37,6 +37,7 @@ struct htpasswd {
 	uint64_t serial; /* unique to this load: cached checks name it */
 	size_t nusers;
 	struct htpasswd_user *users;
+	size_t slowest; /* the user whose hash costs most: see check */
 	char *text; /* the file's bytes, which the hashes point into */
 	size_t text_len;
 };
@@ -64,7 +65,8 @@ void htpasswd_put(struct htpasswd *h);
  * string) matches.  Slow by design (a bcrypt check takes tens of
  * milliseconds): never on an event loop.  Its time does not tell whether
  * the user exists: every name is compared, and an unknown user's password
- * is hashed like the first user's, then refused.  scratch is libcrypt's
+ * is hashed like the user's whose scheme and cost make the slowest check
+ * (users[slowest]), then refused.  scratch is libcrypt's
  * crypt_r() state, one per thread.
  */
 bool htpasswd_check(const struct htpasswd *h, const char *user, size_t user_len,

@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include <crypt.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include "sehttpd/htpasswd.h"
@@ -18,8 +19,44 @@
 #define YESCRYPT \
 	"$y$j9T$XnixdmLHb0zgTsjBUwlbk/$aNmiUMIfotNa9j.lu7ymteogthA5tpEe1/PKLwX.uR2"
 
+/* Hashes of "pw" at other costs, to mix with those above. */
+#define BCRYPT_12 "$2y$12$eKdFLNBAXtoKCv62HL6f9ug24BfrdarOPCvb6UOKBs1ZUfMUz1Jde"
+#define BCRYPT_10 "$2y$10$9i/1eAr2.cRTv3RS02vwZuAUmRp2gYaQL4krqw.7jU/APnh2aHQju"
+#define BCRYPT_05 "$2y$05$62GEuuP7oiEsu4J0lnVMEeVdF1s7SoSzh6WDckQv4aSovaxbdqcOe"
+#define SHA512_200K                                                        \
+	"$6$rounds=200000$R26j1GAqwPikTggc$3mOM8UMgJQRNpLVNGXMYY6TVQfZMqC" \
+	"g.FfqZYY50E404I72nhZ/yX2d6oqSkLGcZNV30i1d/eM2icXO3xN.O8/"
+#define SHA256_900K \
+	"$5$rounds=900000$9dAQ0HfsDSOqbI7D$Z3pDdWNR7YI10Vi9FH7haxZqlR.9ynpfOiyrVaEOp4A"
+#define SHA256_1K \
+	"$5$rounds=1000$2u/XP0L0n/xwkQMc$QiVvOoH0fwYMXxDA2nwVsMrMm3BfzKJeldJkYRnBqgB"
+#define YESCRYPT_1 \
+	"$y$j75$EguY4QPL51dLsoGkDgrl90$DP5uhrk1wVIjlbg9Qh2z7XPNvWv8SU7tlP3y6toEG47"
+
 static char why[160];
 static unsigned line;
+
+/*
+ * libcrypt's crypt_r() as htpasswd_check() calls it: the hash it was
+ * given is kept in hashed_with, and while only_note is set nothing is
+ * hashed (NULL, as crypt_r() fails), so that a slow cost takes no time.
+ */
+static char hashed_with[HTPASSWD_HASH_MAX + 1];
+static bool only_note;
+
+char *crypt_r(const char *phrase, const char *setting,
+	      struct crypt_data *restrict data)
+{
+	static char *(*real)(const char *, const char *,
+			     struct crypt_data *restrict);
+
+	snprintf(hashed_with, sizeof(hashed_with), "%s", setting);
+	if (only_note)
+		return NULL;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "crypt_r");
+	return real ? real(phrase, setting, data) : NULL;
+}
 
 /* Parses a copy of s (the parser takes its text over). */
 static struct htpasswd *parse(const char *s)
@@ -150,15 +187,69 @@ TEST(checks)
 	CHECK(htpasswd_check(h, "bob", 3, "pw6", cd));
 	CHECK(htpasswd_check(h, "carol", 5, "pw5", cd));
 	CHECK(htpasswd_check(h, "dave", 4, "pwy", cd));
+	CHECK_EQ_STR(hashed_with, YESCRYPT);
 	/* Another user's password, a prefix of a name, an unknown name:
-	 * the last is hashed as alice's and still refused. */
+	 * the last is hashed as dave's, the slowest, and still refused. */
 	CHECK(!htpasswd_check(h, "bob", 3, "open sesame", cd));
+	CHECK_EQ_STR(hashed_with, SHA512);
 	CHECK(!htpasswd_check(h, "alic", 4, "open sesame", cd));
 	CHECK(!htpasswd_check(h, "alicea", 6, "open sesame", cd));
 	CHECK(!htpasswd_check(h, "mallory", 7, "open sesame", cd));
+	CHECK_EQ_STR(hashed_with, YESCRYPT);
+	CHECK(!htpasswd_check(h, "mallory", 7, "pwy", cd));
 	CHECK(!htpasswd_check(h, "Alice", 5, "open sesame", cd));
 	htpasswd_put(h);
 	free(cd);
+}
+
+/* The hash an unknown user of a file of lines is checked against. */
+static void unknown_hashed_with(const char *lines, const char *want)
+{
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	struct htpasswd *h = parse(lines);
+
+	CHECK(h != NULL);
+	if (h) {
+		hashed_with[0] = '\0';
+		only_note = true;
+		CHECK(!htpasswd_check(h, "nobody", 6, "pw", cd));
+		only_note = false;
+		if (strcmp(hashed_with, want))
+			fprintf(stderr, "  in:\n%s", lines);
+		CHECK_EQ_STR(hashed_with, want);
+	}
+	htpasswd_put(h);
+	free(cd);
+}
+
+/*
+ * An unknown user is checked against the file's slowest hash, by scheme
+ * and cost, wherever it is: were it a quicker one, the users of the slow
+ * one would take longer than names that are not in the file.
+ */
+TEST(unknown_user_checked_against_slowest)
+{
+	/* bcrypt cost 12 (260 ms) after SHA-512-crypt's default (2 ms). */
+	unknown_hashed_with("fast:" SHA512 "\nslow:" BCRYPT_12 "\n", BCRYPT_12);
+	unknown_hashed_with("slow:" BCRYPT_12 "\nfast:" SHA512 "\n", BCRYPT_12);
+	/* bcrypt's cost, SHA-crypt's rounds=, yescrypt's N and r. */
+	unknown_hashed_with("a:" BCRYPT_05 "\nb:" BCRYPT "\nc:" BCRYPT_10
+			    "\nd:" BCRYPT "\n",
+			    BCRYPT_10);
+	unknown_hashed_with("a:" SHA256_1K "\nb:" SHA512 "\nc:" SHA512_200K
+			    "\n",
+			    SHA512_200K);
+	unknown_hashed_with("a:" SHA512_200K "\nb:" BCRYPT_10 "\nc:" SHA256_900K
+			    "\n",
+			    SHA256_900K);
+	unknown_hashed_with("a:" YESCRYPT_1 "\nb:" SHA256 "\n", SHA256);
+	unknown_hashed_with("a:" YESCRYPT_1 "\nb:" YESCRYPT "\nc:" BCRYPT_05
+			    "\n",
+			    YESCRYPT);
+	unknown_hashed_with("a:" YESCRYPT "\nb:" BCRYPT_10 "\n", BCRYPT_10);
+	/* One user, or all alike: the first. */
+	unknown_hashed_with("a:" BCRYPT "\n", BCRYPT);
+	unknown_hashed_with("a:" SHA512 "\nb:" SHA512 "\n", SHA512);
 }
 
 TEST(load_names_file_and_line)
