@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The schemes taken: a prefix, and the length after the hash's last '$'. */
@@ -317,6 +318,8 @@ struct htpasswd *htpasswd_parse(char *text, size_t len, unsigned *line,
 		}
 	}
 	atomic_init(&h->refs, 1);
+	atomic_init(&h->longest_ns, 0);
+	atomic_init(&h->slowest_timed, false);
 	h->serial = next_serial();
 	h->text = text;
 	h->text_len = len;
@@ -390,12 +393,63 @@ void htpasswd_put(struct htpasswd *h)
 	free(h);
 }
 
-bool htpasswd_check(const struct htpasswd *h, const char *user, size_t user_len,
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The longest check of h so far, with one that took took_ns. */
+static uint64_t longest_check(struct htpasswd *h, uint64_t took_ns)
+{
+	uint64_t longest = atomic_load(&h->longest_ns);
+
+	while (took_ns > longest &&
+	       !atomic_compare_exchange_weak(&h->longest_ns, &longest, took_ns))
+		;
+	return took_ns > longest ? took_ns : longest;
+}
+
+/*
+ * A refusal begun at start_ns ends no sooner than the longest check of h:
+ * a user whose hash is quicker than the slowest (a file mixing schemes or
+ * costs) is refused in the time an unknown user is.  Until a check of the
+ * slowest hash has been timed, one is made for it.
+ */
+static void refusal_wait(struct htpasswd *h, const char *password,
+			 struct crypt_data *scratch, uint64_t start_ns)
+{
+	uint64_t now = monotonic_ns(), longest;
+	struct timespec ts;
+
+	longest = longest_check(h, now - start_ns);
+	if (!atomic_load(&h->slowest_timed)) {
+		uint64_t t = monotonic_ns();
+
+		crypt_r(password, h->users[h->slowest].hash, scratch);
+		now = monotonic_ns();
+		longest = longest_check(h, now - t);
+		atomic_store(&h->slowest_timed, true);
+	}
+	if (now - start_ns >= longest)
+		return;
+	longest -= now - start_ns;
+	ts.tv_sec = (time_t)(longest / 1000000000u);
+	ts.tv_nsec = (long)(longest % 1000000000u);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+bool htpasswd_check(struct htpasswd *h, const char *user, size_t user_len,
 		    const char *password, struct crypt_data *scratch)
 {
 	unsigned char digest[HTPASSWD_DIGEST_LEN];
 	size_t pick = h->slowest, found = 0, n;
+	uint64_t start = monotonic_ns();
 	const char *hash, *out;
+	bool ok;
 
 	htpasswd_digest(user, user_len, digest);
 	/* Every name, selected by mask: no branch says which one matched. */
@@ -411,6 +465,17 @@ bool htpasswd_check(const struct htpasswd *h, const char *user, size_t user_len,
 	hash = h->users[pick].hash;
 	n = strlen(hash);
 	out = crypt_r(password, hash, scratch);
-	return (found & 1) && out && strlen(out) == n &&
-	       !CRYPTO_memcmp(out, hash, n);
+	ok = (found & 1) && out && strlen(out) == n &&
+	     !CRYPTO_memcmp(out, hash, n);
+	/* The slowest hash, for a user or for a name that is none: timed
+	 * either way, which tells nothing. */
+	if (pick == h->slowest) {
+		longest_check(h, monotonic_ns() - start);
+		atomic_store(&h->slowest_timed, true);
+	}
+	if (!ok)
+		refusal_wait(h, password, scratch, start);
+	else if (pick != h->slowest)
+		longest_check(h, monotonic_ns() - start);
+	return ok;
 }

@@ -7,6 +7,7 @@
 
 #include <crypt.h>
 #include <dlfcn.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sehttpd/htpasswd.h"
@@ -43,6 +44,9 @@ static unsigned line;
  */
 static char hashed_with[HTPASSWD_HASH_MAX + 1];
 static bool only_note;
+/* While set, a hash with this setting takes slow_ms (as if hashed). */
+static const char *slow_setting;
+static unsigned slow_ms, hashes;
 
 char *crypt_r(const char *phrase, const char *setting,
 	      struct crypt_data *restrict data)
@@ -51,6 +55,9 @@ char *crypt_r(const char *phrase, const char *setting,
 			     struct crypt_data *restrict);
 
 	snprintf(hashed_with, sizeof(hashed_with), "%s", setting);
+	hashes++;
+	if (slow_setting && !strcmp(setting, slow_setting))
+		usleep(slow_ms * 1000u);
 	if (only_note)
 		return NULL;
 	if (!real)
@@ -250,6 +257,58 @@ TEST(unknown_user_checked_against_slowest)
 	/* One user, or all alike: the first. */
 	unknown_hashed_with("a:" BCRYPT "\n", BCRYPT);
 	unknown_hashed_with("a:" SHA512 "\nb:" SHA512 "\n", SHA512);
+}
+
+static double check_ms(struct htpasswd *h, const char *user,
+		       struct crypt_data *scratch, bool *ok)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	*ok = htpasswd_check(h, user, strlen(user), "wrong", scratch);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a.tv_sec) * 1e3 +
+	       (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+}
+
+/*
+ * A user whose hash is quicker than the file's slowest is refused in the
+ * time a name that is none is: the slowest is timed once (at the first
+ * refusal, unless a check of it came first), and every refusal waits that
+ * long.  Before, the quick user's refusal took its own hash's time (4 ms
+ * against 270 ms with SHA-512-crypt beside bcrypt cost 12).
+ */
+TEST(refusals_take_the_slowest_time)
+{
+	static const char *const orders[] = {
+		"fast:" SHA512 "\nslow:" BCRYPT_12 "\n",
+		"slow:" BCRYPT_12 "\nfast:" SHA512 "\n",
+	};
+	struct crypt_data *scratch = calloc(1, sizeof(*scratch));
+
+	only_note = true;
+	slow_setting = BCRYPT_12;
+	slow_ms = 60;
+	for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+		struct htpasswd *h = parse(orders[i]);
+		bool ok;
+
+		CHECK(h != NULL);
+		/* First the quick user: its refusal times the slowest. */
+		hashes = 0;
+		CHECK(check_ms(h, "fast", scratch, &ok) >= 59.0 && !ok);
+		CHECK_EQ_INT(hashes, 2);
+		/* Then it waits as long, without hashing it again. */
+		hashes = 0;
+		CHECK(check_ms(h, "fast", scratch, &ok) >= 59.0 && !ok);
+		CHECK_EQ_INT(hashes, 1);
+		CHECK(check_ms(h, "nobody", scratch, &ok) >= 59.0 && !ok);
+		CHECK(check_ms(h, "slow", scratch, &ok) >= 59.0 && !ok);
+		htpasswd_put(h);
+	}
+	slow_setting = NULL;
+	only_note = false;
+	free(scratch);
 }
 
 TEST(load_names_file_and_line)
