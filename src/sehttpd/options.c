@@ -904,7 +904,10 @@ static const struct option_spec option_table[] = {
 		       "(4xx or 5xx) with the file\n"
 		       ".I PATH\n"
 		       "beneath ROOT instead of the built-in page\n"
-		       "(repeatable).\n"
+		       "(repeatable), whatever gave that status: a\n"
+		       "precondition or range (412, 416, their headers\n"
+		       "kept), a head refused before it was routed (400,\n"
+		       "414, 431, 501, 505: ROOT's page), a shortage (503).\n"
 		       "A page that does not exist at start-up,\n"
 		       "or is larger than 1 MiB, is a usage error.\n",
 	},

@@ -8,6 +8,7 @@
 
 #include "auth.h"
 #include "coro.h"
+#include "error_page.h"
 #include "http/route.h"
 #include "http/site.h"
 #include "server.h"
@@ -93,8 +94,14 @@ int respond_with_body(struct exchange *rc, struct http_response_head *h,
 
 int respond_bodyless(struct exchange *rc, struct http_response_head *h)
 {
+	struct error_page page;
 	struct http_layout l;
 
+	/* A 412 or 416 with the operator's page, its head as it is. */
+	if (h->status >= 400 && !error_page_read(rc, h->status, &page)) {
+		h->content_type = page.content_type;
+		return respond_with_body(rc, h, page.body, page.len);
+	}
 	if (http_layout_bodyless(&l, rc->scratch, EXCHANGE_SCRATCH, h,
 				 rc->head_only))
 		return -1;
@@ -105,18 +112,19 @@ int respond_status(struct exchange *rc, int status, const char *location,
 		   size_t location_len)
 {
 	struct http_response_head h;
-	size_t len;
-	const char *body = http_error_body(status, &len);
+	struct error_page page = { .content_type = "text/html; charset=utf-8" };
 
+	if (location || error_page_read(rc, status, &page))
+		page.body = http_error_body(status, &page.len);
 	if (http_status_closes(status))
 		rc->keep_alive = false;
 	respond_head_init(rc, &h, status);
-	h.content_type = "text/html; charset=utf-8";
+	h.content_type = page.content_type;
 	h.location = location;
 	h.location_len = location_len;
 	h.allow_get_head = status == 405;
 	h.allow_options = true;
-	return respond_with_body(rc, &h, body, len);
+	return respond_with_body(rc, &h, page.body, page.len);
 }
 
 int respond_options(struct exchange *rc)

@@ -44,21 +44,6 @@ static unsigned root_id(const struct exchange *rc)
 	return worker_root_id(rc->worker, rc->root);
 }
 
-/* Opens and registers the descriptor to be closed after the request. */
-static int open_for_request(struct exchange *rc, const char *path)
-{
-	/* O_NONBLOCK: opening a FIFO someone left under ROOT must not hang. */
-	int fd = open_beneath(rc->root->fd, path, O_RDONLY | O_NONBLOCK);
-
-	if (fd < 0)
-		return -1;
-	if (exchange_close_later(rc, fd)) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return fd;
-}
-
 /* Stats path as a request opens it, so what it may not read fails: how
  * the content cache checks its entries (a cache_stat_fn).  So too what
  * now lies under a rule or a dot name the request did not pass (a file
@@ -81,70 +66,10 @@ static int stat_readable(void *ctx, const char *path, struct stat *st)
 	return ret;
 }
 
-static void free_arg(void *arg)
-{
-	free(arg);
-}
-
-/*
- * Whether the --error-page page for status (at path, opened as fd) may
- * answer this request: not when a password rule the request did not meet
- * guards it, nor when it is a link to a hidden name while dotfiles are off
- * (a page given by a dot name is the operator's choice).  The page for 401
- * is for those without the password: only a link from it to a place
- * another rule guards keeps it from them (under a password for the whole
- * site it could be nowhere else).
- */
-static bool page_shown(struct exchange *rc, int status, const char *path,
-		       int fd)
-{
-	const struct server *s = rc->worker->server;
-	const struct auth_rule *met = rc->auth_rule;
-	bool hidden;
-
-	if (status == 401 && s->auth)
-		met = auth_rule_for(s->auth, path, strlen(path));
-	return authorize_object(rc, met, fd, &hidden) &&
-	       (!hidden || http_path_hidden(path, strlen(path)));
-}
-
-/*
- * An error status, with the operator's page for it (--error-page) when
- * there is one and it can be read, else the built-in page.
- */
+/* An error status, with the operator's page for it (respond_status()). */
 static int respond_error(struct exchange *rc, int status)
 {
-	const char *page =
-		http_site_error_page(&rc->worker->server->site->http, status);
-	struct http_response_head h;
-	struct stat st;
-	char *body = NULL;
-	ssize_t got = -1;
-	int fd;
-
-	if (!page)
-		return respond_status(rc, status, NULL, 0);
-	fd = open_for_request(rc, page + 1);
-	if (fd >= 0 && page_shown(rc, status, page, fd) &&
-	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size <= SITE_ERROR_PAGE_MAX)
-		body = malloc((size_t)st.st_size + 1);
-	if (body && coro_defer(rc->conn->coro, free_arg, body)) {
-		free(body);
-		body = NULL;
-	}
-	if (body)
-		got = pread(fd, body, (size_t)st.st_size, 0);
-	if (got < 0)
-		return respond_status(rc, status, NULL, 0);
-	if (http_status_closes(status))
-		rc->keep_alive = false;
-	respond_head_init(rc, &h, status);
-	h.content_type =
-		mime_map_type(rc->worker->server->mime, page, strlen(page));
-	h.allow_get_head = status == 405;
-	h.allow_options = true;
-	return respond_with_body(rc, &h, body, (size_t)got);
+	return respond_status(rc, status, NULL, 0);
 }
 
 /* Reads a whole regular file of the given size into a new buffer. */

@@ -13,6 +13,7 @@ from httpraw import build_request
 from target import (ServerTestCase, needs_process, session_tree,
                     start_server, temp_dir)
 from test_cli import run_cli
+from codings import sehttpd_only
 
 ALLOW = 'GET, HEAD, OPTIONS'
 HIDDEN = ('/.env', '/.git/config', '/.git/', '/.git', '/%2eenv',
@@ -448,6 +449,51 @@ class PagesFlagTest(FlagTest):
                    build_request('GET', '/'))
             self.assertEqual(c.read_response().status, 404)
             self.assertEqual(c.read_response().body, b'<p>home</p>\n')
+        t.server.stop()
+
+    @sehttpd_only('error pages for statuses of the request line, 412 '
+                  'or 416')
+    def test_pages_for_every_status_named(self):
+        """The page answers every status it is named for, as sehttpd(1)
+        says: also the 412 and 416 of a precondition or a range, with
+        their heads (Content-Range), and what is refused before a path is
+        routed (400 without Host, 414, 431, 501, 505), from ROOT.  Before,
+        those got the built-in page."""
+        root = self.site()
+        codes = (400, 412, 414, 416, 431, 501, 505)
+        for code in codes:
+            with open(os.path.join(root, 'errors', '%d.txt' % code),
+                      'wb') as fh:
+                fh.write(b'our %d\n' % code)
+        args = []
+        for code in codes:
+            args += ['--error-page', '%d=/errors/%d.txt' % (code, code)]
+        t = self.start(*args, root=root)
+        r = self.get(t, '/app/app.js', headers=[('Range', 'bytes=100-')])
+        self.assertEqual((r.status, r.body), (416, b'our 416\n'))
+        self.assertEqual(r.header('Content-Range'), 'bytes */9')
+        self.assertTrue(r.header('Content-Type').startswith('text/plain'))
+        r = self.get(t, '/app/app.js', headers=[('If-Match', '"x"')])
+        self.assertEqual((r.status, r.body), (412, b'our 412\n'))
+        r = self.get(t, '/app/app.js', 'HEAD',
+                     headers=[('If-Match', '"x"')])
+        self.assertEqual((r.status, r.body), (412, b''))
+        self.assertEqual(r.header('Content-Length'), '8')
+        for raw, code in (
+                (b'GET / HTTP/1.1\r\n\r\n', 400),
+                (b'GET /' + b'a' * 20000 + b' HTTP/1.1\r\nHost: x\r\n\r\n',
+                 414),
+                (b'GET / HTTP/1.1\r\nHost: x\r\nX: ' + b'a' * 20000 +
+                 b'\r\n\r\n', 431),
+                (b'GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, '
+                 b'chunked\r\n\r\n0\r\n\r\n', 501),
+                (b'GET / HTTP/2.5\r\nHost: x\r\n\r\n', 505)):
+            with self.subTest(code=code):
+                with t.conn() as c:
+                    c.send(raw)
+                    r = c.read_response()
+                self.assertEqual((r.status, r.body),
+                                 (code, b'our %d\n' % code))
         t.server.stop()
 
     def test_pages_that_are_links_to_dot_names(self):
