@@ -54,12 +54,16 @@ static bool header_date(const char *buf, const struct http_request *req,
 	       !http_parse_date(buf + v.off, v.len, t);
 }
 
-/* The status the preconditions answer with, or 0 to carry on. */
+/*
+ * The status the preconditions answer with, or 0 to carry on; modified:
+ * the representation's last modification, as the head gives it.
+ */
 static int preconditions(const char *buf, const struct http_request *req,
-			 const struct http_representation *rep)
+			 const struct http_representation *rep,
+			 int64_t modified)
 {
 	bool get_or_head = req->method == HTTP_GET || req->method == HTTP_HEAD;
-	bool dated = rep->last_modified != HTTP_NO_TIME;
+	bool dated = modified != HTTP_NO_TIME;
 	int64_t t;
 
 	if (http_has_header(req, HTTP_H_IF_MATCH)) {
@@ -67,7 +71,7 @@ static int preconditions(const char *buf, const struct http_request *req,
 			return 412;
 	} else if (dated &&
 		   header_date(buf, req, HTTP_H_IF_UNMODIFIED_SINCE, &t) &&
-		   rep->last_modified > t) {
+		   modified > t) {
 		return 412;
 	}
 	if (http_has_header(req, HTTP_H_IF_NONE_MATCH)) {
@@ -75,28 +79,34 @@ static int preconditions(const char *buf, const struct http_request *req,
 			return get_or_head ? 304 : 412;
 	} else if (get_or_head && dated &&
 		   header_date(buf, req, HTTP_H_IF_MODIFIED_SINCE, &t) &&
-		   rep->last_modified <= t) {
+		   modified <= t) {
 		return 304;
 	}
 	return 0;
 }
 
 void http_select(const char *buf, const struct http_request *req,
-		 const struct http_representation *rep,
+		 const struct http_representation *rep, int64_t date,
 		 struct http_selection *sel)
 {
 	struct http_span v = req->header[HTTP_H_RANGE];
 	/* If-Range compares strongly: a weak tag never lets it hold. */
 	const char *strong = rep->weak ? NULL : rep->etag;
+	int64_t modified = rep->last_modified;
+	/* Two seconds apart in whole seconds: at least one in time. */
+	bool strong_date;
 	uint64_t first, last;
 
+	if (modified != HTTP_NO_TIME && modified > date)
+		modified = date;
+	strong_date = modified != HTTP_NO_TIME && modified < date - 1;
 	*sel = (struct http_selection){ .status = 200, .len = rep->size };
-	sel->status = preconditions(buf, req, rep) ?: 200;
+	sel->status = preconditions(buf, req, rep, modified) ?: 200;
 	if (sel->status != 200 || !rep->ranges ||
 	    !http_has_header(req, HTTP_H_RANGE) ||
 	    !http_if_range_allows(buf, req, strong ?: "",
 				  strong ? rep->etag_len : 0,
-				  rep->last_modified))
+				  strong_date ? modified : HTTP_NO_TIME))
 		return;
 	switch (http_parse_range(buf + v.off, v.len, rep->size, &first,
 				 &last)) {
@@ -198,9 +208,10 @@ void http_file_representation(const struct http_file_id *f,
 
 void http_select_file(const char *buf, const struct http_request *req,
 		      const struct http_file_id *f, enum http_coding coding,
-		      bool varies, char *etag, struct http_representation *rep,
+		      bool varies, char *etag, int64_t date,
+		      struct http_representation *rep,
 		      struct http_selection *sel)
 {
 	http_file_representation(f, coding, varies, etag, rep);
-	http_select(buf, req, rep, sel);
+	http_select(buf, req, rep, date, sel);
 }

@@ -39,10 +39,13 @@ struct http_selection {
  * If-None-Match (304 for GET and HEAD, else 412), If-Modified-Since without
  * If-None-Match (304), then If-Range and Range (206 or 416) when rep->ranges.
  * Validators a representation does not have make their conditions ignored,
- * except "*", which any representation matches.
+ * except "*", which any representation matches.  date is the response's
+ * (seconds): a last_modified after it is taken as date, as the head says
+ * (RFC 9110 8.8.2.1), and If-Range's date holds only for a modification
+ * time surely a second or more before it (a strong validator, 8.8.2.2).
  */
 void http_select(const char *buf, const struct http_request *req,
-		 const struct http_representation *rep,
+		 const struct http_representation *rep, int64_t date,
 		 struct http_selection *sel);
 
 /* True when the selection sends no bytes of the representation. */
@@ -97,7 +100,8 @@ void http_file_representation(const struct http_file_id *f,
  */
 void http_select_file(const char *buf, const struct http_request *req,
 		      const struct http_file_id *f, enum http_coding coding,
-		      bool varies, char *etag, struct http_representation *rep,
+		      bool varies, char *etag, int64_t date,
+		      struct http_representation *rep,
 		      struct http_selection *sel);
 
 #endif /* HTTP_SELECT_H */

@@ -306,7 +306,7 @@ static int khttpd_listing_answer_preconditions(struct khttpd_exchange *x)
 	struct http_response_head h;
 	struct http_selection sel;
 
-	http_select(x->buf, x->req, &r, &sel);
+	http_select(x->buf, x->req, &r, x->now, &sel);
 	if (!http_selection_bodyless(&sel))
 		return 1;
 	khttpd_respond_head_init(x, &h, sel.status);

@@ -229,7 +229,7 @@ static void khttpd_respond_select_for(const struct khttpd_exchange *x,
 		r->etag = etag;
 		r->etag_len = khttpd_cache_etag(e, coding, etag);
 	}
-	http_select(x->buf, x->req, r, sel);
+	http_select(x->buf, x->req, r, x->now, sel);
 }
 
 /*

@@ -179,7 +179,7 @@ static int khttpd_stream_file(struct khttpd_exchange *x,
 			x, http_status_for_errno(-PTR_ERR(file)));
 	/* Smaller files of its type are compressed: it varies too. */
 	http_select_file(x->buf, x->req, &f, coding,
-			 khttpd_compressible(x, type), etag, &r, &sel);
+			 khttpd_compressible(x, type), etag, x->now, &r, &sel);
 	khttpd_respond_head_init(x, &h, sel.status);
 	http_select_head(&h, type, extra, &r, &sel, x->now);
 	if (http_selection_bodyless(&sel)) {

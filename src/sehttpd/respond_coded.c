@@ -266,7 +266,7 @@ int respond_file_coded(struct exchange *rc, int fd, const struct stat *st,
 	/* Ranges are answered from the identity bytes. */
 	http_file_representation(&f, coding, true, etag, &r);
 	r.weak = true;
-	http_select(rc->buf, rc->req, &r, &sel);
+	http_select(rc->buf, rc->req, &r, rc->worker->date.second, &sel);
 	/* HTTP/1.0 has no chunks: the end of the body is the close. */
 	if (!chunked && !rc->http2 && !http_selection_bodyless(&sel))
 		rc->keep_alive = false;

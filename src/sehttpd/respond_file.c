@@ -166,7 +166,7 @@ int respond_entry(struct exchange *rc, struct cache_entry *e)
 		.varies_by_type = e->kind == CACHE_LISTING,
 		.coding = http_coding_name((enum http_coding)(rep - e->rep)),
 	};
-	http_select(rc->buf, rc->req, &r, &sel);
+	http_select(rc->buf, rc->req, &r, w->date.second, &sel);
 	respond_head_init(rc, &h, sel.status);
 	http_select_head(&h, e->content_type, extra, &r, &sel, w->date.second);
 	if (http_selection_bodyless(&sel))
@@ -196,8 +196,8 @@ int respond_file(struct exchange *rc, int fd, const struct stat *st,
 	size_t hlen;
 
 	/* Its smaller siblings are compressed, so it varies too. */
-	http_select_file(rc->buf, rc->req, &f, coding, compressible, etag, &r,
-			 &sel);
+	http_select_file(rc->buf, rc->req, &f, coding, compressible, etag,
+			 rc->worker->date.second, &r, &sel);
 	respond_head_init(rc, &h, sel.status);
 	http_select_head(&h, content_type, extra, &r, &sel,
 			 rc->worker->date.second);

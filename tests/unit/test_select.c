@@ -12,6 +12,8 @@
 
 static char head_buf[1024];
 static struct http_request req;
+/* The response's Date, as http_select() is given it. */
+static int64_t now = MTIME + 10;
 
 /* Parses "METHOD /a" with extra header lines into req. */
 static void request(const char *method, const char *lines)
@@ -43,7 +45,7 @@ static int status_of(const char *method, const char *lines,
 	struct http_selection sel;
 
 	request(method, lines);
-	http_select(head_buf, &req, rep, &sel);
+	http_select(head_buf, &req, rep, now, &sel);
 	return sel.status;
 }
 
@@ -57,7 +59,7 @@ TEST(unconditional)
 	struct http_selection sel;
 
 	request("GET", "");
-	http_select(head_buf, &req, &file, &sel);
+	http_select(head_buf, &req, &file, now, &sel);
 	CHECK_EQ_INT(sel.status, 200);
 	CHECK_EQ_INT(sel.first, 0);
 	CHECK_EQ_INT(sel.len, 1000);
@@ -139,12 +141,12 @@ TEST(ranges)
 	struct http_selection sel;
 
 	request("GET", "Range: bytes=10-19\r\n");
-	http_select(head_buf, &req, &file, &sel);
+	http_select(head_buf, &req, &file, now, &sel);
 	CHECK_EQ_INT(sel.status, 206);
 	CHECK_EQ_INT(sel.first, 10);
 	CHECK_EQ_INT(sel.len, 10);
 	request("GET", "Range: bytes=-100\r\n");
-	http_select(head_buf, &req, &file, &sel);
+	http_select(head_buf, &req, &file, now, &sel);
 	CHECK_EQ_INT(sel.status, 206);
 	CHECK_EQ_INT(sel.first, 900);
 	CHECK_EQ_INT(sel.len, 100);
@@ -184,7 +186,7 @@ static size_t headers(const struct http_representation *rep, const char *lines,
 	struct http_selection sel;
 
 	request("GET", lines);
-	http_select(head_buf, &req, rep, &sel);
+	http_select(head_buf, &req, rep, date, &sel);
 	return http_select_headers(out, cap, rep, &sel, date);
 }
 
@@ -259,6 +261,49 @@ TEST(last_modified_clamped_to_date)
 	n = headers(&file, "", MTIME, out, sizeof(out));
 	out[n] = '\0';
 	CHECK(strstr(out, "Last-Modified: " MTIME_DATE "\r\n"));
+}
+
+/*
+ * A file dated after the response's Date is taken as modified at the Date,
+ * as its Last-Modified says: its own Last-Modified sent back holds.
+ * Before, If-Unmodified-Since with it got 412 and If-Modified-Since 200.
+ */
+TEST(future_modification_taken_as_the_date)
+{
+	now = MTIME - 100;
+	CHECK_EQ_INT(get("If-Unmodified-Since: Sun, 06 Nov 1994 08:47:57 "
+			 "GMT\r\n"),
+		     200);
+	CHECK_EQ_INT(get("If-Modified-Since: Sun, 06 Nov 1994 08:47:57 "
+			 "GMT\r\n"),
+		     304);
+	CHECK_EQ_INT(get("If-Unmodified-Since: Sun, 06 Nov 1994 08:47:56 "
+			 "GMT\r\n"),
+		     412);
+	now = MTIME + 10;
+}
+
+/*
+ * If-Range's date holds only for a modification a second or more before
+ * the Date: one in the same second may have been followed by another
+ * write in it, and a range of the new bytes would be spliced onto the
+ * old (before, 206).
+ */
+TEST(if_range_date_must_be_strong)
+{
+	static const char lines[] = "Range: bytes=0-9\r\nIf-Range: " MTIME_DATE
+				    "\r\n";
+
+	now = MTIME;
+	CHECK_EQ_INT(get(lines), 200);
+	now = MTIME + 1; /* a whole second apart, maybe less in time */
+	CHECK_EQ_INT(get(lines), 200);
+	now = MTIME + 2;
+	CHECK_EQ_INT(get(lines), 206);
+	/* A tag is strong whenever it was made. */
+	now = MTIME;
+	CHECK_EQ_INT(get("Range: bytes=0-9\r\nIf-Range: " TAG "\r\n"), 206);
+	now = MTIME + 10;
 }
 
 TEST(vary_names_what_the_representation_varies_by)
