@@ -196,9 +196,6 @@ static void reject(struct conn *c, struct read_buffer *rb, int status,
 /* Best effort: a client cut off mid-request learns why, if it listens. */
 static void send_timeout(struct conn *c, struct read_buffer *rb)
 {
-	static const char resp[] = "HTTP/1.1 408 Request Timeout\r\n"
-				   "Connection: close\r\n"
-				   "Content-Length: 0\r\n\r\n";
 	struct exchange rc = {
 		.conn = c,
 		.worker = c->worker,
@@ -207,8 +204,17 @@ static void send_timeout(struct conn *c, struct read_buffer *rb)
 		.status = 408,
 		.start_us = request_start(c->worker),
 	};
+	struct http_response_head h;
+	char head[512];
+	size_t n;
 
-	conn_send_now(c, resp, sizeof(resp) - 1);
+	/* A head as every other's (Date, Server), with no body. */
+	respond_head_init(&rc, &h, 408);
+	h.keep_alive = false;
+	h.content_length = 0;
+	n = http_response_head_build(head, sizeof(head), &h);
+	if (n)
+		conn_send_now(c, head, n);
 	conn_log_request(&rc);
 }
 

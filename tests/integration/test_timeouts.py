@@ -33,6 +33,10 @@ class TimeoutTest(ServerTestCase):
         if data:
             self.assertRegex(data, rb'^HTTP/1\.[01] 408 ',
                              '%s: only a 408 may precede the close' % what)
+            # Every 4xx carries a Date (RFC 9110 6.6.1): before, the 408
+            # was a fixed string without one.
+            self.assertRegex(data, rb'\r\nDate: [A-Z][a-z]{2}, ',
+                             '%s: the 408 has a Date' % what)
         self.assertGreaterEqual(elapsed, LOW * t, '%s: closed too early'
                                 % what)
         self.assertLessEqual(elapsed, HIGH * t, '%s: closed too late'
