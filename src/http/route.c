@@ -60,27 +60,38 @@ static size_t host_without_port(const char *h, size_t n)
 	return i > 0 && h[i - 1] == ':' ? i - 1 : n;
 }
 
+size_t http_request_authority(const char *buf, const struct http_request *req,
+			      const char **host)
+{
+	const char *t = buf + req->target.off;
+	bool asterisk = req->target.len == 1 && t[0] == '*';
+
+	*host = NULL;
+	if (req->target.len && t[0] != '/' && !asterisk) {
+		const char *slashes;
+
+		if (!req->target_ok)
+			return 0;
+		slashes = memchr(t, '/', req->target.len);
+		*host = slashes ? slashes + 2 : t;
+		return (size_t)(buf + req->path.off - *host);
+	}
+	if (!http_has_header(req, HTTP_H_HOST))
+		return 0;
+	*host = buf + req->header[HTTP_H_HOST].off;
+	return req->header[HTTP_H_HOST].len;
+}
+
 size_t http_request_host(const char *buf, const struct http_request *req,
 			 const char **host)
 {
-	const char *t = buf + req->target.off;
 	size_t n;
 
 	*host = NULL;
 	if (!req->target_ok)
 		return 0;
-	if (t[0] != '/') {
-		const char *slashes = memchr(t, '/', req->target.len);
-
-		*host = slashes ? slashes + 2 : t;
-		n = (size_t)(buf + req->path.off - *host);
-	} else if (http_has_header(req, HTTP_H_HOST)) {
-		*host = buf + req->header[HTTP_H_HOST].off;
-		n = req->header[HTTP_H_HOST].len;
-	} else {
-		return 0;
-	}
-	return host_without_port(*host, n);
+	n = http_request_authority(buf, req, host);
+	return n ? host_without_port(*host, n) : 0;
 }
 
 size_t http_https_location(char *out, size_t cap, const char *buf,

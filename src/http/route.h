@@ -33,6 +33,16 @@ size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
 				  const char *path, size_t len);
 
 /*
+ * The authority a request names, as sent (a port kept): the absolute-form
+ * target's, which RFC 9112 3.2.2 puts over Host, else the Host field (for
+ * an origin-form target or "*").  Points *host into buf and returns its
+ * length; 0 when it names none (no Host, an empty one, or a target in
+ * neither form, as an absolute-form one without a valid host).
+ */
+size_t http_request_authority(const char *buf, const struct http_request *req,
+			      const char **host);
+
+/*
  * The host a request names, without its port: the absolute-form target's
  * authority, which RFC 9112 3.2.2 puts over Host, else the Host field.
  * Points *host into buf and returns its length; 0 when it names none

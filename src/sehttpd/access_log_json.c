@@ -11,6 +11,7 @@
 #include "access_log.h"
 #include "http/format.h"
 #include "http/json.h"
+#include "http/route.h"
 
 /* The most bytes each client field takes once escaped. */
 #define METHOD_MAX 64
@@ -112,8 +113,10 @@ size_t access_log_json_line(char *out, size_t cap, const char *time,
 	put_field(&l, ",\"referer\":", v, n, REFERER_MAX);
 	v = header(r, HTTP_H_USER_AGENT, &n);
 	put_field(&l, ",\"user_agent\":", v, n, USER_AGENT_MAX);
-	v = header(r, HTTP_H_HOST, &n);
-	put_field(&l, ",\"host\":", v, n, HOST_MAX);
+	/* The host the vhost was chosen for (an absolute-form target's
+	 * authority over Host, RFC 9112 3.2.2), its port as sent. */
+	n = req ? http_request_authority(r->reqbuf, req, &v) : 0;
+	put_field(&l, ",\"host\":", n ? v : NULL, n, HOST_MAX);
 	put(&l, "}", 1);
 	return l.len;
 }

@@ -106,6 +106,20 @@ class JsonLogTest(ServerTestCase, AccessLogMixin):
                          ('GET', '/q"u\\o\ufffd[31m\ufffd', 'HTTP/1.1', 400,
                           't'))
 
+    def test_host_of_absolute_form(self):
+        """An absolute-form target's authority is the host the request is
+        served for (RFC 9112 3.2.2: Host is ignored), as the vhost is
+        chosen; it was logged as the Host field."""
+        lines = self.request_lines([
+            b'GET http://abs.test:8080/a.txt HTTP/1.1\r\n'
+            b'Host: other.test\r\n\r\n',
+            b'GET /b.txt HTTP/1.1\r\nHost: origin.test:81\r\n\r\n',
+        ])
+        got = sorted((o['target'], o['status'], o['host']) for o in lines)
+        self.assertEqual(got, [
+            ('/b.txt', 200, 'origin.test:81'),
+            ('http://abs.test:8080/a.txt', 200, 'abs.test:8080')])
+
     def test_hostile_bytes(self):
         before = len(self.log_bytes())
         lines = self.request_lines([

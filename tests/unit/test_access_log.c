@@ -269,6 +269,29 @@ TEST(json_lines)
 		     "\"protocol\":\"HTTP/2.0\"") != NULL);
 }
 
+/* The host the request was served for: an absolute-form target's
+ * authority over Host (RFC 9112 3.2.2), as the vhost is chosen. */
+TEST(json_host_of_absolute_form)
+{
+	struct client_addr peer = ipv4("192.0.2.7");
+
+	CHECK(strstr(json_for(&peer,
+			      "GET http://abs.test:8080/a.txt HTTP/1.1\r\n"
+			      "Host: other.test\r\n\r\n",
+			      false, 200, 1, 1),
+		     ",\"host\":\"abs.test:8080\"}") != NULL);
+	CHECK(strstr(json_for(&peer,
+			      "GET https://abs.test?x HTTP/1.1\r\n"
+			      "Host: other.test\r\n\r\n",
+			      false, 200, 1, 1),
+		     ",\"host\":\"abs.test\"}") != NULL);
+	/* "*" is the server Host names. */
+	CHECK(strstr(json_for(&peer,
+			      "OPTIONS * HTTP/1.1\r\nHost: h.test\r\n\r\n",
+			      false, 200, 1, 1),
+		     ",\"host\":\"h.test\"}") != NULL);
+}
+
 TEST(json_without_request)
 {
 	/* No address known (the log is off until a peer is set). */

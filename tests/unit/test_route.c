@@ -262,3 +262,38 @@ TEST(https_location)
 				    16),
 		     16);
 }
+
+/* The authority a request with the given head names, as sent; "" none. */
+static void check_authority(const char *head, const char *want,
+			    const char *want_host)
+{
+	char s[1024];
+	struct http_request req;
+	const char *p;
+	size_t n;
+
+	snprintf(s, sizeof(s), "%s\r\n\r\n", head);
+	CHECK(parse_req(s, &req) > 0);
+	n = http_request_authority(s, &req, &p);
+	CHECK_EQ_MEM(n ? p : "", n, want);
+	/* The same host the vhost is chosen by, less the port. */
+	n = http_request_host(s, &req, &p);
+	CHECK_EQ_MEM(n ? p : "", n, want_host);
+}
+
+TEST(request_authority)
+{
+	check_authority("GET /a HTTP/1.1\r\nHost: example.com:8080",
+			"example.com:8080", "example.com");
+	/* An absolute-form target's authority wins over Host. */
+	check_authority("GET http://h.test:81/p?q HTTP/1.1\r\nHost: e",
+			"h.test:81", "h.test");
+	check_authority("GET https://[::1]?x HTTP/1.1\r\nHost: e", "[::1]",
+			"[::1]");
+	check_authority("GET http://h HTTP/1.1\r\nHost: e", "h", "h");
+	/* "*" is the server Host names; no vhost is chosen for it. */
+	check_authority("OPTIONS * HTTP/1.1\r\nHost: h:1", "h:1", "");
+	/* None: no Host, an empty one. */
+	check_authority("GET / HTTP/1.0", "", "");
+	check_authority("GET / HTTP/1.1\r\nHost: ", "", "");
+}
