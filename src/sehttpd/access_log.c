@@ -15,13 +15,15 @@
  * time, status, size, at most 130 bytes with the separators), a line stays
  * within LINE_MAX_BYTES.
  */
+#define USER_MAX 256
 #define METHOD_MAX 64
 #define TARGET_MAX 2048
 #define REFERER_MAX 1024
 #define USER_AGENT_MAX 768
-#define LINE_MAX_BYTES 4096
+#define LINE_MAX_BYTES 4608
 
-_Static_assert(METHOD_MAX + TARGET_MAX + REFERER_MAX + USER_AGENT_MAX + 130 <
+_Static_assert(USER_MAX + METHOD_MAX + TARGET_MAX + REFERER_MAX +
+			       USER_AGENT_MAX + 130 <
 		       LINE_MAX_BYTES,
 	       "every field fits a line");
 _Static_assert(LINE_MAX_BYTES <= ACCESS_LOG_LINE_MAX, "the longest line");
@@ -71,28 +73,31 @@ static void put(struct line *l, const char *s, size_t n)
 	l->len += n;
 }
 
-static bool is_plain(unsigned char c)
+/* A field that is not quoted (the user) escapes spaces too. */
+static bool is_plain(unsigned char c, bool quoted)
 {
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+	return c >= (quoted ? 0x20 : 0x21) && c < 0x7f && c != '"' && c != '\\';
 }
 
 /*
- * Escapes as nginx does: '"', '\' and non-printable bytes become \xHH.  At
- * most max bytes: a longer field is cut between two escapes, before "...".
+ * Escapes as nginx does: '"', '\' and non-printable bytes become \xHH, and
+ * spaces too where not quoted.  At most max bytes: a longer field is cut
+ * between two escapes, before "...".
  */
-static void put_escaped(struct line *l, const char *s, size_t n, size_t max)
+static void put_escaped_as(struct line *l, const char *s, size_t n, size_t max,
+			   bool quoted)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t escaped = 0, end = l->len + max;
 
 	for (size_t i = 0; i < n; i++)
-		escaped += is_plain((unsigned char)s[i]) ? 1 : 4;
+		escaped += is_plain((unsigned char)s[i], quoted) ? 1 : 4;
 	if (escaped > max)
 		end -= 3; /* room for the "..." */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (is_plain(c)) {
+		if (is_plain(c, quoted)) {
 			if (l->len + 1 > end)
 				break;
 			put(l, (const char *)&c, 1);
@@ -106,6 +111,11 @@ static void put_escaped(struct line *l, const char *s, size_t n, size_t max)
 	}
 	if (escaped > max)
 		put(l, "...", 3);
+}
+
+static void put_escaped(struct line *l, const char *s, size_t n, size_t max)
+{
+	put_escaped_as(l, s, n, max, true);
 }
 
 static void put_header(struct line *l, const char *reqbuf,
@@ -136,7 +146,13 @@ void access_log_append(struct access_log_buffer *log, struct log_writer *lw,
 
 	client_addr_format(r->peer, addr, sizeof(addr));
 	put(&l, addr, strlen(addr));
-	put(&l, " - - ", 5);
+	put(&l, " - ", 3);
+	/* Apache's %u, nginx's $remote_user: "-" unless authenticated. */
+	if (r->user && r->user_len)
+		put_escaped_as(&l, r->user, r->user_len, USER_MAX, false);
+	else
+		put(&l, "-", 1);
+	put(&l, " ", 1);
 	put(&l, clf_time, strlen(clf_time));
 	put(&l, " \"", 2);
 	if (req) {

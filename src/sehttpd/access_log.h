@@ -43,6 +43,10 @@ struct access_log_record {
 	const struct client_addr *peer;
 	const char *reqbuf; /* req's offsets are into it */
 	const struct http_request *req; /* NULL: no request line parsed */
+	/* The user-id whose Basic credentials met an --auth-file rule
+	 * (never the password); NULL: none. */
+	const char *user;
+	size_t user_len;
 	bool http2; /* it came over HTTP/2: HTTP/2.0, as nginx and h2o say */
 	int status;
 	uint64_t body_bytes;

@@ -19,11 +19,12 @@
 #define REFERER_MAX 1024
 #define USER_AGENT_MAX 768
 #define HOST_MAX 256
+#define USER_MAX 256
 /* Keys, punctuation, the time, an address and three numbers. */
 #define FIXED_MAX 400
 
 _Static_assert(METHOD_MAX + TARGET_MAX + REFERER_MAX + USER_AGENT_MAX +
-			       HOST_MAX + FIXED_MAX <
+			       HOST_MAX + USER_MAX + FIXED_MAX <
 		       ACCESS_LOG_LINE_MAX,
 	       "every field fits a line");
 
@@ -92,6 +93,8 @@ size_t access_log_json_line(char *out, size_t cap, const char *time,
 	put_str(&l, "\"");
 	put_field(&l, ",\"remote_addr\":", addr[0] ? addr : NULL, strlen(addr),
 		  INET6_ADDRSTRLEN);
+	put_field(&l, ",\"user\":", r->user_len ? r->user : NULL, r->user_len,
+		  USER_MAX);
 	put_field(&l,
 		  ",\"method\":", req ? r->reqbuf + req->method_name.off : NULL,
 		  req ? req->method_name.len : 0, METHOD_MAX);

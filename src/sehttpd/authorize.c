@@ -106,6 +106,27 @@ int authorize_request(struct exchange *rc, const char *path, size_t len)
 	return 0;
 }
 
+size_t authorize_user(const struct exchange *rc, char *out)
+{
+	const struct http_request *req = rc->req;
+	struct http_basic_credentials cred;
+	char decoded[HTTP_BASIC_MAX];
+	size_t n = 0;
+
+	/* A rule met: the one Authorization line parsed as Basic. */
+	if (!rc->auth_rule || !req ||
+	    !http_has_header(req, HTTP_H_AUTHORIZATION))
+		return 0;
+	if (!http_basic_parse(rc->buf + req->header[HTTP_H_AUTHORIZATION].off,
+			      req->header[HTTP_H_AUTHORIZATION].len, decoded,
+			      &cred)) {
+		n = cred.user_len;
+		memcpy(out, cred.user, n);
+	}
+	explicit_bzero(decoded, sizeof(decoded));
+	return n;
+}
+
 /* The rule that guards a place, of those seen from the roots holding it. */
 struct guard {
 	const struct auth_rule *rule;

@@ -23,6 +23,13 @@
 int authorize_request(struct exchange *rc, const char *path, size_t len);
 
 /*
+ * The user-id of the Basic credentials that met rc->auth_rule, for the
+ * access log: copied to out (HTTP_BASIC_MAX bytes), the password never;
+ * returns its length, 0 when no rule was met.
+ */
+size_t authorize_user(const struct exchange *rc, char *out);
+
+/*
  * Whether the object fd, opened for the request, may be shown to it by
  * where it really is (one look at /proc), and in *hidden whether it is a
  * hidden name there while dotfiles are off (a link such as "innocent ->

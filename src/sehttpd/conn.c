@@ -9,11 +9,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "authorize.h"
 #include "clock_ms.h"
 #include "conn_io.h"
 #include "conn_tls.h"
 #include "coro.h"
 #include "health.h"
+#include "http/basic_auth.h"
 #include "http/body.h"
 #include "http/proxy.h"
 #include "conn.h"
@@ -127,6 +129,7 @@ void conn_log_request(struct exchange *rc)
 {
 	struct worker *w = rc->worker;
 	struct server *s = w->server;
+	char user[HTTP_BASIC_MAX];
 	struct access_log_record r = {
 		.peer = &rc->conn->peer,
 		.reqbuf = rc->buf,
@@ -143,6 +146,8 @@ void conn_log_request(struct exchange *rc)
 				    r.duration_us);
 	if (!s->access_log)
 		return;
+	r.user_len = authorize_user(rc, user);
+	r.user = r.user_len ? user : NULL;
 	if (s->log_json)
 		access_log_append_json(&w->log, s->log_writer, w->date.iso, &r);
 	else

@@ -237,6 +237,7 @@ static void stream_log(struct h2_conn *h, struct h2_stream *st)
 		.buf = h2_stream_head(st),
 		.req = h2_stream_head(st) && !st->refused ? &st->req : NULL,
 		.http2 = true,
+		.auth_rule = st->auth_rule,
 		.status = st->status,
 		.body_bytes = st->body_sent,
 		.start_us = st->start_us,
@@ -409,6 +410,7 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 		r = serve_request(&rc);
 	coro_defer_run_to(c->coro, mark);
 	st->status = rc.status;
+	st->auth_rule = rc.auth_rule;
 	st->deadline_ms = stream_deadline(h);
 	if (r || st->failed || !st->head_done ||
 	    h2_stream_submit(h->session, st)) {

@@ -68,6 +68,9 @@ struct h2_stream {
 
 	/* The response, as the writer recorded it. */
 	int status; /* for the access log */
+	/* The --auth-file rule the credentials met (the rules live as long
+	 * as the server), for the log's user; NULL: none. */
+	const struct auth_rule *auth_rule;
 	uint64_t body_sent;
 	uint64_t start_us; /* as an exchange's; logged at the stream's close */
 	size_t nnv;

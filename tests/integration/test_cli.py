@@ -1,11 +1,13 @@
 """The command line: flags, bad values, the listening line, IPv6,
 signals and graceful shutdown, and the access log."""
 
+import base64
 import datetime
 import http.client
 import os
 import pwd
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,6 +26,7 @@ CLF = re.compile(r'^(\S+) (\S+) (\S+) \[(\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:'
                  r'\d\d [+-]\d{4})\] "((?:[^"\\]|\\.)*)" (\d{3}) (\d+|-) '
                  r'"((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)"$')
 LOG_WAIT_S = 1.2  # "within a second", plus scheduling slack
+HTPASSWD = shutil.which('htpasswd')
 
 
 def clf_unescape(field):
@@ -498,12 +501,13 @@ class AccessLogMixin:
         m = CLF.match(line)
         self.assertIsNotNone(m, 'not a Combined Log Format line: %r' % line)
         host, ident, user, when, req, status, size, ref, ua = m.groups()
-        self.assertEqual((ident, user), ('-', '-'))
+        self.assertEqual(ident, '-')
         t = datetime.datetime.strptime(when, '%d/%b/%Y:%H:%M:%S %z')
         self.assertLess(abs(t.timestamp() - time.time()), 10,
                         'log time %s is not now' % when)
-        return {'host': host, 'request': req, 'status': int(status),
-                'size': size, 'referer': ref, 'agent': ua}
+        return {'host': host, 'user': user, 'request': req,
+                'status': int(status), 'size': size, 'referer': ref,
+                'agent': ua}
 
     def check_basic_lines(self):
         n0 = len(self.log_lines())
@@ -520,7 +524,7 @@ class AccessLogMixin:
         self.assertEqual(len(lines), 3, 'expected 3 new lines within %.1f s'
                          ': %r' % (LOG_WAIT_S, lines))
         a, b, c = [self.parse(x) for x in lines]
-        self.assertEqual(a, {'host': '127.0.0.1',
+        self.assertEqual(a, {'host': '127.0.0.1', 'user': '-',
                              'request': 'GET /a.txt HTTP/1.1',
                              'status': 200, 'size': '12',
                              'referer': 'http://ref.test/page',
@@ -659,6 +663,87 @@ class AccessLogFileTest(ServerTestCase, AccessLogMixin):
                         line['request'][:100])
         self.assertTrue(line['request'].endswith('... HTTP/1.1'),
                         line['request'][-100:])
+
+
+def htpasswd_file(path, users):
+    """An htpasswd file of bcrypt lines (cost 4) for users, {bytes: str}."""
+    with open(path, 'wb') as fh:
+        for user, password in users.items():
+            fh.write(subprocess.run(
+                [HTPASSWD.encode(), b'-nbB', b'-C', b'4', user,
+                 password.encode()], check=True,
+                capture_output=True).stdout.strip() + b'\n')
+    os.chmod(path, 0o644)
+
+
+def basic_auth(user, password):
+    """An Authorization header for user (bytes) and password."""
+    raw = user + b':' + password.encode()
+    return ('Authorization', 'Basic ' + base64.b64encode(raw).decode())
+
+
+# A user name with what must be escaped: a space, a quote, a backslash
+# and a byte that is not UTF-8 (control bytes are refused in user names).
+ODD_USER = b'j d"o\\e\xe9'
+
+
+@unittest.skipUnless(HTPASSWD, 'htpasswd (apache2-utils) is not installed')
+@needs_process('starts sehttpd with --access-log FILE and --auth-file')
+class AccessLogUserTest(ServerTestCase, AccessLogMixin):
+    """The third field, Apache's %u: the user whose Basic credentials met
+    an --auth-file rule, escaped as one word; "-" for a public path, no
+    credentials or wrong ones.  It was always "-"."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = temp_dir()
+        cls.log_path = os.path.join(base, 'access-user.log')
+        pw = os.path.join(base, 'log-users.htpasswd')
+        htpasswd_file(pw, {b'alice': 'open sesame', ODD_USER: 'pw'})
+        cls.server_args = ('--access-log', cls.log_path,
+                           '--auth-file', '/many/:' + pw)
+        super().setUpClass()
+
+    def log_lines(self):
+        try:
+            with open(self.log_path, 'rb') as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            return []
+        return data[:data.rfind(b'\n') + 1].decode('utf-8').splitlines()
+
+    def test_user_of_the_credentials(self):
+        alice = basic_auth(b'alice', 'open sesame')
+        cases = (
+            ('/many/file_000.txt', [alice], 200, 'alice'),
+            # Remembered from the first check: still alice.
+            ('/many/file_001.txt', [alice], 200, 'alice'),
+            ('/many/file_002.txt', [basic_auth(ODD_USER, 'pw')], 200,
+             'j\\x20d\\x22o\\x5Ce\\xE9'),
+            ('/many/file_003.txt', [basic_auth(b'alice', 'wrong')], 401,
+             '-'),
+            ('/many/file_004.txt', [], 401, '-'),
+            # Public: the credentials met no rule.
+            ('/a.txt', [alice], 200, '-'),
+        )
+        n0 = len(self.log_lines())
+        with self.conn() as c:
+            for target, headers, status, _ in cases:
+                c.send(build_request('GET', target, headers=headers))
+                self.assertEqual(c.read_response().status, status, target)
+        lines = self.wait_lines(len(cases), n0)
+        self.assertEqual(len(lines), len(cases), lines)
+        got = [self.parse(x) for x in lines]
+        self.assertEqual([(g['request'], g['status'], g['user'])
+                          for g in got],
+                         [('GET %s HTTP/1.1' % t, s, u)
+                          for t, _, s, u in cases])
+        self.assertEqual(clf_unescape(got[2]['user']),
+                         ODD_USER.decode('latin-1'))
+        # The password is never logged, in any form.
+        for line in lines:
+            self.assertNotIn('open sesame', line)
+            self.assertNotIn(alice[1].split()[1], line)
 
 
 @needs_process('starts sehttpd with --access-log FILE --timeout 0.5')

@@ -14,23 +14,18 @@ import unittest
 from httpraw import Conn, build_request
 from target import (ServerProcess, ServerTestCase, needs_process,
                     session_tree, temp_dir)
-from test_cli import AccessLogMixin, LOG_WAIT_S
+from test_cli import (AccessLogMixin, HTPASSWD, LOG_WAIT_S, ODD_USER,
+                      basic_auth, htpasswd_file)
 
 CURL = shutil.which('curl')
-KEYS = ['time', 'remote_addr', 'method', 'target', 'protocol', 'status',
-        'body_bytes', 'duration_us', 'referer', 'user_agent', 'host']
+KEYS = ['time', 'remote_addr', 'user', 'method', 'target', 'protocol',
+        'status', 'body_bytes', 'duration_us', 'referer', 'user_agent',
+        'host']
 RFC3339_UTC = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
 
 
-@needs_process('starts sehttpd with --access-log FILE --log-format json')
-class JsonLogTest(ServerTestCase, AccessLogMixin):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.log_path = os.path.join(temp_dir(), 'access.json')
-        cls.server_args = ('--access-log', cls.log_path,
-                           '--log-format', 'json')
-        super().setUpClass()
+class JsonLogMixin(AccessLogMixin):
+    """Reads the JSON lines of the log at log_path."""
 
     def log_bytes(self):
         try:
@@ -69,6 +64,17 @@ class JsonLogTest(ServerTestCase, AccessLogMixin):
         self.assertEqual(len(lines), len(requests), lines)
         return [self.parse(x) for x in lines]
 
+
+@needs_process('starts sehttpd with --access-log FILE --log-format json')
+class JsonLogTest(ServerTestCase, JsonLogMixin):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.log_path = os.path.join(temp_dir(), 'access.json')
+        cls.server_args = ('--access-log', cls.log_path,
+                           '--log-format', 'json')
+        super().setUpClass()
+
     def test_lines(self):
         n0 = len(self.log_lines())
         with self.target.conn() as c:
@@ -84,13 +90,13 @@ class JsonLogTest(ServerTestCase, AccessLogMixin):
         a, b = [self.parse(x) for x in lines]
         del a['time'], a['duration_us'], b['time'], b['duration_us']
         self.assertEqual(a, {
-            'remote_addr': '127.0.0.1', 'method': 'GET',
+            'remote_addr': '127.0.0.1', 'user': None, 'method': 'GET',
             'target': '/a.txt?x=1', 'protocol': 'HTTP/1.1', 'status': 200,
             'body_bytes': 12, 'referer': 'http://ref.test/page',
             'user_agent': 'it-agent/1.0', 'host': 'test'})
         self.assertEqual(r404.status, 404)
         self.assertEqual(b, {
-            'remote_addr': '127.0.0.1', 'method': 'HEAD',
+            'remote_addr': '127.0.0.1', 'user': None, 'method': 'HEAD',
             'target': '/nope.txt', 'protocol': 'HTTP/1.0', 'status': 404,
             'body_bytes': 0, 'referer': None, 'user_agent': None,
             'host': None})
@@ -233,6 +239,66 @@ class JsonLogTest(ServerTestCase, AccessLogMixin):
                              ('GET', '/a.txt', 'HTTP/2.0', 200, 12))
             self.assertEqual(o['host'], self.target.hostport)
 
+
+
+@unittest.skipUnless(HTPASSWD, 'htpasswd (apache2-utils) is not installed')
+@needs_process('starts sehttpd with --log-format json and --auth-file')
+class JsonLogUserTest(ServerTestCase, JsonLogMixin):
+    """"user": the user whose Basic credentials met an --auth-file rule,
+    over HTTP/1.1 and HTTP/2; null for a public path, no credentials or
+    wrong ones.  The key was missing."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = temp_dir()
+        pw = os.path.join(base, 'json-users.htpasswd')
+        htpasswd_file(pw, {b'alice': 'open sesame', ODD_USER: 'pw'})
+        cls.log_path = os.path.join(base, 'access-user.json')
+        cls.server_args = ('--access-log', cls.log_path,
+                           '--log-format', 'json',
+                           '--auth-file', '/many/:' + pw)
+        super().setUpClass()
+
+    def test_user_of_the_credentials(self):
+        alice = basic_auth(b'alice', 'open sesame')
+        cases = (
+            ('/many/file_000.txt', [alice], 200, 'alice'),
+            ('/many/file_001.txt', [alice], 200, 'alice'),
+            ('/many/file_002.txt', [basic_auth(ODD_USER, 'pw')], 200,
+             'j d"o\\e\ufffd'),
+            ('/many/file_003.txt', [basic_auth(b'alice', 'wrong')], 401,
+             None),
+            ('/many/file_004.txt', [], 401, None),
+            ('/a.txt', [alice], 200, None),
+        )
+        n0 = len(self.log_lines())
+        with self.conn() as c:
+            for target, headers, status, _ in cases:
+                c.send(build_request('GET', target, headers=headers))
+                self.assertEqual(c.read_response().status, status, target)
+        lines = self.wait_lines(len(cases), n0)
+        self.assertEqual(len(lines), len(cases), lines)
+        self.assertEqual([(o['target'], o['status'], o['user'])
+                          for o in map(self.parse, lines)],
+                         [(t, s, u) for t, _, s, u in cases])
+        for line in lines:
+            self.assertNotIn('open sesame', line)
+            self.assertNotIn(alice[1].split()[1], line)
+
+    @unittest.skipUnless(CURL, 'curl is not installed')
+    def test_user_over_http2(self):
+        n0 = len(self.log_lines())
+        url = 'http://%s/many/file_005.txt' % self.target.hostport
+        p = subprocess.run([CURL, '-sS', '--max-time', '10',
+                            '--http2-prior-knowledge', '-o', '/dev/null',
+                            '-w', '%{http_code}', '-u', 'alice:open sesame',
+                            url], capture_output=True, text=True, timeout=20)
+        self.assertEqual((p.returncode, p.stdout), (0, '200'), p.stderr)
+        lines = self.wait_lines(1, n0)
+        self.assertEqual(len(lines), 1, lines)
+        o = self.parse(lines[0])
+        self.assertEqual((o['protocol'], o['status'], o['user']),
+                         ('HTTP/2.0', 200, 'alice'))
 
 
 @needs_process('starts sehttpd with --access-log - --log-format json')

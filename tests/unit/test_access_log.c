@@ -15,6 +15,8 @@
 #define CLF_TIME "[10/Oct/2000:13:55:36 +0000]"
 
 static struct access_log_buffer log_buf;
+/* The user-id the next line is for (--auth-file); NULL: none. */
+static const char *log_user;
 
 static struct client_addr ipv4(const char *text)
 {
@@ -49,6 +51,8 @@ static const char *line_over(const struct client_addr *peer, const char *head,
 				  .peer = peer,
 				  .reqbuf = head,
 				  .req = head ? &req : NULL,
+				  .user = log_user,
+				  .user_len = log_user ? strlen(log_user) : 0,
 				  .http2 = http2,
 				  .status = status,
 				  .body_bytes = bytes,
@@ -114,6 +118,47 @@ TEST(escaping)
 			      404, 5),
 		     "10.0.0.1 - - " CLF_TIME " \"GET /\\xC3\\xA9 HTTP/1.1\" "
 		     "404 5 \"\\x22\" \"a\\x22b\\x5Cc\\x09d\\xFF\"");
+}
+
+/* The user who authenticated is the third field, escaped as one word. */
+TEST(authenticated_user)
+{
+	struct client_addr peer = ipv4("192.0.2.7");
+	static const char head[] = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+
+	log_user = "alice";
+	CHECK_EQ_STR(line_for(&peer, head, 200, 1),
+		     "192.0.2.7 - alice " CLF_TIME " \"GET /a HTTP/1.1\" 200 1 "
+		     "\"-\" \"-\"");
+	/* A space, a quote, a backslash, a control byte, not UTF-8. */
+	log_user = "a b\"c\\d\te\xc3(";
+	CHECK_EQ_STR(line_for(&peer, head, 200, 1),
+		     "192.0.2.7 - a\\x20b\\x22c\\x5Cd\\x09e\\xC3( " CLF_TIME
+		     " \"GET /a HTTP/1.1\" 200 1 \"-\" \"-\"");
+	/* Without a request line too (it cannot have one, but the field is
+	 * the record's). */
+	log_user = "";
+	CHECK_EQ_STR(line_for(&peer, NULL, 408, 0),
+		     "192.0.2.7 - - " CLF_TIME " \"-\" 408 0 \"-\" \"-\"");
+	log_user = NULL;
+}
+
+TEST(long_user_is_cut_not_the_line)
+{
+	struct client_addr peer = ipv4("10.0.0.1");
+	char *user = malloc(1001);
+	const char *line;
+
+	memset(user, '"', 1000);
+	user[1000] = '\0';
+	log_user = user;
+	line = line_for(&peer, "GET /a HTTP/1.1\r\nHost: h\r\n\r\n", 200, 1);
+	log_user = NULL;
+	CHECK(!strncmp(line, "10.0.0.1 - \\x22", 15));
+	CHECK(strstr(line, "\\x22... " CLF_TIME
+			   " \"GET /a HTTP/1.1\" 200 1 ") != NULL);
+	CHECK(strlen(line) < 400);
+	free(user);
 }
 
 /* The quoted field that starts after the n-th '"' of line. */
@@ -226,6 +271,9 @@ static const char *json_for(const struct client_addr *peer, const char *head,
 				       .peer = peer,
 				       .reqbuf = head,
 				       .req = head ? &req : NULL,
+				       .user = log_user,
+				       .user_len = log_user ? strlen(log_user) :
+							      0,
 				       .http2 = http2,
 				       .status = status,
 				       .body_bytes = bytes,
@@ -245,22 +293,23 @@ TEST(json_lines)
 {
 	struct client_addr peer = ipv4("192.0.2.7");
 
-	CHECK_EQ_STR(json_for(&peer,
-			      "GET /a.txt?q=1 HTTP/1.1\r\nHost: example.org\r\n"
-			      "User-Agent: curl/8.0\r\n"
-			      "Referer: http://r.test/\r\n\r\n",
-			      false, 200, 12, 345),
-		     "{\"time\":\"" ISO_TIME "\",\"remote_addr\":\"192.0.2.7\","
-		     "\"method\":\"GET\",\"target\":\"/a.txt?q=1\","
-		     "\"protocol\":\"HTTP/1.1\",\"status\":200,"
-		     "\"body_bytes\":12,\"duration_us\":345,"
-		     "\"referer\":\"http://r.test/\","
-		     "\"user_agent\":\"curl/8.0\",\"host\":\"example.org\"}");
+	CHECK_EQ_STR(
+		json_for(&peer,
+			 "GET /a.txt?q=1 HTTP/1.1\r\nHost: example.org\r\n"
+			 "User-Agent: curl/8.0\r\n"
+			 "Referer: http://r.test/\r\n\r\n",
+			 false, 200, 12, 345),
+		"{\"time\":\"" ISO_TIME "\",\"remote_addr\":\"192.0.2.7\","
+		"\"user\":null,\"method\":\"GET\",\"target\":\"/a.txt?q=1\","
+		"\"protocol\":\"HTTP/1.1\",\"status\":200,"
+		"\"body_bytes\":12,\"duration_us\":345,"
+		"\"referer\":\"http://r.test/\","
+		"\"user_agent\":\"curl/8.0\",\"host\":\"example.org\"}");
 	/* What the request lacks is null; HTTP/1.0, HTTP/2. */
 	CHECK_EQ_STR(json_for(&peer, "HEAD / HTTP/1.0\r\n\r\n", false, 304, 0,
 			      0),
 		     "{\"time\":\"" ISO_TIME "\",\"remote_addr\":\"192.0.2.7\","
-		     "\"method\":\"HEAD\",\"target\":\"/\","
+		     "\"user\":null,\"method\":\"HEAD\",\"target\":\"/\","
 		     "\"protocol\":\"HTTP/1.0\",\"status\":304,"
 		     "\"body_bytes\":0,\"duration_us\":0,\"referer\":null,"
 		     "\"user_agent\":null,\"host\":null}");
@@ -297,15 +346,32 @@ TEST(json_without_request)
 	/* No address known (the log is off until a peer is set). */
 	struct client_addr peer = { .family = AF_UNSPEC };
 
-	CHECK_EQ_STR(json_for(&peer, NULL, false, 400, 50, 7),
-		     "{\"time\":\"" ISO_TIME "\",\"remote_addr\":null,"
-		     "\"method\":null,\"target\":null,\"protocol\":null,"
-		     "\"status\":400,\"body_bytes\":50,\"duration_us\":7,"
-		     "\"referer\":null,\"user_agent\":null,\"host\":null}");
+	CHECK_EQ_STR(
+		json_for(&peer, NULL, false, 400, 50, 7),
+		"{\"time\":\"" ISO_TIME "\",\"remote_addr\":null,"
+		"\"user\":null,\"method\":null,\"target\":null,\"protocol\":null,"
+		"\"status\":400,\"body_bytes\":50,\"duration_us\":7,"
+		"\"referer\":null,\"user_agent\":null,\"host\":null}");
 	/* A Unix socket's client, as the combined format shows it. */
 	peer.family = AF_UNIX;
 	CHECK(strstr(json_for(&peer, NULL, false, 400, 50, 7),
 		     "\"remote_addr\":\"unix:\",") != NULL);
+}
+
+TEST(json_user)
+{
+	struct client_addr peer = ipv4("10.0.0.1");
+	static const char head[] = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+
+	log_user = "alice";
+	CHECK(strstr(json_for(&peer, head, false, 200, 1, 1),
+		     "\"remote_addr\":\"10.0.0.1\",\"user\":\"alice\","
+		     "\"method\":\"GET\"") != NULL);
+	log_user = "a b\"c\\d\te\xc3(\xc3\xa9";
+	CHECK(strstr(json_for(&peer, head, false, 200, 1, 1),
+		     ",\"user\":\"a b\\\"c\\\\d\\te\\ufffd(\xc3\xa9\",") !=
+	      NULL);
+	log_user = NULL;
 }
 
 TEST(json_escaping)
@@ -321,7 +387,7 @@ TEST(json_escaping)
 			 "User-Agent: a\"b\\c\td\xc3(\xed\xa0\x80\r\n\r\n",
 			 false, 404, 5, 9),
 		"{\"time\":\"" ISO_TIME "\",\"remote_addr\":\"10.0.0.1\","
-		"\"method\":\"GET\",\"target\":\"/caf\xc3\xa9\\ufffd\\\"\\\\\","
+		"\"user\":null,\"method\":\"GET\",\"target\":\"/caf\xc3\xa9\\ufffd\\\"\\\\\","
 		"\"protocol\":\"HTTP/1.1\",\"status\":404,"
 		"\"body_bytes\":5,\"duration_us\":9,\"referer\":null,"
 		"\"user_agent\":\"a\\\"b\\\\c\\td\\ufffd(\\ufffd\\ufffd\\ufffd\","
