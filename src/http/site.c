@@ -91,11 +91,18 @@ size_t http_cors_preflight_headers(char *out, size_t cap, const char *buf,
 	size_t asked_len = http_header_list(buf, req, HTTP_H_AC_REQUEST_HEADERS,
 					    tmp, sizeof(tmp), &asked);
 
+	/* What follows the list, the longest it can be. */
+	const size_t tail = sizeof("\r\nAccess-Control-Max-Age: \r\n"
+				   "Vary: Access-Control-Request-Headers\r\n") -
+			    1 + HTTP_U64_DIGITS;
+
 	add_lit(&w, "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\n");
-	/* A list longer than the room for it is not echoed: the rest of
-	 * the answer still goes. */
-	if (asked_len && asked_len <= HTTP_LIST_JOIN_MAX &&
-	    token_list(asked, asked_len)) {
+	/* A list longer than the room left for it is not echoed: the rest
+	 * of the answer still goes. */
+	if (asked_len && token_list(asked, asked_len) &&
+	    w.len + sizeof("Access-Control-Allow-Headers: ") - 1 + asked_len +
+			    tail <=
+		    cap) {
 		add_lit(&w, "Access-Control-Allow-Headers: ");
 		add(&w, asked, asked_len);
 		add_lit(&w, "\r\n");

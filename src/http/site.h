@@ -48,8 +48,8 @@ static inline bool http_is_cors_preflight(const struct http_request *req)
 /*
  * The header lines (each ending in CRLF) of the answer to a CORS preflight
  * beside Access-Control-Allow-Origin: the methods a static server allows,
- * the request headers asked for (echoed when they are a list of tokens of
- * at most HTTP_LIST_JOIN_MAX bytes),
+ * the request headers asked for (echoed when they are a list of tokens
+ * that fits cap beside the rest),
  * and how long the browser may keep the answer.  Returns their length.
  */
 size_t http_cors_preflight_headers(char *out, size_t cap, const char *buf,
