@@ -68,13 +68,16 @@ static void parse_accept(const char *s, size_t len, struct coding_q *q)
 		while (tok_end < end && s[tok_end] != ';' &&
 		       !http_is_ows(s[tok_end]))
 			tok_end++;
-		/* Parameters: only q matters. */
+		/* Parameters: only q matters, and another after it leaves
+		 * it as it was ("gzip;q=0;x=1" is still refused). */
 		for (size_t i = tok_end; i < end; i++) {
 			if (s[i] != ';')
 				continue;
 			while (i + 1 < end && http_is_ows(s[i + 1]))
 				i++;
-			weight = parse_q(s + i + 1, end - i - 1);
+			if (i + 2 < end && http_tolower(s[i + 1]) == 'q' &&
+			    s[i + 2] == '=')
+				weight = parse_q(s + i + 1, end - i - 1);
 		}
 		n = tok_end - start;
 		for (size_t i = 0; i < ARRAY_SIZE(coding_names); i++) {

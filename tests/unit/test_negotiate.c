@@ -145,6 +145,14 @@ TEST(q_zero_refuses)
 	CHECK_EQ_INT(choose("br;q=0, *", ALL), HTTP_CODING_ZSTD);
 	CHECK_EQ_INT(choose("*;q=0, zstd;q=0.1", ALL), HTTP_CODING_ZSTD);
 	CHECK_EQ_INT(choose("*;q=0", ALL), HTTP_CODING_IDENTITY);
+	/* A parameter after q leaves it: before, it made the weight 1. */
+	CHECK_EQ_INT(choose("gzip;q=0;x=1", BOTH), HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("gzip;q=0;x=1, *;q=0.1", BOTH),
+		     HTTP_CODING_DEFLATE);
+	CHECK_EQ_INT(choose("gzip;q=0;level=9, deflate;q=0", BOTH),
+		     HTTP_CODING_IDENTITY);
+	CHECK_EQ_INT(choose("gzip;x=1;q=0.5, deflate;q=0.4", BOTH),
+		     HTTP_CODING_GZIP);
 }
 
 TEST(identity_by_its_q_value)
