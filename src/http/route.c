@@ -27,20 +27,40 @@ int http_route(const char *buf, const struct http_request *req, char *path)
 	return n;
 }
 
+/* Whether c may stand as it is in a URI's query (RFC 3986 3.4); '%' is
+ * taken for the start of an escape the client sent. */
+static bool query_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') ||
+	       (c && strchr("-._~!$&'()*+,;=:@/?%", c));
+}
+
 size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
 				  const struct http_request *req,
 				  const char *path, size_t len)
 {
 	size_t n = http_url_encode(path, len, out, cap, true);
-	size_t query = req->has_query ? 1 + (size_t)req->query.len : 0;
+	const char *q = buf + req->query.off;
 
-	if (n == 0 || cap - n < 1 + query)
+	if (n == 0 || cap - n < 1u + req->has_query)
 		return 0;
 	out[n++] = '/';
-	if (req->has_query) {
-		out[n++] = '?';
-		memcpy(out + n, buf + req->query.off, req->query.len);
-		n += req->query.len;
+	if (!req->has_query)
+		return n;
+	out[n++] = '?';
+	/* Kept, but a valid URI: what the target had that a query may not
+	 * (bytes past ASCII, quotes, braces) goes percent-encoded. */
+	for (size_t i = 0; i < req->query.len; i++) {
+		char e[HTTP_URL_ENCODE_MAX];
+		size_t k = query_byte((unsigned char)q[i]) ?
+				   (e[0] = q[i], 1) :
+				   http_url_encode_byte(q[i], e, false);
+
+		if (cap - n < k)
+			return 0;
+		memcpy(out + n, e, k);
+		n += k;
 	}
 	return n;
 }

@@ -177,6 +177,12 @@ TEST(dir_redirect_location)
 	CHECK_REDIRECT("/a/../d%41r", "/dAr/");
 	CHECK_REDIRECT("/~x_y-z.w", "/~x_y-z.w/");
 	CHECK_REDIRECT("http://h/d?q", "/d/?q");
+	/* The query kept, but as a valid URI: what it may not hold as it is
+	 * is percent-encoded, escapes sent stay (before, copied raw). */
+	CHECK_REDIRECT("/dir?a=\xff<s>\"{|}^`",
+		       "/dir/?a=%FF%3Cs%3E%22%7B%7C%7D%5E%60");
+	CHECK_REDIRECT("/dir?a=%20b&c=d;e:f@g!$'()*+,~",
+		       "/dir/?a=%20b&c=d;e:f@g!$'()*+,~");
 }
 
 TEST(dir_redirect_capacity)
