@@ -318,8 +318,7 @@ struct htpasswd *htpasswd_parse(char *text, size_t len, unsigned *line,
 		}
 	}
 	atomic_init(&h->refs, 1);
-	atomic_init(&h->longest_ns, 0);
-	atomic_init(&h->slowest_timed, false);
+	atomic_init(&h->slowest_ns, 0);
 	h->serial = next_serial();
 	h->text = text;
 	h->text_len = len;
@@ -401,43 +400,46 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The longest check of h so far, with one that took took_ns. */
-static uint64_t longest_check(struct htpasswd *h, uint64_t took_ns)
+/*
+ * The quickest a check of the slowest hash has taken, with one that took
+ * took_ns: a time stretched by scheduling or steal, or by a client's
+ * load, is never the one refusals wait for.
+ */
+static uint64_t slowest_time(struct htpasswd *h, uint64_t took_ns)
 {
-	uint64_t longest = atomic_load(&h->longest_ns);
+	uint64_t t = atomic_load(&h->slowest_ns);
 
-	while (took_ns > longest &&
-	       !atomic_compare_exchange_weak(&h->longest_ns, &longest, took_ns))
-		;
-	return took_ns > longest ? took_ns : longest;
+	while (t == 0 || took_ns < t) {
+		if (atomic_compare_exchange_weak(&h->slowest_ns, &t, took_ns))
+			return took_ns;
+	}
+	return t;
 }
 
 /*
- * A refusal begun at start_ns ends no sooner than the longest check of h:
- * a user whose hash is quicker than the slowest (a file mixing schemes or
- * costs) is refused in the time an unknown user is.  Until a check of the
- * slowest hash has been timed, one is made for it.
+ * A refusal begun at start_ns ends no sooner than a check of the slowest
+ * hash does: a user whose hash is quicker (a file mixing schemes or
+ * costs) is refused in the time an unknown name is.  Until one has been
+ * timed, one is made for it.
  */
 static void refusal_wait(struct htpasswd *h, const char *password,
 			 struct crypt_data *scratch, uint64_t start_ns)
 {
-	uint64_t now = monotonic_ns(), longest;
+	uint64_t target = atomic_load(&h->slowest_ns), took;
 	struct timespec ts;
 
-	longest = longest_check(h, now - start_ns);
-	if (!atomic_load(&h->slowest_timed)) {
+	if (!target) {
 		uint64_t t = monotonic_ns();
 
 		crypt_r(password, h->users[h->slowest].hash, scratch);
-		now = monotonic_ns();
-		longest = longest_check(h, now - t);
-		atomic_store(&h->slowest_timed, true);
+		target = slowest_time(h, monotonic_ns() - t);
 	}
-	if (now - start_ns >= longest)
+	took = monotonic_ns() - start_ns;
+	if (took >= target)
 		return;
-	longest -= now - start_ns;
-	ts.tv_sec = (time_t)(longest / 1000000000u);
-	ts.tv_nsec = (long)(longest % 1000000000u);
+	target -= took;
+	ts.tv_sec = (time_t)(target / 1000000000u);
+	ts.tv_nsec = (long)(target % 1000000000u);
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
@@ -469,13 +471,9 @@ bool htpasswd_check(struct htpasswd *h, const char *user, size_t user_len,
 	     !CRYPTO_memcmp(out, hash, n);
 	/* The slowest hash, for a user or for a name that is none: timed
 	 * either way, which tells nothing. */
-	if (pick == h->slowest) {
-		longest_check(h, monotonic_ns() - start);
-		atomic_store(&h->slowest_timed, true);
-	}
+	if (pick == h->slowest)
+		slowest_time(h, monotonic_ns() - start);
 	if (!ok)
 		refusal_wait(h, password, scratch, start);
-	else if (pick != h->slowest)
-		longest_check(h, monotonic_ns() - start);
 	return ok;
 }

@@ -38,9 +38,9 @@ struct htpasswd {
 	size_t nusers;
 	struct htpasswd_user *users;
 	size_t slowest; /* the user whose hash costs most: see check */
-	/* The longest check so far, in ns: what every refusal takes. */
-	atomic_uint_least64_t longest_ns;
-	atomic_bool slowest_timed; /* a check of users[slowest] was timed */
+	/* The quickest check of users[slowest] so far, in ns (0: none yet):
+	 * what every refusal takes at least. */
+	atomic_uint_least64_t slowest_ns;
 	char *text; /* the file's bytes, which the hashes point into */
 	size_t text_len;
 };
@@ -70,9 +70,9 @@ void htpasswd_put(struct htpasswd *h);
  * the user exists: every name is compared, and an unknown user's password
  * is hashed like the user's whose scheme and cost make the slowest check
  * (users[slowest]), then refused; and a refusal waits until it has taken
- * as long as the longest check of h so far, so a user of a quicker scheme
- * or cost is not told apart either (the first refusal times the slowest
- * hash for that).  scratch is libcrypt's crypt_r() state, one per thread.
+ * as long as the quickest check of that hash so far, so a user of a
+ * quicker scheme or cost is not told apart either (the first refusal
+ * times the slowest hash for that).  scratch is libcrypt's crypt_r() state, one per thread.
  */
 bool htpasswd_check(struct htpasswd *h, const char *user, size_t user_len,
 		    const char *password, struct crypt_data *scratch);

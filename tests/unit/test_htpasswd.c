@@ -311,6 +311,34 @@ TEST(refusals_take_the_slowest_time)
 	free(scratch);
 }
 
+/*
+ * A check slowed by load (here the slow hash taking 1 s once) does not
+ * make every refusal after it wait that long: the quickest check of the
+ * slowest hash is the one waited for.  The review's case: with the
+ * longest check kept, every refusal of the load took it.
+ */
+TEST(a_slowed_check_does_not_stretch_refusals)
+{
+	struct htpasswd *h = parse("fast:" SHA512 "\nslow:" BCRYPT_12 "\n");
+	struct crypt_data *scratch = calloc(1, sizeof(*scratch));
+	double ms;
+	bool ok;
+
+	only_note = true;
+	slow_setting = BCRYPT_12;
+	slow_ms = 1000;
+	CHECK(check_ms(h, "nobody", scratch, &ok) >= 999.0 && !ok);
+	slow_ms = 50;
+	CHECK(check_ms(h, "nobody", scratch, &ok) >= 49.0 && !ok);
+	/* Well under the slowed check's second, at least the 50 ms. */
+	ms = check_ms(h, "fast", scratch, &ok);
+	CHECK(ms >= 49.0 && ms < 600.0 && !ok);
+	slow_setting = NULL;
+	only_note = false;
+	htpasswd_put(h);
+	free(scratch);
+}
+
 TEST(load_names_file_and_line)
 {
 	char path[] = "/tmp/test_htpasswd_XXXXXX", err[256];
