@@ -147,8 +147,9 @@ int khttpd_respond_bodyless(struct khttpd_exchange *x,
 int khttpd_respond_redirect(struct khttpd_exchange *x, const char *path,
 			    size_t len)
 {
-	/* Every byte may be percent-encoded; then "/", "?" and the query. */
-	size_t loc_cap = 3 * len + 2 + x->req->query.len;
+	/* Every byte may be percent-encoded, the query's too, with a "/"
+	 * and a "?" between. */
+	size_t loc_cap = 3 * len + 2 + 3 * (size_t)x->req->query.len;
 	size_t head_cap = loc_cap + x->head_cap;
 	struct http_response_head h;
 	char *mem, *head;
