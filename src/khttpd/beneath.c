@@ -182,9 +182,11 @@ struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 
 	/* One directory for both, though a deploy may turn root= between. */
 	root = khttpd_root_enter(srv->root, &idx, &at);
-	if (turn)
-		*turn = at;
 	f = khttpd_open_from(srv, root, path, flags);
+	/* Only what was opened: a failed look (an index that is not there)
+	 * must not date the directory opened before under a later turn. */
+	if (turn && !IS_ERR(f))
+		*turn = at;
 	if (hidden && !IS_ERR(f))
 		*hidden = khttpd_beneath_hidden(srv, root, &f->f_path);
 	khttpd_root_leave(srv->root, idx);

@@ -12,7 +12,7 @@
  * Opens path (from '/', decoded and normalised) beneath the root; with
  * hidden, also says whether what it reached has a hidden name there (a
  * link such as "innocent -> .git/config" leads to one); with turn, the
- * root's turn it was found under (khttpd_root_enter()).
+ * root's turn it was found under (khttpd_root_enter()), when opened.
  */
 struct file *khttpd_open_beneath(const struct khttpd_server *srv,
 				 const char *path, int flags, bool *hidden,

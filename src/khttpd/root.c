@@ -74,7 +74,8 @@ static void khttpd_root_check(struct work_struct *work)
 			*fresh = found;
 			rcu_assign_pointer(r->dir, fresh);
 			smp_store_release(&r->turn, r->turn + 1);
-			/* Every request from here on is answered from it. */
+			/* Every request begun from here on is answered
+			 * from it; those under way may end with the old. */
 			khttpd_root_announce(r, fresh);
 			synchronize_srcu(&r->srcu);
 			khttpd_root_put(old);
