@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "compress.h"
 #include "compress_stream.h"
 #include "conn_io.h"
@@ -91,7 +92,8 @@ static int respond_rep_file(struct exchange *rc, struct cache_entry *e,
  * Past the bound on entries held (content_cache_may_hold()): the body from
  * a descriptor of the request's own, as with no cache, and e let go at
  * once, so that a reader that stalls holds a descriptor, not e's memory.
- * A coded body e holds only in memory goes as it is in the file instead.
+ * A coded body e holds only in memory goes as it is in the file instead,
+ * from the file opened again when e gave its descriptor up (shed_fds()).
  */
 static int respond_unheld(struct exchange *rc, struct cache_entry *e,
 			  const struct cache_rep *rep, enum http_coding coding)
@@ -106,15 +108,23 @@ static int respond_unheld(struct exchange *rc, struct cache_entry *e,
 		rep = &e->rep[HTTP_CODING_IDENTITY];
 		coding = HTTP_CODING_IDENTITY;
 	}
-	if (!rep->in_file)
-		return respond_status(rc, 503, NULL, 0);
 	in_file = (enum http_coding)(rep - e->rep);
-	fd = fcntl(rep->fd, F_DUPFD_CLOEXEC, 0);
+	if (rep->in_file)
+		fd = fcntl(rep->fd, F_DUPFD_CLOEXEC, 0);
+	else if (e->kind == CACHE_FILE && e->file_path)
+		fd = open_beneath(rc->root->fd, e->file_path,
+				  O_RDONLY | O_NONBLOCK);
+	else
+		fd = -1;
 	if (fd < 0)
 		return respond_status(rc, 503, NULL, 0);
 	status = exchange_keep_fd(rc, fd, &st);
 	if (status)
 		return respond_status(rc, status, NULL, 0);
+	/* Opened again: the file e was checked to be, else not known. */
+	if (!rep->in_file &&
+	    (st.st_ino != e->file.st_ino || st.st_dev != e->file.st_dev))
+		return respond_status(rc, 503, NULL, 0);
 	coro_undefer(rc->conn->coro, put_entry, e);
 	content_cache_put(e);
 	if (in_file == HTTP_CODING_IDENTITY && coding != HTTP_CODING_IDENTITY)

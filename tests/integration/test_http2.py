@@ -1364,6 +1364,66 @@ class HeldEntriesTest(Http2Mixin, unittest.TestCase):
                             self.files[url], url)
 
 
+def few_descriptors():
+    import resource
+    resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+
+@needs_h2
+@needs_process('sets RLIMIT_NOFILE')
+class HeldEntriesFewDescriptorsTest(Http2Mixin, unittest.TestCase):
+    """With 128 descriptors the cache keeps 8 open: an entry that gave its
+    descriptor up keeps only its text (shed_fds()).  Past the bound on
+    entries held, such a file is opened again and sent as it is.  Before,
+    it was answered 503."""
+
+    SIZE = 300 << 10
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = temp_dir()
+        cls.text = hex_text(cls.SIZE, 7)
+        with open(os.path.join(cls.root, 'a.txt'), 'wb') as f:
+            f.write(cls.text)
+        for i in range(12):
+            with open(os.path.join(cls.root, 'b%d.txt' % i), 'wb') as f:
+                f.write(hex_text(cls.SIZE, 60 + i))
+            with open(os.path.join(cls.root, 'c%d.bin' % i), 'wb') as f:
+                f.write(os.urandom(20 << 10))
+        cls.target = start_server(['-t', '1', '--cache-size', '2'],
+                                  root=cls.root, tree=None,
+                                  preexec_fn=few_descriptors)
+        cls.addClassCleanup(cls.target.stop)
+
+    def setUp(self):
+        self.host, self.port = self.target.host, self.target.port
+
+    def test_an_entry_without_its_descriptor_is_opened_again(self):
+        free = self.raw().handshake()
+        self.assertEqual(free.get('/a.txt').status, 200)
+        # Descriptors of files sent as they are: a.txt's is given up.
+        for i in range(12):
+            self.assertEqual(free.get('/c%d.bin' % i).status, 200)
+        # Streams that do not read hold what the cache lets go of; a.txt,
+        # asked for between them, stays in the table.
+        shut = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        shut.send(window_update(0, 1 << 30))
+        statuses = []
+        for i in range(12):
+            sid = shut.request('/b%d.txt' % i,
+                               headers=[('accept-encoding', 'gzip')])
+            self.assertTrue(shut.pump(lambda: shut.stream(sid).status, 10))
+            s = free.get('/a.txt', headers=[('accept-encoding', 'gzip')])
+            statuses.append(s.status)
+            self.assertEqual(s.status, 200, s.describe())
+            body = bytes(s.body)
+            if s.header('content-encoding'):
+                body = gzip.decompress(body)
+            self.assertTrue(body == self.text, s.describe())
+        # The bound was reached: a.txt went as it is, from the file.
+        self.assertIsNone(s.header('content-encoding'), statuses)
+
+
 @needs_h2
 @needs_process('HTTP/2 is sehttpd\'s; starts it over a tree of its own')
 class Http2CompressTest(Http2Mixin, unittest.TestCase):
