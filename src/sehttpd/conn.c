@@ -209,15 +209,16 @@ static void send_timeout(struct conn *c, struct read_buffer *rb)
 		.status = 408,
 		.start_us = request_start(c->worker),
 	};
+	/* Room for any head: --cors and --header lines too. */
+	char *head = rb->data + HTTP_CONN_READ_BUF;
 	struct http_response_head h;
-	char head[512];
 	size_t n;
 
 	/* A head as every other's (Date, Server), with no body. */
 	respond_head_init(&rc, &h, 408);
 	h.keep_alive = false;
 	h.content_length = 0;
-	n = http_response_head_build(head, sizeof(head), &h);
+	n = http_response_head_build(head, EXCHANGE_SCRATCH, &h);
 	if (n)
 		conn_send_now(c, head, n);
 	conn_log_request(&rc);

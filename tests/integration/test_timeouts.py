@@ -167,6 +167,24 @@ class TimeoutTest(ServerTestCase):
 
 
 @needs_process('starts sehttpd with --timeout 0.5')
+@needs_process('starts sehttpd with --cors')
+class LongHeadTimeoutTest(ServerTestCase):
+    """A 408 whose head carries a long --cors origin is sent whole:
+    before, it was built in 512 bytes and, not fitting, not sent at all
+    (the log said 408)."""
+    server_args = ('--timeout', '1', '--cors',
+                   'https://' + 'o' * 60 + '.' + 'o' * 500 + '.example')
+
+    def test_partial_head_gets_its_408(self):
+        with self.conn() as c:
+            c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nUser-Ag')
+            closed, data = c.wait_closed(HIGH * TIMEOUT + 1)
+        self.assertTrue(closed)
+        self.assertTrue(data.startswith(b'HTTP/1.1 408 '), data[:100])
+        self.assertIn(b'\r\nDate: ', data)
+        self.assertTrue(data.endswith(b'\r\n\r\n'), data[-100:])
+
+
 class FractionalTimeoutTest(ServerTestCase):
     server_args = ('--timeout', '0.5')
 
