@@ -193,6 +193,22 @@ class ListingTest(ServerTestCase):
     def test_redirect_encoded_name(self):
         self.follow('/escape/dir%20with%20space', '/escape/dir with space/')
 
+    def test_redirect_query_kept_as_a_uri(self):
+        """The query goes into Location percent-encoded where a URI may
+        not hold it as it is: before, copied raw (not a URI), and once
+        encoded, khttpd's room for it was short (500)."""
+        for query, kept in (('x={{{{{{', 'x=%7B%7B%7B%7B%7B%7B'),
+                            ('a=<b>"c"|^', 'a=%3Cb%3E%22c%22%7C%5E'),
+                            ('q=%20ok&r=1', 'q=%20ok&r=1')):
+            with self.subTest(query=query):
+                after = self.follow('/dir_noindex?' + query,
+                                    '/dir_noindex/')
+                self.assertEqual(after.status, 200)
+                resp = self.send(build_request('GET',
+                                               '/dir_noindex?' + query))
+                self.assertEqual(resp.header('Location'),
+                                 '/dir_noindex/?' + kept)
+
     def test_dir_with_index(self):
         resp = self.get('/dir_index/')
         self.assertEqual(resp.status, 200)
