@@ -123,7 +123,35 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-int http_parse_date(const char *s, size_t len, int64_t *t)
+/* The proleptic Gregorian year of t, seconds since the epoch (Hinnant). */
+static int64_t year_of(int64_t t)
+{
+	int64_t z = (t >= 0 ? t : t - 86399) / 86400 + 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+
+	return yoe + era * 400 + (mp >= 10);
+}
+
+/*
+ * RFC 850's two-digit year yy as at now: the year ending in yy within 50
+ * years of now, the one before when more than 50 years ahead (RFC 9110
+ * 5.6.7).
+ */
+static int64_t rfc850_year(int yy, int64_t now)
+{
+	int64_t this_year = year_of(now);
+	int64_t y = this_year - this_year % 100 + yy;
+
+	if (y > this_year + 50)
+		return y - 100;
+	return y <= this_year - 50 ? y + 100 : y;
+}
+
+int http_parse_date(const char *s, size_t len, int64_t now, int64_t *t)
 {
 	int day, month, year, h, m, sec;
 	const char *comma = memchr(s, ',', len);
@@ -149,9 +177,7 @@ int http_parse_date(const char *s, size_t len, int64_t *t)
 		    parse_clock(p + 11, &h, &m, &sec) ||
 		    memcmp(p + 19, " GMT", 4))
 			return -1;
-		/* RFC 9110: a two-digit year more than 50 years ahead is in
-		 * the past century; 70-99 and 00-69 is the usual reading. */
-		year += year < 70 ? 2000 : 1900;
+		year = (int)rfc850_year(year, now);
 	} else {
 		/* Sun Nov  6 08:49:37 1994 */
 		if (len != 24 || day_from_name(s) < 0 || s[3] != ' ' ||
@@ -171,7 +197,7 @@ int http_parse_date(const char *s, size_t len, int64_t *t)
 
 bool http_if_range_allows(const char *buf, const struct http_request *req,
 			  const char *etag, size_t etag_len,
-			  int64_t last_modified)
+			  int64_t last_modified, int64_t now)
 {
 	struct http_span v = req->header[HTTP_H_IF_RANGE];
 	const char *s = buf + v.off;
@@ -184,5 +210,5 @@ bool http_if_range_allows(const char *buf, const struct http_request *req,
 	    (v.len > 1 && s[0] == 'W' && s[1] == '/'))
 		/* Strong comparison: a weak tag never matches. */
 		return v.len == etag_len && !memcmp(s, etag, etag_len);
-	return !http_parse_date(s, v.len, &t) && t == last_modified;
+	return !http_parse_date(s, v.len, now, &t) && t == last_modified;
 }

@@ -39,17 +39,19 @@ bool http_etag_list_matches(const char *list, size_t len, const char *etag,
 
 /*
  * Parses IMF-fixdate, RFC 850 and asctime dates; returns 0 or -1, also for
- * a day name that is none or a day the month does not have.
+ * a day name that is none or a day the month does not have.  now (seconds)
+ * places RFC 850's two-digit year: the year ending so within 50 years of
+ * now, the one before when more than 50 years ahead (RFC 9110 5.6.7).
  */
-int http_parse_date(const char *s, size_t len, int64_t *t);
+int http_parse_date(const char *s, size_t len, int64_t now, int64_t *t);
 
 /*
  * If-Range: true when a Range header may be honoured, i.e. If-Range is
  * absent, or is exactly the (strong) etag, or a date equal to
- * last_modified.
+ * last_modified (read as at now).
  */
 bool http_if_range_allows(const char *buf, const struct http_request *req,
 			  const char *etag, size_t etag_len,
-			  int64_t last_modified);
+			  int64_t last_modified, int64_t now);
 
 #endif /* HTTP_CONDITIONAL_H */

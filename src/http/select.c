@@ -44,14 +44,15 @@ static bool if_none_match_matches(const char *buf,
 					      rep->etag_len);
 }
 
-/* The date of header id, when present, valid and on one line. */
+/* The date of header id, when present, valid and on one line, read as
+ * at now. */
 static bool header_date(const char *buf, const struct http_request *req,
-			enum http_header_id id, int64_t *t)
+			enum http_header_id id, int64_t now, int64_t *t)
 {
 	struct http_span v = req->header[id];
 
 	return http_has_header(req, id) && !(req->repeated & (1u << id)) &&
-	       !http_parse_date(buf + v.off, v.len, t);
+	       !http_parse_date(buf + v.off, v.len, now, t);
 }
 
 /*
@@ -60,7 +61,7 @@ static bool header_date(const char *buf, const struct http_request *req,
  */
 static int preconditions(const char *buf, const struct http_request *req,
 			 const struct http_representation *rep,
-			 int64_t modified)
+			 int64_t modified, int64_t now)
 {
 	bool get_or_head = req->method == HTTP_GET || req->method == HTTP_HEAD;
 	bool dated = modified != HTTP_NO_TIME;
@@ -70,7 +71,7 @@ static int preconditions(const char *buf, const struct http_request *req,
 		if (!if_match_holds(buf, req, rep))
 			return 412;
 	} else if (dated &&
-		   header_date(buf, req, HTTP_H_IF_UNMODIFIED_SINCE, &t) &&
+		   header_date(buf, req, HTTP_H_IF_UNMODIFIED_SINCE, now, &t) &&
 		   modified > t) {
 		return 412;
 	}
@@ -78,7 +79,7 @@ static int preconditions(const char *buf, const struct http_request *req,
 		if (if_none_match_matches(buf, req, rep))
 			return get_or_head ? 304 : 412;
 	} else if (get_or_head && dated &&
-		   header_date(buf, req, HTTP_H_IF_MODIFIED_SINCE, &t) &&
+		   header_date(buf, req, HTTP_H_IF_MODIFIED_SINCE, now, &t) &&
 		   modified <= t) {
 		return 304;
 	}
@@ -101,12 +102,12 @@ void http_select(const char *buf, const struct http_request *req,
 		modified = date;
 	strong_date = modified != HTTP_NO_TIME && modified < date - 1;
 	*sel = (struct http_selection){ .status = 200, .len = rep->size };
-	sel->status = preconditions(buf, req, rep, modified) ?: 200;
+	sel->status = preconditions(buf, req, rep, modified, date) ?: 200;
 	if (sel->status != 200 || !rep->ranges ||
 	    !http_has_header(req, HTTP_H_RANGE) ||
 	    !http_if_range_allows(buf, req, strong ?: "",
 				  strong ? rep->etag_len : 0,
-				  strong_date ? modified : HTTP_NO_TIME))
+				  strong_date ? modified : HTTP_NO_TIME, date))
 		return;
 	switch (http_parse_range(buf + v.off, v.len, rep->size, &first,
 				 &last)) {

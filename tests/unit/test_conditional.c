@@ -5,11 +5,14 @@
 #include "http/conditional.h"
 #include "http/format.h"
 
+/* When the tests read dates: Sun, 29 Nov 2026 00:00:00 GMT. */
+#define NOW 1795910400
+
 static int64_t parse_date(const char *s)
 {
 	int64_t t = -1;
 
-	if (http_parse_date(s, strlen(s), &t))
+	if (http_parse_date(s, strlen(s), NOW, &t))
 		return -1;
 	return t;
 }
@@ -70,9 +73,32 @@ TEST(dates_in_three_formats)
 	CHECK_EQ_INT(parse_date("Sunday, 06-Nov-94 08:49:37 GMT"), t);
 	CHECK_EQ_INT(parse_date("Sun Nov  6 08:49:37 1994"), t);
 	CHECK_EQ_INT(parse_date("Thu, 01 Jan 1970 00:00:00 GMT"), 0);
-	CHECK_EQ_INT(parse_date("Thursday, 01-Jan-70 00:00:00 GMT"), 0);
 	CHECK_EQ_INT(parse_date("Sat, 01 Jan 2000 00:00:00 GMT"), 946684800);
 	CHECK_EQ_INT(parse_date("Saturday, 01-Jan-00 00:00:00 GMT"), 946684800);
+}
+
+/*
+ * RFC 850's two-digit year is in the century of the time it is read at,
+ * unless that is more than 50 years ahead (RFC 9110 5.6.7).  Before, 70
+ * to 99 were always 19xx: in 2026, "01-Jan-74" was 1974, not 2074.
+ */
+TEST(two_digit_years_as_at_now)
+{
+	static const char y74[] = "Monday, 01-Jan-74 00:00:00 GMT";
+	static const char y77[] = "Friday, 01-Jan-77 00:00:00 GMT";
+	int64_t t;
+
+	CHECK_EQ_INT(parse_date(y74), 3281990400); /* 2074 */
+	CHECK_EQ_INT(parse_date(y77), 220924800); /* 1977 */
+	CHECK_EQ_INT(parse_date("Thursday, 01-Jan-70 00:00:00 GMT"),
+		     3155760000); /* 2070 */
+	/* Read in 1994: 74 was then 20 years back. */
+	CHECK(!http_parse_date(y74, sizeof(y74) - 1, 784111777, &t));
+	CHECK_EQ_INT(t, 126230400);
+	/* Read in 2199: "00" is 2200, a year ahead, not 2100. */
+	CHECK(!http_parse_date("Saturday, 01-Jan-00 00:00:00 GMT", 32,
+			       7226582400, &t));
+	CHECK_EQ_INT(t, 7258118400);
 }
 
 TEST(bad_dates)
@@ -165,7 +191,7 @@ TEST(format_then_parse_round_trips)
 		x ^= x << 17;
 		t = (int64_t)(x % 8000000000ULL); /* 1970 to about 2223 */
 		http_format_date(buf, t);
-		if (http_parse_date(buf, sizeof(buf), &t) ||
+		if (http_parse_date(buf, sizeof(buf), NOW, &t) ||
 		    t != (int64_t)(x % 8000000000ULL)) {
 			fprintf(stderr, "  %.*s\n", HTTP_DATE_LEN, buf);
 			CHECK(0);
@@ -194,21 +220,22 @@ TEST(if_range)
 	int64_t mtime = 784111777;
 
 	CHECK(make_request("") > 0);
-	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime, NOW));
 	CHECK(make_request("If-Range: \"e1\"\r\n") > 0);
-	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime, NOW));
 	CHECK(make_request("If-Range: \"e2\"\r\n") > 0);
-	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime, NOW));
 	/* Weak tags never match for If-Range. */
 	CHECK(make_request("If-Range: W/\"e1\"\r\n") > 0);
-	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime, NOW));
 	CHECK(make_request("If-Range: Sun, 06 Nov 1994 08:49:37 GMT\r\n") > 0);
-	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime));
-	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime + 1));
+	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime, NOW));
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime + 1, NOW));
 	CHECK(make_request("If-Range: junk\r\n") > 0);
-	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime, NOW));
 	/* A Wednesday's date starts with 'W' but is no weak tag. */
 	CHECK(make_request("If-Range: Wed, 09 Nov 1994 08:49:37 GMT\r\n") > 0);
-	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime + 3 * 86400));
-	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime));
+	CHECK(http_if_range_allows(head_buf, &req, etag, 4, mtime + 3 * 86400,
+				   NOW));
+	CHECK(!http_if_range_allows(head_buf, &req, etag, 4, mtime, NOW));
 }
