@@ -78,6 +78,40 @@ TEST(connection_header_overrides)
 		      "\r\n");
 }
 
+/*
+ * A request that says close is not followed by another on its
+ * connection, -k or not (RFC 9112 9.6): before, -k with -H "Connection:
+ * close" sent the next one on a connection the server was closing.
+ */
+TEST(a_request_that_says_close_closes)
+{
+	static const struct {
+		const char *header;
+		bool keep_alive, closes;
+	} cases[] = {
+		{ "Connection: close", true, true },
+		{ "connection:  Upgrade, CLOSE ", true, true },
+		{ "Connection: keep-alive", false, false },
+		{ "Connection: closed", true, false },
+		{ NULL, true, false },
+		{ NULL, false, true },
+	};
+	struct hts_url url;
+
+	CHECK_EQ_INT(hts_url_parse("http://h/", &url, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const h[] = { cases[i].header };
+		struct hts_request req;
+
+		CHECK_EQ_INT(hts_request_build(
+				     &req, &url, h, cases[i].header ? 1 : 0,
+				     cases[i].keep_alive, err, sizeof(err)),
+			     0);
+		CHECK_EQ_INT(req.closes, cases[i].closes);
+		hts_request_free(&req);
+	}
+}
+
 TEST(empty_value)
 {
 	static const char *const h[] = { "X-Empty:" };

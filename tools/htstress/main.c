@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 	}
 	run.request = req.data;
 	run.request_len = req.len;
-	run.keep_alive = opt.keep_alive;
+	/* Not when the request itself says close (-H "Connection: close"). */
+	run.keep_alive = opt.keep_alive && !req.closes;
 	run.requests = opt.requests;
 	run.timeout_ns = (uint64_t)(opt.timeout * 1e9);
 	if (hts_runner_run(&run, opt.threads, opt.connections, opt.duration,
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 	report.url = opt.url;
 	report.connections = opt.connections;
 	report.threads = opt.threads;
-	report.keep_alive = opt.keep_alive;
+	report.keep_alive = run.keep_alive;
 	report.seconds = result.seconds;
 	report.stats = &result.stats;
 	if (opt.json)

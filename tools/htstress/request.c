@@ -69,6 +69,28 @@ static bool header_is(const char *header, const char *name)
 	return name_length(header) == n && strncasecmp(header, name, n) == 0;
 }
 
+/* Whether a Connection header's value lists "close". */
+static bool lists_close(const char *v, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t start, end;
+
+		while (i < n && (v[i] == ',' || v[i] == ' ' || v[i] == '\t'))
+			i++;
+		start = i;
+		while (i < n && v[i] != ',')
+			i++;
+		end = i;
+		while (end > start && (v[end - 1] == ' ' || v[end - 1] == '\t'))
+			end--;
+		if (end - start == 5 && !strncasecmp(v + start, "close", 5))
+			return true;
+	}
+	return false;
+}
+
 static bool append(char *buf, size_t *off, const char *s, size_t n)
 {
 	if (n > HTS_REQUEST_MAX - *off)
@@ -93,9 +115,16 @@ int hts_request_build(struct hts_request *req, const struct hts_url *url,
 
 	req->data = NULL;
 	req->len = 0;
+	req->closes = !keep_alive;
 	for (size_t i = 0; i < nheaders; i++) {
 		has_host |= header_is(headers[i], "host");
-		has_connection |= header_is(headers[i], "connection");
+		if (header_is(headers[i], "connection")) {
+			size_t vlen;
+			const char *v = value_of(headers[i], &vlen);
+
+			has_connection = true;
+			req->closes = lists_close(v, vlen);
+		}
 	}
 	buf = malloc(HTS_REQUEST_MAX);
 	if (!buf) {

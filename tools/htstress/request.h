@@ -16,6 +16,9 @@
 struct hts_request {
 	char *data;
 	size_t len;
+	/* It says "Connection: close" (a -H gave it, or no keep-alive):
+	 * the connection is not used again (RFC 9112 9.6). */
+	bool closes;
 };
 
 /*
