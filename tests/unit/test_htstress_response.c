@@ -142,6 +142,31 @@ TEST(content_length)
 	CHECK(o.keep_alive);
 }
 
+/*
+ * Leading zeros are digits like the others (RFC 9112 6.3, 7.1): the value
+ * bounds a length or a chunk size, not how many digits spell it.  Before,
+ * 22 digits of length 5 were "Content-Length too large", 16 of a chunk
+ * of 5 "chunk size too large".
+ */
+TEST(leading_zeros)
+{
+	CHECK(complete("HTTP/1.1 200 OK\r\nContent-Length: "
+		       "0000000000000000000005\r\n\r\nhello",
+		       200));
+	CHECK(complete("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		       "0000000000000005\r\nhello\r\n"
+		       "00000000000000000000000000\r\n\r\n",
+		       200));
+	/* What the value cannot be stays refused. */
+	CHECK(malformed("HTTP/1.1 200 OK\r\nContent-Length: "
+			"0009223372036854775808\r\n\r\n"));
+	CHECK(malformed("HTTP/1.1 200 OK\r\nContent-Length: "
+			"1000000000000000000\r\n\r\n"));
+	CHECK(complete("HTTP/1.1 200 OK\r\nContent-Length: "
+		       "000000000000000000000\r\n\r\n",
+		       200));
+}
+
 TEST(content_length_mismatch)
 {
 	struct outcome o;

@@ -51,8 +51,11 @@ enum field {
 };
 
 static const char version_prefix[] = "HTTP/1.";
-#define MAX_LENGTH_DIGITS 18 /* below 2^63 */
-#define MAX_CHUNK_DIGITS 15 /* below 2^60 */
+/* Past these, one more digit could pass 2^63 (a length) or 2^60 (a chunk
+ * size): the values bound them, not their digits, which may start with
+ * zeros (RFC 9112 6.3, 7.1). */
+#define MAX_LENGTH_BEFORE_DIGIT 100000000000000000ULL
+#define MAX_CHUNK_BEFORE_DIGIT (1ULL << 56)
 
 enum char_class {
 	C_TCHAR = 1, /* tchar of RFC 9110, 5.6.2 */
@@ -215,7 +218,7 @@ static void list_token_end(struct hts_response *r)
 /*
  * One byte of a field value.  Content-Length must be digits between
  * optional whitespace; list fields are split into tokens, ignoring
- * parameters after ';'.  r->digits counts Content-Length digits; name_len
+ * parameters after ';'.  r->digits says a Content-Length digit came; name_len
  * is reused as "past the number" or "in parameters".
  */
 static enum hts_parse_result value_byte(struct hts_response *r, unsigned char c)
@@ -227,8 +230,9 @@ static enum hts_parse_result value_byte(struct hts_response *r, unsigned char c)
 		if (c >= '0' && c <= '9') {
 			if (r->name_len)
 				return fail(r, "bad Content-Length");
-			if (++r->digits > MAX_LENGTH_DIGITS)
+			if (r->value >= MAX_LENGTH_BEFORE_DIGIT)
 				return fail(r, "Content-Length too large");
+			r->digits = 1;
 			r->value = r->value * 10 + (c - '0');
 		} else if (is_ows(c)) {
 			if (r->digits)
@@ -342,8 +346,9 @@ static enum hts_parse_result chunk_line_byte(struct hts_response *r,
 	case ST_CHUNK_SIZE:
 		h = hex_value(c);
 		if (h >= 0) {
-			if (++r->digits > MAX_CHUNK_DIGITS)
+			if (r->value >= MAX_CHUNK_BEFORE_DIGIT)
 				return fail(r, "chunk size too large");
+			r->digits = 1;
 			r->value = r->value * 16 + (unsigned)h;
 			return HTS_PARSE_MORE;
 		}
