@@ -141,6 +141,47 @@ TEST(unknown_options)
 		     HTS_OPTIONS_ERROR);
 }
 
+/*
+ * Each refusal says what is wrong.  Before, --keep-alive=1 was "unknown
+ * option -k", --source alone "bad option", and -d past its most "need
+ * seconds > 0".
+ */
+TEST(refusals_say_why)
+{
+	static const struct {
+		const char *a, *b, *want;
+	} cases[] = {
+		{ "--keep-alive=1", NULL,
+		  "option --keep-alive takes no value" },
+		{ "--help=1", NULL, "option --help takes no value" },
+		{ "--json=yes", NULL, "option --json takes no value" },
+		{ "http://h/", "--source", "option --source needs a value" },
+		{ "http://h/", "--timeout", "option --timeout needs a value" },
+		{ "--bogus", NULL, "unknown option '--bogus'" },
+		{ "-x", NULL, "unknown option -x" },
+		{ "-d", "10000001", "at most 10000000" },
+		{ "--timeout", "90000", "at most 86400" },
+		{ "-n", "1000000000001", "from 1 to 10^12" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].b)
+			CHECK_EQ_INT(parse(cases[i].a, cases[i].b,
+					   strncmp(cases[i].a, "http", 4) ?
+						   "http://h/" :
+						   NULL,
+					   NULL),
+				     HTS_OPTIONS_ERROR);
+		else
+			CHECK_EQ_INT(parse(cases[i].a, "http://h/", NULL),
+				     HTS_OPTIONS_ERROR);
+		if (!strstr(err, cases[i].want))
+			fprintf(stderr, "  %s %s: %s\n", cases[i].a,
+				cases[i].b ? cases[i].b : "", err);
+		CHECK(strstr(err, cases[i].want) != NULL);
+	}
+}
+
 TEST(source_address)
 {
 	CHECK_EQ_INT(parse("http://h/", NULL), HTS_OPTIONS_RUN);

@@ -105,6 +105,41 @@ static int parse_seconds(const char *s, double max, double *out)
 	return 0;
 }
 
+/*
+ * What is wrong with the option getopt refused at argv[optind - 1]: a
+ * value given to one that takes none, none given to one that needs it,
+ * or no such option.
+ */
+static enum hts_options_result refused(char **argv, int next, int letter,
+				       char *err, size_t errlen)
+{
+	const char *arg = argv[next - 1];
+
+	if (!strncmp(arg, "--", 2)) {
+		const char *name = arg + 2, *eq = strchr(name, '=');
+		size_t n = eq ? (size_t)(eq - name) : strlen(name);
+
+		for (const struct option *o = long_options; o->name; o++) {
+			if (strlen(o->name) != n || strncmp(o->name, name, n))
+				continue;
+			if (eq && o->has_arg == no_argument)
+				return fail(err, errlen,
+					    "option --%s takes no value",
+					    o->name);
+			if (!eq && o->has_arg == required_argument)
+				return fail(err, errlen,
+					    "option --%s needs a value",
+					    o->name);
+		}
+		return fail(err, errlen, "unknown option '%.64s'", arg);
+	}
+	if (letter > 0 && letter < 256 && strchr("ndctH", letter))
+		return fail(err, errlen, "option -%c needs a value", letter);
+	if (letter > 0 && letter < 256)
+		return fail(err, errlen, "unknown option -%c", letter);
+	return fail(err, errlen, "bad option '%.64s'", arg);
+}
+
 static enum hts_options_result check(struct hts_options *o, bool has_n,
 				     bool has_d, char *err, size_t errlen)
 {
@@ -143,16 +178,19 @@ enum hts_options_result hts_options_parse(struct hts_options *o, int argc,
 		switch (c) {
 		case 'n':
 			if (parse_count(optarg, UINT64_C(1000000000000), &v))
-				return fail(err, errlen,
-					    "bad -n '%s': need a count >= 1",
-					    optarg);
+				return fail(
+					err, errlen,
+					"bad -n '%s': need a count from 1 to "
+					"10^12",
+					optarg);
 			o->requests = v;
 			has_n = true;
 			break;
 		case 'd':
 			if (parse_seconds(optarg, 1e7, &o->duration))
 				return fail(err, errlen,
-					    "bad -d '%s': need seconds > 0",
+					    "bad -d '%s': need seconds > 0, at "
+					    "most 10000000",
 					    optarg);
 			has_d = true;
 			break;
@@ -186,7 +224,8 @@ enum hts_options_result hts_options_parse(struct hts_options *o, int argc,
 			if (parse_seconds(optarg, 86400, &o->timeout))
 				return fail(
 					err, errlen,
-					"bad --timeout '%s': need seconds > 0",
+					"bad --timeout '%s': need seconds > 0, "
+					"at most 86400",
 					optarg);
 			break;
 		case OPT_SOURCE: {
@@ -202,15 +241,7 @@ enum hts_options_result hts_options_parse(struct hts_options *o, int argc,
 		case ':':
 		case '?':
 		default:
-			if (optopt > 0 && optopt < 256 &&
-			    strchr("ndctH", optopt))
-				return fail(err, errlen,
-					    "option -%c needs a value", optopt);
-			if (optopt > 0 && optopt < 256)
-				return fail(err, errlen, "unknown option -%c",
-					    optopt);
-			return fail(err, errlen, "bad option '%.64s'",
-				    argv[optind - 1]);
+			return refused(argv, optind, optopt, err, errlen);
 		}
 	}
 	if (optind < argc)
