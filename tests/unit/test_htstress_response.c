@@ -415,6 +415,21 @@ TEST(close_delimited)
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nz");
 	CHECK_EQ_INT(o.res, HTS_PARSE_DONE);
 	CHECK(!o.keep_alive);
+	/* A "chunked" in a quoted parameter is no coding: gzip is last,
+	 * and the close ends the body (before, read as chunked: the
+	 * bytes after its last chunk were "after the end"). */
+	o = outcome_at_eof("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, "
+			   "gzip;x=\"a,chunked\"\r\n\r\n"
+			   "5\r\nhello\r\n0\r\n\r\nEXTRA");
+	CHECK_EQ_INT(o.res, HTS_PARSE_DONE);
+	CHECK(!o.keep_alive);
+	o = outcome_at_eof("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip;"
+			   "x=\"a\\\",chunked\"\r\n\r\nz");
+	CHECK_EQ_INT(o.res, HTS_PARSE_DONE);
+	/* And after the quotes close, a comma splits again. */
+	CHECK(complete("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip;x=\"a,b\", "
+		       "chunked\r\n\r\n1\r\nz\r\n0\r\n\r\n",
+		       200));
 	/* Cut inside the head. */
 	CHECK(malformed_at_eof("HTTP/1.1 200 OK\r\nContent-Le"));
 	CHECK(malformed_at_eof("HTTP/1.1 200 OK\r\n"));

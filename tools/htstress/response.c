@@ -218,7 +218,7 @@ static void list_token_end(struct hts_response *r)
 /*
  * One byte of a field value.  Content-Length must be digits between
  * optional whitespace; list fields are split into tokens, ignoring
- * parameters after ';'.  r->digits says a Content-Length digit came; name_len
+ * parameters after ';', quoted strings in them too.  r->digits says a Content-Length digit came; name_len
  * is reused as "past the number" or "in parameters".
  */
 static enum hts_parse_result value_byte(struct hts_response *r, unsigned char c)
@@ -243,11 +243,20 @@ static enum hts_parse_result value_byte(struct hts_response *r, unsigned char c)
 		break;
 	case F_TRANSFER_ENCODING:
 	case F_CONNECTION:
-		if (c == ',') {
+		/* name_len: 0 in a token, 1 in its parameters, 2 in a quoted
+		 * string there, whose commas split nothing, 3 after a
+		 * backslash in one. */
+		if (r->name_len >= 2) {
+			r->name_len = r->name_len == 3 ? 2 :
+				      c == '\\'	       ? 3 :
+				      c == '"'	       ? 1 :
+							 2;
+		} else if (c == ',') {
 			list_token_end(r);
 			r->name_len = 0;
 		} else if (r->name_len) {
-			break;
+			if (c == '"')
+				r->name_len = 2;
 		} else if (is_tchar(c)) {
 			token_add(r, c);
 		} else {
