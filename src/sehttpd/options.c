@@ -701,8 +701,8 @@ static const struct option_spec option_table[] = {
 		.man = "Answer GET and HEAD of\n"
 		       ".I PATH\n"
 		       "(the request's path decoded and normalised,\n"
-		       "whatever the query, so written decoded and without\n"
-		       "'//' or dot segments) with 200 and a tiny body,\n"
+		       "whatever the query, so written decoded, without\n"
+		       "\\(aq//\\(aq or dot segments) with 200 and a tiny body,\n"
 		       "for load balancers' health checks;\n"
 		       "with 503 once a stop signal has come (see\n"
 		       ".BR SIGNALS ).\n",
