@@ -193,7 +193,8 @@ static void check_date(const char *s, size_t n)
 	struct http_tm tm;
 	int64_t t, t2;
 
-	if (http_parse_date(s, n, &t))
+	/* Two-digit years are read as at 2026-11-29. */
+	if (http_parse_date(s, n, 1795910400, &t))
 		return;
 	FUZZ_ASSERT(t >= -62167219200LL && t <= 253402300800LL); /* 0-9999 */
 	http_time_to_tm(t, &tm);
@@ -201,7 +202,8 @@ static void check_date(const char *s, size_t n)
 		FUZZ_ASSERT(tm.day == (s[5] - '0') * 10 + (s[6] - '0'));
 	if (t >= 0) {
 		http_format_date(again, t);
-		FUZZ_ASSERT(!http_parse_date(again, sizeof(again), &t2));
+		FUZZ_ASSERT(!http_parse_date(again, sizeof(again), 1795910400,
+					     &t2));
 		FUZZ_ASSERT(t2 == t);
 	}
 }
@@ -287,7 +289,8 @@ static void check_select(const char *buf, const struct http_request *req,
 	for (size_t i = 0; i < ARRAY_SIZE(reps); i++) {
 		struct http_selection sel;
 
-		http_select(buf, req, &reps[i], &sel);
+		/* A Date 100 s after the modification. */
+		http_select(buf, req, &reps[i], 1700000100, &sel);
 		FUZZ_ASSERT(sel.status == 200 || sel.status == 206 ||
 			    sel.status == 304 || sel.status == 412 ||
 			    sel.status == 416);
