@@ -140,9 +140,15 @@ static int open_index(const struct http_site *site,
 			continue;
 		memcpy(path + len, site->index[i], name_len + 1);
 		err = ops->open(ctx, path, obj);
-		if (!err && object_kept_back(site, obj)) {
+		/*
+		 * A file kept back stands for the directory; anything else
+		 * by that name is passed over.  An index given by a dot name
+		 * is the operator's choice, as the SPA page's path is.
+		 */
+		if (!err && (obj->withheld || (obj->hidden && !site->dotfiles &&
+					       site->index[i][0] != '.'))) {
 			ops->close(ctx, obj);
-			err = -EACCES;
+			err = obj->type == HTTP_OBJECT_FILE ? -EACCES : -ENOENT;
 		}
 		if (err) {
 			status = http_status_for_errno(-err);

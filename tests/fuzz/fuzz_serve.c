@@ -245,6 +245,7 @@ static int fake_open(void *ctx, const char *path, struct http_object *obj)
 	obj->handle = (void *)(uintptr_t)(++f->nopens);
 	obj->type = nd->type;
 	obj->hidden = nd->hidden;
+	obj->withheld = false; /* no --auth-file here */
 	obj->mtime_sec = nd->mtime;
 	obj->mtime_nsec = (long)(nd->mtime % 1000) * 1000;
 	o->obj = *obj;
@@ -531,6 +532,15 @@ static int index_found(const struct fake *f, int *status)
 		if (visible_file(f, p, d + n))
 			return (int)i;
 		nd = lookup(f, p, d + n);
+		/* A file there but hidden stands for the directory, unless
+		 * the operator gave its name with a dot. */
+		if (nd && !nd->err && nd->type == HTTP_OBJECT_FILE &&
+		    nd->hidden && !f->site.dotfiles) {
+			if (f->site.index[i][0] == '.')
+				return (int)i;
+			*status = 403;
+			return INDEX_REFUSED;
+		}
 		if (nd && nd->err && http_status_for_errno(nd->err) != 404) {
 			*status = http_status_for_errno(nd->err);
 			return INDEX_REFUSED;
