@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_ms.h"
+
 /* The schemes taken: a prefix, and the length after the hash's last '$'. */
 static const struct scheme {
 	const char *prefix;
@@ -318,7 +320,7 @@ struct htpasswd *htpasswd_parse(char *text, size_t len, unsigned *line,
 		}
 	}
 	atomic_init(&h->refs, 1);
-	atomic_init(&h->slowest_ns, 0);
+	atomic_init(&h->slowest_us, 0);
 	h->serial = next_serial();
 	h->text = text;
 	h->text_len = len;
@@ -392,54 +394,48 @@ void htpasswd_put(struct htpasswd *h)
 	free(h);
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The quickest a check of the slowest hash has taken, with one that took
- * took_ns: a time stretched by scheduling or steal, or by a client's
+ * took_us: a time stretched by scheduling or steal, or by a client's
  * load, is never the one refusals wait for.
  */
-static uint64_t slowest_time(struct htpasswd *h, uint64_t took_ns)
+static uint64_t slowest_time(struct htpasswd *h, uint64_t took_us)
 {
-	uint64_t t = atomic_load(&h->slowest_ns);
+	uint64_t t = atomic_load(&h->slowest_us);
 
-	while (t == 0 || took_ns < t) {
-		if (atomic_compare_exchange_weak(&h->slowest_ns, &t, took_ns))
-			return took_ns;
+	if (!took_us)
+		took_us = 1; /* 0 means "not timed yet" */
+	while (t == 0 || took_us < t) {
+		if (atomic_compare_exchange_weak(&h->slowest_us, &t, took_us))
+			return took_us;
 	}
 	return t;
 }
 
 /*
- * A refusal begun at start_ns ends no sooner than a check of the slowest
+ * A refusal begun at start_us ends no sooner than a check of the slowest
  * hash does: a user whose hash is quicker (a file mixing schemes or
  * costs) is refused in the time an unknown name is.  Until one has been
  * timed, one is made for it.
  */
 static void refusal_wait(struct htpasswd *h, const char *password,
-			 struct crypt_data *scratch, uint64_t start_ns)
+			 struct crypt_data *scratch, uint64_t start_us)
 {
-	uint64_t target = atomic_load(&h->slowest_ns), took;
+	uint64_t target = atomic_load(&h->slowest_us), took;
 	struct timespec ts;
 
 	if (!target) {
-		uint64_t t = monotonic_ns();
+		uint64_t t = clock_us();
 
 		crypt_r(password, h->users[h->slowest].hash, scratch);
-		target = slowest_time(h, monotonic_ns() - t);
+		target = slowest_time(h, clock_us() - t);
 	}
-	took = monotonic_ns() - start_ns;
+	took = clock_us() - start_us;
 	if (took >= target)
 		return;
 	target -= took;
-	ts.tv_sec = (time_t)(target / 1000000000u);
-	ts.tv_nsec = (long)(target % 1000000000u);
+	ts.tv_sec = (time_t)(target / 1000000u);
+	ts.tv_nsec = (long)(target % 1000000u) * 1000;
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
@@ -449,7 +445,7 @@ bool htpasswd_check(struct htpasswd *h, const char *user, size_t user_len,
 {
 	unsigned char digest[HTPASSWD_DIGEST_LEN];
 	size_t pick = h->slowest, found = 0, n;
-	uint64_t start = monotonic_ns();
+	uint64_t start = clock_us();
 	const char *hash, *out;
 	bool ok;
 
@@ -472,7 +468,7 @@ bool htpasswd_check(struct htpasswd *h, const char *user, size_t user_len,
 	/* The slowest hash, for a user or for a name that is none: timed
 	 * either way, which tells nothing. */
 	if (pick == h->slowest)
-		slowest_time(h, monotonic_ns() - start);
+		slowest_time(h, clock_us() - start);
 	if (!ok)
 		refusal_wait(h, password, scratch, start);
 	return ok;

@@ -38,9 +38,9 @@ struct htpasswd {
 	size_t nusers;
 	struct htpasswd_user *users;
 	size_t slowest; /* the user whose hash costs most: see check */
-	/* The quickest check of users[slowest] so far, in ns (0: none yet):
+	/* The quickest check of users[slowest] so far, in us (0: none yet):
 	 * what every refusal takes at least. */
-	atomic_uint_least64_t slowest_ns;
+	atomic_uint_least64_t slowest_us;
 	char *text; /* the file's bytes, which the hashes point into */
 	size_t text_len;
 };
