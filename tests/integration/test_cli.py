@@ -489,6 +489,20 @@ class AccessLogMixin:
     def log_lines(self):
         raise NotImplementedError
 
+    def log_bytes(self):
+        """The bytes of the log file at log_path; none before it is made."""
+        try:
+            with open(self.log_path, 'rb') as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return b''
+
+    def file_lines(self, errors='strict'):
+        """The complete lines of the log file, decoded as UTF-8."""
+        data = self.log_bytes()
+        return data[:data.rfind(b'\n') + 1].decode('utf-8',
+                                                   errors).splitlines()
+
     def wait_lines(self, count, since=0, within=LOG_WAIT_S):
         deadline = time.monotonic() + within
         while True:
@@ -547,18 +561,8 @@ class AccessLogFileTest(ServerTestCase, AccessLogMixin):
         cls.server_args = ('--access-log', cls.log_path)
         super().setUpClass()
 
-    def log_bytes(self):
-        try:
-            with open(self.log_path, 'rb') as fh:
-                return fh.read()
-        except FileNotFoundError:
-            return b''
-
     def log_lines(self):
-        data = self.log_bytes()
-        # Only complete lines count.
-        return data[:data.rfind(b'\n') + 1].decode('utf-8',
-                                                   'replace').splitlines()
+        return self.file_lines('replace')
 
     def test_lines(self):
         self.check_basic_lines()
@@ -705,12 +709,7 @@ class AccessLogUserTest(ServerTestCase, AccessLogMixin):
         super().setUpClass()
 
     def log_lines(self):
-        try:
-            with open(self.log_path, 'rb') as fh:
-                data = fh.read()
-        except FileNotFoundError:
-            return []
-        return data[:data.rfind(b'\n') + 1].decode('utf-8').splitlines()
+        return self.file_lines()
 
     def test_user_of_the_credentials(self):
         alice = basic_auth(b'alice', 'open sesame')
@@ -757,7 +756,6 @@ class AccessLogCutShortTest(ServerTestCase, AccessLogMixin):
         cls.server_args = ('--access-log', cls.log_path, '--timeout', '0.5')
         super().setUpClass()
 
-    log_bytes = AccessLogFileTest.log_bytes
     log_lines = AccessLogFileTest.log_lines
 
     def cut_short_line(self, n0, what):

@@ -27,17 +27,9 @@ RFC3339_UTC = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
 class JsonLogMixin(AccessLogMixin):
     """Reads the JSON lines of the log at log_path."""
 
-    def log_bytes(self):
-        try:
-            with open(self.log_path, 'rb') as fh:
-                return fh.read()
-        except FileNotFoundError:
-            return b''
-
     def log_lines(self):
-        data = self.log_bytes()
         # Strictly UTF-8: a byte copied raw from a client would fail here.
-        return data[:data.rfind(b'\n') + 1].decode('utf-8').splitlines()
+        return self.file_lines()
 
     def parse(self, line):
         obj = json.loads(line)
