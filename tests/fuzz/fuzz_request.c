@@ -357,7 +357,8 @@ static void check_route(const char *buf, const struct http_request *req)
 		FUZZ_ASSERT(req->target.len == 1 &&
 			    buf[req->target.off] == '*' && path[0] == '\0');
 	} else {
-		size_t cap = (size_t)r * 3 + 2 + req->query.len;
+		/* The path and the query may each be percent-encoded whole. */
+		size_t cap = (size_t)r * 3 + 2 + (size_t)req->query.len * 3;
 		char *loc;
 		size_t n;
 
@@ -376,9 +377,11 @@ static void check_route(const char *buf, const struct http_request *req)
 		FUZZ_ASSERT(n > 0 && n <= cap);
 		/* Path-absolute, never protocol-relative, one line. */
 		FUZZ_ASSERT(loc[0] == '/' && (n == 1 || loc[1] != '/'));
+		/* A URI: printable ASCII, no space, quote or angle. */
 		for (size_t i = 0; i < n; i++)
-			FUZZ_ASSERT(loc[i] != '\r' && loc[i] != '\n' &&
-				    loc[i] != '\0');
+			FUZZ_ASSERT(loc[i] > ' ' && loc[i] < 0x7f &&
+				    loc[i] != '"' && loc[i] != '<' &&
+				    loc[i] != '>');
 		/* Too small by one byte: refused, not truncated. */
 		FUZZ_ASSERT(http_dir_redirect_location(loc, n - 1, buf, req,
 						       path, (size_t)r) == 0);
