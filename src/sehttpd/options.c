@@ -586,8 +586,12 @@ static const struct option_spec option_table[] = {
 		.name = "no-compress",
 		.set = set_false,
 		.field = OPTION(compress),
-		.help = "never compress responses",
-		.man = "Never compress responses.\n",
+		.help = "never compress responses, nor send\n"
+			"precompressed siblings (FILE.gz...)",
+		.man = "Never compress responses, nor send a precompressed\n"
+		       "sibling in a file's place: every response is\n"
+		       "the file as it is, without\n"
+		       ".BR \"Vary: Accept\\-Encoding\" .\n",
 	},
 	{
 		.name = "cache-size",
