@@ -396,8 +396,10 @@ bool http_sibling_usable(const struct http_object *sib,
 	/*
 	 * Whole seconds: tools that copy the file's time to the sibling may
 	 * cut it to the second (brotli -k, by utime()) or the microsecond.
+	 * An empty one (a build step that failed) is no coded form of
+	 * anything: every gzip, Brotli or zstd stream has a header.
 	 */
-	return sib->type == HTTP_OBJECT_FILE &&
+	return sib->type == HTTP_OBJECT_FILE && sib->size > 0 &&
 	       sib->mtime_sec >= file->mtime_sec;
 }
 

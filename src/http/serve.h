@@ -77,6 +77,7 @@ struct http_object {
 	bool withheld;
 	int64_t mtime_sec; /* its modification time */
 	long mtime_nsec;
+	int64_t size; /* its length in bytes */
 };
 
 struct http_serve_ops {

@@ -92,6 +92,7 @@ static int khttpd_plan_open(void *ctx, const char *path,
 	obj->withheld = false; /* no --auth-file here */
 	obj->mtime_sec = st.mtime.tv_sec;
 	obj->mtime_nsec = st.mtime.tv_nsec;
+	obj->size = st.size;
 	return 0;
 }
 
@@ -144,6 +145,7 @@ static void khttpd_object_of(const struct kstat *st, struct http_object *obj)
 		.type = HTTP_OBJECT_FILE,
 		.mtime_sec = st->mtime.tv_sec,
 		.mtime_nsec = st->mtime.tv_nsec,
+		.size = st->size,
 	};
 }
 

@@ -164,6 +164,7 @@ static int plan_open(void *ctx, const char *path, struct http_object *obj)
 					  HTTP_OBJECT_OTHER;
 	obj->mtime_sec = st.st_mtim.tv_sec;
 	obj->mtime_nsec = st.st_mtim.tv_nsec;
+	obj->size = st.st_size;
 	return 0;
 }
 

@@ -248,6 +248,7 @@ static int fake_open(void *ctx, const char *path, struct http_object *obj)
 	obj->withheld = false; /* no --auth-file here */
 	obj->mtime_sec = nd->mtime;
 	obj->mtime_nsec = (long)(nd->mtime % 1000) * 1000;
+	obj->size = 1; /* the model's siblings are never empty */
 	o->obj = *obj;
 	return 0;
 }

@@ -275,3 +275,12 @@ class PrecompressedTest(PerCodingTests, ServerTestCase):
                 resp = self.fetch(url, coding)
                 self.assert_coded(resp, url, made[coding])
                 self.assertNotIn(treemod.STALE_GZ_TEXT, decode(resp))
+
+    def test_empty_siblings_ignored(self):
+        """An empty FILE.gz (a build step that failed) decodes to nothing:
+        the server makes the coding itself, if it can."""
+        url = '/precomp/empty.txt'
+        made = {'br': BR, 'zstd': ZSTD, 'gzip': 'gzip'}
+        for coding in CODINGS:
+            with self.subTest(coding=coding):
+                self.assert_coded(self.fetch(url, coding), url, made[coding])

@@ -256,7 +256,8 @@ PRECOMP_CODINGS = {'br': '.br', 'zstd': '.zst', 'gzip': '.gz'}
 
 def _precompressed_spec(f, d):
     """all.txt has a sibling in every coding, br.txt and zst.txt one each,
-    stale.txt older ones holding other text, which must be ignored."""
+    stale.txt older ones holding other text and empty.txt empty ones, both
+    of which must be ignored."""
     make = {'br': _brotli_bytes, 'zstd': _zstd_bytes,
             'gzip': lambda data: _gzip_bytes(data, 1, PRE_GZ_MTIME)}
     d('www/precomp')
@@ -270,6 +271,12 @@ def _precompressed_spec(f, d):
             if data is not None:
                 f('www/precomp/' + name + PRECOMP_CODINGS[coding], data,
                   FIXED_MTIME + 3600)
+    # empty.txt's siblings are empty files (a build step that failed):
+    # no coded form of anything, so never sent.
+    f('www/precomp/empty.txt', english_like(12000, 12))
+    for coding in ('br', 'zstd', 'gzip'):
+        f('www/precomp/empty.txt' + PRECOMP_CODINGS[coding], b'',
+          FIXED_MTIME + 3600)
     f('www/precomp/stale.txt', english_like(12000, 11))
     for coding in ('br', 'zstd', 'gzip'):
         data = make[coding](STALE_GZ_TEXT * 100)

@@ -11,6 +11,7 @@ struct fake_node {
 	int err; /* open fails with -err */
 	int64_t mtime; /* seconds; nanoseconds are mtime % 7 */
 	bool withheld; /* a link into a guarded place */
+	bool empty; /* a file of no bytes */
 };
 
 struct fake_fs {
@@ -68,6 +69,9 @@ static const struct fake_node site_nodes[] = {
 	{ "/d.txt.gz", HTTP_OBJECT_DIR, false, 0, 200 },
 	{ "/h.js", HTTP_OBJECT_FILE, false, 0, 100 },
 	{ "/h.js.gz", HTTP_OBJECT_FILE, true, 0, 200 },
+	{ "/e.js", HTTP_OBJECT_FILE, false, 0, 100 },
+	{ "/e.js.br", HTTP_OBJECT_FILE, false, 0, 200, .empty = true },
+	{ "/e.js.gz", HTTP_OBJECT_FILE, false, 0, 200 },
 	{ NULL },
 };
 
@@ -93,6 +97,7 @@ static int fake_open(void *ctx, const char *path, struct http_object *obj)
 		obj->withheld = n->withheld;
 		obj->mtime_sec = n->mtime / 7;
 		obj->mtime_nsec = n->mtime % 7;
+		obj->size = n->empty ? 0 : 1;
 		fs->open++;
 		fs->opens++;
 		return 0;
@@ -621,6 +626,11 @@ TEST(sibling_in_the_coding_taken_best)
 		  HTTP_CODING_IDENTITY, "" },
 		{ "/h.js", "Accept-Encoding: gzip\r\n", true, HTTP_CODING_GZIP,
 		  "/h.js.gz" },
+		/* An empty .br (a build step that failed): the .gz. */
+		{ "/e.js", "Accept-Encoding: br, gzip\r\n", false,
+		  HTTP_CODING_GZIP, "/e.js.gz" },
+		{ "/e.js", "Accept-Encoding: br\r\n", false,
+		  HTTP_CODING_IDENTITY, "" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -656,7 +666,8 @@ TEST(sibling_slots_and_usability)
 {
 	struct http_object file = { .type = HTTP_OBJECT_FILE,
 				    .mtime_sec = 10,
-				    .mtime_nsec = 5 };
+				    .mtime_nsec = 5,
+				    .size = 100 };
 	struct http_object sib = file;
 
 	CHECK_EQ_INT(http_precompressed_codings(),
@@ -679,6 +690,9 @@ TEST(sibling_slots_and_usability)
 	CHECK(!http_sibling_usable(&sib, &file));
 	sib.mtime_sec = 11;
 	CHECK(http_sibling_usable(&sib, &file));
+	sib.size = 0; /* a build step that failed */
+	CHECK(!http_sibling_usable(&sib, &file));
+	sib.size = 20;
 	sib.type = HTTP_OBJECT_DIR;
 	CHECK(!http_sibling_usable(&sib, &file));
 }
