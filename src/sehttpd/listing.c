@@ -196,6 +196,7 @@ struct listing_buffer {
 	char *data;
 	size_t len;
 	size_t cap;
+	int err; /* why it could not grow: later turns may change errno */
 };
 
 static int append_flushed(struct http_out *out)
@@ -209,8 +210,10 @@ static int append_flushed(struct http_out *out)
 		while (cap - b->len < out->len)
 			cap *= 2;
 		p = resize(b->data, b->cap, cap);
-		if (!p)
+		if (!p) {
+			b->err = errno;
 			return -1;
+		}
 		b->data = p;
 		b->cap = cap;
 	}
@@ -276,7 +279,7 @@ static char *build(struct exchange *rc, int dir_fd,
 	http_listing_write_end(&out, form);
 	free_entries(&d);
 	if (http_out_flush(&out)) {
-		int err = errno == ENOBUFS ? ENOBUFS : ENOMEM;
+		int err = b.err == ENOBUFS ? ENOBUFS : ENOMEM;
 
 		release(b.data, b.cap);
 		errno = err;

@@ -732,6 +732,41 @@ class HugeListingTest(unittest.TestCase):
                 self.assertIn(b'file_49999.txt', resp.body)
         self.assertNotIn('refused', srv.stderr_text())
 
+    def test_every_refusal_is_logged(self):
+        # Builds refused as their pages outgrew the budget were answered
+        # 503 without their line when a turn taken since the refusal left
+        # errno other than ENOBUFS: 12 refusals, 10 lines.
+        # Long names: the pages, not the entries, outgrow the budget.
+        d = os.path.join(self.root, 'long')
+        os.mkdir(d)
+        self.addCleanup(shutil.rmtree, d, True)
+        for i in range(12000):
+            os.close(os.open(os.path.join(d, '%05d' % i + 'n' * 195),
+                             os.O_CREAT | os.O_WRONLY, 0o644))
+        srv = ServerProcess(['-t', '2', '--cache-size', '16'],
+                            root=self.root)
+        self.addCleanup(srv.stop)
+        conns = [Conn(srv.host, srv.port, timeout=60) for _ in range(12)]
+        try:
+            for i, c in enumerate(conns):
+                c.send(build_request(
+                    'GET', '/long/?sort=%s&order=%s'
+                    % (('name', 'size', 'date')[i % 3],
+                       ('asc', 'desc')[i // 3 % 2]),
+                    headers=[('Accept', ('text/html', 'application/json')
+                              [i // 6])]))
+            statuses = [c.read_response().status for c in conns]
+        finally:
+            for c in conns:
+                c.close()
+        refused = statuses.count(503)
+        self.assertGreater(refused, 0, statuses)
+        self.assertEqual(refused + statuses.count(200), len(statuses),
+                         statuses)
+        log = srv.stderr_text()
+        self.assertEqual(log.count('listing of /long/ refused'), refused,
+                         log)
+
     def test_memory_for_listings_is_bounded(self):
         # Without a cache a thread may hold 4 MiB of listings in the
         # making: this one needs more, so it is refused, not built.
