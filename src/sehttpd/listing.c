@@ -30,11 +30,16 @@
 #include "beneath.h"
 
 /*
- * What listings being built may hold at once (entries, names and HTML), in
- * the whole process: as much as the content cache (--cache-size, not a
- * thread's share of it: a directory must list whatever the thread count),
- * and at least this much.  Builds interleave, so without a bound a few
- * huge directories asked for at once would take what memory there is.
+ * What listings may hold at once (entries, names and HTML of those being
+ * built, and the bodies built, until their last holder lets go), in the
+ * whole process: as much as the content cache (--cache-size, not a
+ * thread's share of it: a directory must list whatever the thread count)
+ * for the bodies its tables keep, and as much again, at least this much,
+ * for the rest.  Builds interleave, so without a bound a few huge
+ * directories asked for at once would take what memory there is; and a
+ * listing is rebuilt after a second, so bodies that only had to be built
+ * would let clients that do not read (HTTP/2 streams whose windows stay
+ * shut) hold a new one every second.
  */
 #define LISTING_BUDGET_MIN (4u << 20)
 
@@ -65,7 +70,7 @@ static int take_turns(struct exchange *rc, struct time_slice *t)
 	return 0;
 }
 
-/* Bytes held by the listings in progress of all threads, and the bound. */
+/* Bytes held by the listings of all threads, and the bound. */
 static _Atomic size_t building_bytes;
 static _Atomic size_t building_budget;
 
@@ -227,7 +232,8 @@ static size_t listing_budget(const struct server *s)
 {
 	size_t total = s->cache_bytes * s->nworkers;
 
-	return total > LISTING_BUDGET_MIN ? total : LISTING_BUDGET_MIN;
+	return total +
+	       (total > LISTING_BUDGET_MIN ? total : LISTING_BUDGET_MIN);
 }
 
 /* A refusal for want of budget is the operator's to know (and to raise
@@ -235,8 +241,8 @@ static size_t listing_budget(const struct server *s)
 static void log_over_budget(const struct exchange *rc)
 {
 	fprintf(stderr,
-		"sehttpd: listing of %.*s refused (503): listings being "
-		"built would hold more than %zu MiB (see --cache-size)\n",
+		"sehttpd: listing of %.*s refused (503): listings would "
+		"hold more than %zu MiB (see --cache-size)\n",
 		rc->path_len, rc->path, (size_t)building_budget >> 20);
 }
 
@@ -285,10 +291,21 @@ static char *build(struct exchange *rc, int dir_fd,
 		errno = err;
 		return NULL;
 	}
-	/* Built: the page is the cache's or the response's from here on. */
-	atomic_fetch_sub(&building_bytes, b.cap);
+	/* Built: charged as it is until listing_body_free(). */
+	if (b.cap > b.len) {
+		char *p = realloc(b.data, b.len);
+
+		if (p)
+			b.data = p;
+		atomic_fetch_sub(&building_bytes, b.cap - b.len);
+	}
 	*len = b.len;
 	return b.data;
+}
+
+void listing_body_free(char *body, size_t len)
+{
+	release(body, len);
 }
 
 char *build_dir_listing(struct exchange *rc, int dir_fd,

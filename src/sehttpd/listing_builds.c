@@ -7,6 +7,7 @@
 
 #include "cache.h"
 #include "conn_io.h"
+#include "listing.h"
 
 /* Every thread's builds that a request may still share: few, so a list. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,7 +96,7 @@ void listing_build_put(void *arg)
 	}
 	pthread_mutex_unlock(&lock);
 	if (last) {
-		free(b->body);
+		listing_body_free(b->body, b->len);
 		free(b);
 	}
 }

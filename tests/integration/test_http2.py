@@ -1426,6 +1426,65 @@ class HeldEntriesFewDescriptorsTest(Http2Mixin, unittest.TestCase):
 
 @needs_h2
 @needs_process('HTTP/2 is sehttpd\'s; starts it over a tree of its own')
+class HeldListingsTest(Http2Mixin, unittest.TestCase):
+    """Listings built stay charged to the listings' budget until freed.
+    A listing is rebuilt after a second, so a client whose windows stay
+    shut, asking for a large directory's orders again every second, made
+    each new body stay: one connection of 96 streams held 450 MB past a
+    64 MiB cache, as the budget bounded only listings being built."""
+
+    ENTRIES = 2000  # names of 200 bytes: a page of about 1 MiB
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = temp_dir()
+        d = os.path.join(cls.root, 'd')
+        os.mkdir(d)
+        for i in range(cls.ENTRIES):
+            open(os.path.join(d, '%04d' % i + 'n' * 196), 'wb').close()
+        cls.target = start_server(['-t', '1', '--cache-size', '4'],
+                                  root=cls.root, tree=None)
+        cls.addClassCleanup(cls.target.stop)
+
+    def setUp(self):
+        self.host, self.port = self.target.host, self.target.port
+
+    def test_listings_rebuilt_are_held_within_a_bound(self):
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.send(window_update(0, 1 << 30))
+        streams = []
+        for _ in range(4):
+            # Each order's page is new once a second has passed.
+            time.sleep(1.1)
+            sids = [c.request('/d/?sort=%s&order=%s' % (key, order))
+                    for key in ('name', 'size', 'date')
+                    for order in ('asc', 'desc')]
+            batch = [c.stream(sid) for sid in sids]
+            self.assertTrue(c.pump(lambda: all(s.status for s in batch),
+                                   30),
+                            '\n'.join(s.describe() for s in batch))
+            streams += batch
+        held = [s for s in streams if s.status == 200]
+        refused = [s for s in streams if s.status != 200]
+        # The budget: the cache's 4 MiB and 4 MiB more, about 8 pages of
+        # 1 MiB; unbounded, all 24.
+        self.assertLessEqual(len(held), 10, [s.describe() for s in held])
+        self.assertGreater(len(held), 0)
+        for s in refused:
+            self.assertEqual(s.status, 503, s.describe())
+            self.assertEqual(s.header('retry-after'), '1', s.describe())
+        # Windows open: the pages held end whole; then, held no more,
+        # the listing is answered again.
+        c.send(settings_frame({INITIAL_WINDOW_SIZE: 1 << 24}))
+        self.assertTrue(c.pump(lambda: all(s.done for s in held), 30))
+        for s in held:
+            self.assertIn(b'</html>', bytes(s.body[-200:]), s.describe())
+        s = c.get('/d/')
+        self.assertEqual(s.status, 200, s.describe())
+
+
+@needs_h2
+@needs_process('HTTP/2 is sehttpd\'s; starts it over a tree of its own')
 class Http2CompressTest(Http2Mixin, unittest.TestCase):
     """Files the cache holds no compressed form of (larger than it keeps
     in memory, or with the cache off) are compressed as their frames go,
