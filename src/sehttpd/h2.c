@@ -488,6 +488,7 @@ static uint64_t busy_deadline(const struct h2_conn *h)
 static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 {
 	uint64_t now = h->c->worker->now_ms, acked = conn_acked_bytes(h->c);
+	uint64_t timeout_ms = h->c->worker->server->timeout_ms;
 	bool taken = acked != h->acked_seen;
 	struct h2_stream *st;
 	unsigned int n = 0;
@@ -500,8 +501,17 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 		h->busy_last_ms = now;
 	}
 	*next = busy_deadline(h);
-	if (now + h->c->worker->server->timeout_ms < *next)
-		*next = now + h->c->worker->server->timeout_ms;
+	if (now + timeout_ms < *next)
+		*next = now + timeout_ms;
+	/*
+	 * Acknowledgements come without an event, and one seen at a look is
+	 * progress as of that look: the delayed ACK of a head, coming just
+	 * after the look that sent it, gave a stream whose window the client
+	 * never opens a second timeout.  While some are due, look again a
+	 * quarter of a timeout on.
+	 */
+	if (acked < h->c->bytes_sent && now + timeout_ms / 4 < *next)
+		*next = now + timeout_ms / 4;
 	list_for_each_entry(st, &h->streams, link) {
 		/* Whole requests waiting for us (H2_FILE_STREAMS_MAX). */
 		if (st->ready)

@@ -2047,6 +2047,29 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         self.assertLessEqual(len(os.listdir(d)), fds + 1, sorted(
             os.readlink(os.path.join(d, f)) for f in os.listdir(d)))
 
+    def test_a_window_never_opened_resets_the_stream_in_time(self):
+        """A stream whose window stays shut is reset (CANCEL) about the
+        timeout after its head: the delayed ACK of the head, seen at the
+        next look a timeout later, was taken for progress then, and the
+        stream was reset at twice the timeout."""
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.auto_window = False
+        start = time.monotonic()
+        s = c.stream(c.request('/big/10m.bin'))
+        self.assertTrue(c.pump(lambda: s.reset is not None, 6),
+                        s.describe())
+        took = time.monotonic() - start
+        self.assertEqual((s.status, s.reset), (200, CANCEL), s.describe())
+        self.assertEqual(s.body, b'')
+        # --timeout 2, and a quarter of it for the look that sees the
+        # head taken; before, 4 s.
+        self.assertGreater(took, 1.8)
+        self.assertLess(took, 3.2)
+        # The connection goes on.
+        c.auto_window = True
+        s = c.get('/a.txt')
+        self.assertEqual(s.status, 200, s.describe())
+
     def test_file_streams_wait_their_turn(self):
         """Forty streams for a file beyond the cache, on windows of 0: at
         most FILE_STREAMS_MAX hold a descriptor at once, and the rest are
