@@ -107,16 +107,24 @@ static void free_entries(struct http_dirents *d)
 	release(d->names, d->names_cap);
 }
 
+/* A failure that says nothing of the entry: the process is short of
+ * descriptors or memory, and the listing must not be made without it. */
+static bool shortage(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM;
+}
+
 /* Fills size, mtime and type; a symlink is described by its target only
  * when that stays beneath ROOT, and is still said to be one.  Returns -1
- * for a link to a hidden name, or to a place another password guards. */
+ * for a link to a hidden name, or to a place another password guards;
+ * -2 with errno for a shortage (shortage()). */
 static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		      struct http_listing_entry *e)
 {
 	struct stat st;
 
 	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return 0;
+		return shortage(errno) ? -2 : 0;
 	if (S_ISLNK(st.st_mode)) {
 		size_t dlen = (size_t)rc->path_len - 1, nlen = strlen(name);
 		char path[HTTP_PATH_MAX + 256];
@@ -131,7 +139,7 @@ static int stat_entry(struct exchange *rc, int dir_fd, const char *name,
 		memcpy(path + dlen + 1, name, nlen + 1);
 		fd = open_beneath(rc->root->fd, path + 1, O_PATH);
 		if (fd < 0)
-			return 0;
+			return shortage(errno) ? -2 : 0;
 		/* "innocent -> .git/config" is not listed, as .git is not. */
 		if (!authorize_object(rc, rc->auth_rule, fd, &hidden) ||
 		    hidden) {
@@ -174,8 +182,19 @@ static int read_entries(struct exchange *rc, int dir_fd, struct http_dirents *d,
 		    http_entry_hidden(rc->path, (size_t)rc->path_len, name,
 				      strlen(name)))
 			continue;
-		if (stat_entry(rc, dir_fd, name, &found))
+		switch (stat_entry(rc, dir_fd, name, &found)) {
+		case 0:
+			break;
+		case -2: { /* out of descriptors or memory: kept for the 503 */
+			int err = errno;
+
+			closedir(dir);
+			errno = err;
+			return -1;
+		}
+		default:
 			continue;
+		}
 		e = http_dirents_add(d, name, strlen(name));
 		if (!e) {
 			closedir(dir);

@@ -17,6 +17,7 @@ for header blocks) for what h2 would refuse to send.  Both need
 import collections
 import gzip
 import hashlib
+import json
 import os
 import random
 import re
@@ -1481,6 +1482,94 @@ class HeldListingsTest(Http2Mixin, unittest.TestCase):
             self.assertIn(b'</html>', bytes(s.body[-200:]), s.describe())
         s = c.get('/d/')
         self.assertEqual(s.status, 200, s.describe())
+
+
+def very_few_descriptors():
+    import resource
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+
+@needs_h2
+@needs_process('sets RLIMIT_NOFILE')
+class ListingOutOfDescriptorsTest(Http2Mixin, unittest.TestCase):
+    """A listing build opens each symlink's target (O_PATH) to describe
+    it, beside the directory and its duplicate.  With 64 descriptors, an
+    HTTP/2 connection holding its file streams' and a dozen listings of
+    links built at once ran the process out of them: the opens that
+    failed (EMFILE) left their links without size or date, and the
+    listings went out with 200, thousands of entries bare (and were
+    shared, and cached for a second).  A shortage now fails the build
+    (503, a passing shortage) rather than make a listing without it."""
+
+    LINKS = 3000
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = temp_dir()
+        os.mkdir(os.path.join(cls.root, 'files'))
+        for i in range(40):
+            with open(os.path.join(cls.root, 'files', 'f%d.bin' % i),
+                      'wb') as f:
+                f.write(os.urandom(40 << 10))
+        for d in ('l1', 'l2'):
+            os.mkdir(os.path.join(cls.root, d))
+            for i in range(cls.LINKS):
+                os.symlink('../files/f%d.bin' % (i % 40),
+                           os.path.join(cls.root, d, 'l%d' % i))
+        cls.target = start_server(['-t', '2'], root=cls.root, tree=None,
+                                  preexec_fn=very_few_descriptors)
+        cls.addClassCleanup(cls.target.stop)
+
+    def setUp(self):
+        self.host, self.port = self.target.host, self.target.port
+
+    def test_no_listing_made_without_its_links(self):
+        # Files the caches keep open, and two connections' file streams
+        # on windows of 0 (the first's from the pool of duplicates too).
+        for i in range(20, 40):
+            with Conn(self.host, self.port) as c:
+                c.send(build_request('GET', '/files/f%d.bin' % i))
+                self.assertEqual(c.read_response().status, 200)
+        shut = [self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+                for _ in range(2)]
+        for c in shut:
+            for i in range(FILE_STREAMS_MAX):
+                c.request('/files/f%d.bin' % i)
+            c.pump(timeout=0.3)
+        results = {}
+
+        def get(url):
+            try:
+                with Conn(self.host, self.port, timeout=30) as c:
+                    c.send(build_request('GET', url, headers=[
+                        ('Accept', 'application/json')]))
+                    results[url] = c.read_response()
+            except (OSError, AssertionError) as e:
+                results[url] = e  # refused: beyond --max-connections
+        urls = ['/%s/?sort=%s&order=%s' % (d, key, order)
+                for d in ('l1', 'l2') for key in ('name', 'size', 'date')
+                for order in ('asc', 'desc')]
+        threads = [threading.Thread(target=get, args=(u,)) for u in urls]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        for c in shut:
+            c.close()
+        answered = 0
+        for url, r in sorted(results.items()):
+            if isinstance(r, Exception):
+                continue
+            self.assertIn(r.status, (200, 503), r.describe())
+            if r.status != 200:
+                continue
+            answered += 1
+            entries = json.loads(r.body)
+            self.assertEqual(len(entries), self.LINKS, url)
+            bare = [e['name'] for e in entries if e['size'] is None]
+            self.assertEqual(bare, [], '%s: %d of %d links bare'
+                             % (url, len(bare), len(entries)))
+        self.assertGreater(answered, 0)
 
 
 @needs_h2
