@@ -310,14 +310,15 @@ static char *build(struct exchange *rc, int dir_fd,
 		errno = err;
 		return NULL;
 	}
-	/* Built: charged as it is until listing_body_free(). */
-	if (b.cap > b.len) {
+	/* Built: charged at its length until listing_body_free().  Never
+	 * realloc() to 0, which frees. */
+	if (b.len > 0 && b.cap > b.len) {
 		char *p = realloc(b.data, b.len);
 
 		if (p)
 			b.data = p;
-		atomic_fetch_sub(&building_bytes, b.cap - b.len);
 	}
+	atomic_fetch_sub(&building_bytes, b.cap - b.len);
 	*len = b.len;
 	return b.data;
 }
