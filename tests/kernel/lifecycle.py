@@ -714,6 +714,50 @@ class Lifecycle:
             self.c.check('%s: the range checks ran' % name, False, repr(e))
         self.unload(name)
         self.check_released(name, baseline)
+        self.held_error_pages('pins-error-page', baseline)
+
+    def held_error_pages(self, name, baseline):
+        """An operator's error page (error_pages=) is a cached entry that
+        its responses pin as a file's do: pinned past the cache's size by
+        slow readers, a page that changed (or was evicted) in between was
+        not counted against the held bytes' bound, so N clients that read
+        nothing held N copies of it.  Past the bound, the built-in page."""
+        clients = 24
+        self.g.value('head -c 409600 /dev/urandom >/srv/www/errpage.html; '
+                     'echo made')
+        out, rc = self.insmod('cache_kb=1024 error_pages=404=/errpage.html',
+                              timeout_ms=30000)
+        if not self.c.check('%s: insmod with a 400 KiB error page succeeds'
+                            % name, rc == 0, out):
+            self.g.run('rm -f /srv/www/errpage.html')
+            return
+        try:
+            out = self.g.value(
+                'i=0; while [ $i -lt %d ]; do slowread -p %d -u /nope$i '
+                '-r 0 -w 12 >/tmp/epin$i.out & sleep 0.2; '
+                'touch /srv/www/errpage.html; i=$((i + 1)); done; sleep 1; '
+                'cat /proc/khttpd; wait; cat /tmp/epin*.out; '
+                'rm -f /tmp/epin*' % (clients, self.args.guest_port),
+                timeout=120)
+            statuses = [json.loads(m).get('status') for m in
+                        re.findall(r'^\{.*\}$', out, re.M)]
+            m = re.search(r'^held_bytes (\d+)$', out, re.M)
+            held = int(m.group(1)) if m else None
+            self.c.check(
+                '%s: %d clients pinning a 400 KiB error page that changes '
+                'between them: the held bytes stay within about the '
+                '1 MiB cache (%s), every answer a 404 (%s)'
+                % (name, clients, held, statuses),
+                len(statuses) == clients and set(statuses) == {404} and
+                held is not None and held <= (1 << 20) + 2 * 409600,
+                out[-600:])
+        except (OSError, RuntimeError, ValueError) as e:
+            self.c.check('%s: the error page checks ran' % name, False,
+                         repr(e))
+        finally:
+            self.g.run('rm -f /srv/www/errpage.html')
+        self.unload(name)
+        self.check_released(name, baseline)
 
     def memcg(self, baseline):
         """What clients make khttpd allocate is charged to the memory
