@@ -84,6 +84,14 @@ int khttpd_respond_page(struct khttpd_exchange *x, int status,
 	struct http_response_head h;
 	struct http_layout l;
 
+	/*
+	 * The page is pinned as any cached body is: past the held bytes'
+	 * bound, the built-in page instead (khttpd_cache_may_pin()).
+	 */
+	if (!x->head_only && !khttpd_cache_may_pin(page)) {
+		khttpd_count(&khttpd_stats.held_refused);
+		return khttpd_respond_status(x, status);
+	}
 	if (http_status_closes(status))
 		x->keep_alive = false;
 	khttpd_respond_head_init(x, &h, status);
