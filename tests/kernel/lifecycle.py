@@ -1610,6 +1610,31 @@ class Lifecycle:
                 return n
             time.sleep(0.3)
 
+    def any_port(self, name):
+        """port=0 takes a port the kernel picks, as sehttpd's port 0
+        does: the log and /sys/module/khttpd/parameters/port say which.
+        It listened on one nobody could learn, the log saying port 0."""
+        out, rc = self.insmod('port=0')
+        if not self.c.check('%s: insmod port=0 succeeds' % name, rc == 0,
+                            out):
+            return
+        try:
+            port = int(self.g.value(
+                'cat /sys/module/khttpd/parameters/port'))
+            log = ' '.join(t for _, t in self.g.dmesg())
+            res = {}
+            if port:
+                res = json.loads(self.g.value(
+                    'slowread -p %d -u /a.txt -r 100000000 -w 5' % port))
+            self.c.check('%s: the port the kernel picked (%d) is in the '
+                         'log and the parameter, and serves (%s)'
+                         % (name, port, res),
+                         port != 0 and 'on port %d' % port in log and
+                         res.get('status') == 200, log[-300:])
+        except (OSError, RuntimeError, ValueError) as e:
+            self.c.check('%s: the port=0 checks ran' % name, False, repr(e))
+        self.unload(name)
+
     def site_params(self):
         """index_names=, error_pages= and spa= shape the site as sehttpd's
         --index, --error-page and --spa do; bad values of them and of
@@ -1794,7 +1819,8 @@ class Lifecycle:
             ('cycles', lambda: [self.cycle(i, baseline, params)
                                 for i, params in enumerate(
                                     ('', 'cache_kb=0', 'listing=0'), 1)]),
-            ('site', self.site_params),
+            ('site', lambda: [self.site_params(),
+                              self.any_port('site-port-0')]),
             ('deploy', lambda: self.deploy(baseline)),
             ('fair', lambda: self.fair_share(baseline)),
             ('heavy', lambda: self.heavy(baseline)),
