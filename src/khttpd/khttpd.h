@@ -41,6 +41,7 @@ struct khttpd_config {
 struct khttpd_server {
 	struct khttpd_root *root; /* root=, followed as a deploy turns it */
 	struct socket *listener;
+	unsigned short port; /* listened on: port=, or the kernel's pick for 0 */
 	void (*saved_data_ready)(struct sock *sk); /* the listener's */
 	struct delayed_work accept; /* queued when connections wait */
 	int last_cpu; /* of the last connection accepted; the accept work's */

@@ -23,7 +23,8 @@
 
 static ushort port = 8081;
 module_param(port, ushort, 0444);
-MODULE_PARM_DESC(port, "TCP port to listen on, all IPv4 addresses (8081)");
+MODULE_PARM_DESC(port, "TCP port to listen on, all IPv4 addresses; 0: one the "
+		       "kernel picks, shown here once loaded (8081)");
 
 static char *root = "/var/www";
 module_param(root, charp, 0444);
@@ -174,6 +175,8 @@ static int __init khttpd_init(void)
 	err = khttpd_server_start(&server, &cfg);
 	if (err)
 		goto err_stats;
+	/* For port=0, the one the kernel picked, in the parameter too. */
+	port = server.port;
 	pr_info("serving %s on port %u\n", root, port);
 	return 0;
 

@@ -68,6 +68,13 @@ static int khttpd_open_listener(struct khttpd_server *srv,
 		       ERR_PTR(err));
 		goto err_sock;
 	}
+	/* port=0 lets the kernel pick one, as sehttpd's port 0 does. */
+	err = kernel_getsockname(sock, (struct sockaddr *)&addr);
+	if (err < 0) {
+		pr_err("cannot read the port listened on: %pe\n", ERR_PTR(err));
+		goto err_sock;
+	}
+	srv->port = ntohs(addr.sin_port);
 	srv->listener = sock;
 	return 0;
 
