@@ -123,9 +123,28 @@ def limits(g, c, name, params):
             not w, '\n'.join(w[:10]))
 
 
+def any_port(g, c):
+    """port=0 takes a port the kernel picks: the log and
+    /sys/module/kecho/parameters/port say which, and it echoes there."""
+    g.dmesg()
+    out, rc = g.run('insmod /kecho.ko port=0')
+    if not c.check('port=0: loads', rc == 0, out):
+        return
+    port = g.value('cat /sys/module/kecho/parameters/port')
+    log = ' '.join(t for _, t in g.dmesg())
+    out, rc = g.run('echo-bench -c 1 -s 64 -r 1 127.0.0.1:%s 2>&1' % port,
+                    timeout=120)
+    c.check('port=0: the port the kernel picked (%s) is in the log and the '
+            'parameter, and echoes' % port,
+            port != '0' and 'on port %s ' % port in log and rc == 0,
+            log[-300:] + out[-300:])
+    g.run('rmmod kecho')
+
+
 def checks(g, c):
     for name, params in CYCLES:
         cycle(g, c, name, params)
+    any_port(g, c)
     for name, params in (CYCLES[0], CYCLES[2]):
         limits(g, c, name, params)
     out, _ = g.run('insmod /kecho.ko mode=bogus 2>&1; '
