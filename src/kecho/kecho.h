@@ -19,6 +19,7 @@ struct task_struct;
 
 struct kecho_server {
 	struct socket *listener;
+	unsigned short port; /* listened on: port=, or the kernel's pick for 0 */
 	struct task_struct *thread;
 	struct workqueue_struct *wq;
 	bool event_driven; /* else one sleeping work item per connection */

@@ -15,7 +15,8 @@
 
 static ushort port = 12345;
 module_param(port, ushort, 0444);
-MODULE_PARM_DESC(port, "TCP port to listen on (default 12345)");
+MODULE_PARM_DESC(port, "TCP port to listen on; 0: one the kernel picks, "
+		       "shown here once loaded (default 12345)");
 
 static int backlog = 128;
 module_param(backlog, int, 0444);
@@ -77,6 +78,8 @@ static int __init kecho_init(void)
 	err = kecho_server_start(&server, &cfg);
 	if (err)
 		return err;
+	/* For port=0, the one the kernel picked, in the parameter too. */
+	port = server.port;
 	pr_info("echoing on port %u (%s, %s workqueue)\n", port, mode,
 		bench ? "bound" : "unbound");
 	return 0;

@@ -46,6 +46,14 @@ static int open_listener(struct kecho_server *srv, unsigned short port,
 		sock_release(sock);
 		return err;
 	}
+	/* port=0 lets the kernel pick one: read back which. */
+	err = kernel_getsockname(sock, (struct sockaddr *)&addr);
+	if (err < 0) {
+		pr_err("cannot read the port listened on: %pe\n", ERR_PTR(err));
+		sock_release(sock);
+		return err;
+	}
+	srv->port = ntohs(addr.sin_port);
 	srv->listener = sock;
 	return 0;
 }
