@@ -21,7 +21,9 @@ struct khttpd_stats {
 	atomic_long_t lingers; /* closes that drained the client first */
 	/* Now: bytes of entries gone from the cache that responses pin. */
 	atomic_long_t held_bytes;
-	atomic_long_t held_refused; /* 503s: held_bytes at the cache's size */
+	/* 503s (built-in error pages for error_pages=): held_bytes at the
+	 * cache's size */
+	atomic_long_t held_refused;
 };
 
 extern struct khttpd_stats khttpd_stats;
