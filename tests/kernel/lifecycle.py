@@ -786,6 +786,59 @@ class Lifecycle:
         self.g.run('rm -rf /srv/www/charged')
         self.unload(name)
         self.check_released(name, baseline)
+        self.memcg_no_oom('memcg-limit', baseline)
+
+    def memcg_no_oom(self, name, baseline):
+        """Clients driving khttpd's charges to the loader's memory.max get
+        503s or closes: what they make it allocate may fail, so reaching
+        the limit must not invoke the OOM killer, which killed whatever
+        else ran in that cgroup (here a sleep standing for the loader's
+        shell) for a remote client's sake."""
+        cg = self.MEMCG + '-limit'
+        self.g.value('mountpoint -q /sys/fs/cgroup || mount -t cgroup2 '
+                     'none /sys/fs/cgroup; echo +memory >/sys/fs/cgroup/'
+                     'cgroup.subtree_control; mkdir -p %s; echo 4M >%s/'
+                     'memory.max; echo ok' % (cg, cg))
+        self.g.value('mkdir -p /srv/www/oom/d && cd /srv/www/oom && i=0; '
+                     'while [ $i -lt 40 ]; do head -c $((20000 + i * 20000)) '
+                     '/dev/zero >f$i.txt; i=$((i + 1)); done; i=0; '
+                     'while [ $i -lt 3000 ]; do : >d/name-of-some-length-'
+                     'to-list-$i; i=$((i + 1)); done; echo made',
+                     timeout=300)
+        victim = self.g.value("sh -c 'echo $$ >%s/cgroup.procs && exec "
+                              "sleep 1000' >/dev/null 2>&1 & echo $!" % cg)
+        cmd = ('insmod /khttpd.ko root=/srv/www port=%d timeout_ms=5000'
+               % self.args.guest_port)
+        out, rc = self.g.run("sh -c 'echo $$ >%s/cgroup.procs && exec %s'"
+                             % (cg, cmd))
+        if not self.c.check('%s: insmod from a cgroup with memory.max=4M '
+                            'succeeds' % name, rc == 0, out):
+            self.g.run('kill %s; rm -rf /srv/www/oom' % victim)
+            return
+        try:
+            out = self.g.value(
+                'for o in "" "?sort=size" "?sort=date"; do '
+                'htstress -n 300 -c 6 -t 1 "http://127.0.0.1:%d/oom/d/$o" '
+                '>/dev/null 2>&1 & done; i=0; while [ $i -lt 40 ]; do '
+                'slowread -p %d -u /oom/f$i.txt -r 0 -w 8 '
+                '-H "Accept-Encoding: gzip" >/dev/null 2>&1 & '
+                'i=$((i + 1)); done; holdconns -p %d -i 300 -s 300 -w 8 '
+                '>/dev/null 2>&1 & sleep 9; wait; cat %s/memory.events; '
+                'kill -0 %s && echo victim-alive; true'
+                % (self.args.guest_port, self.args.guest_port,
+                   self.args.guest_port, cg, victim), timeout=180)
+            m = re.search(r'^oom_kill (\d+)$', out, re.M)
+            self.c.check('%s: clients at the limit kill nothing in the '
+                         "loader's cgroup (%s)"
+                         % (name, ' '.join(out.split('\n')[:6])),
+                         m is not None and m.group(1) == '0' and
+                         'victim-alive' in out, out[-400:])
+        except (OSError, RuntimeError, ValueError) as e:
+            self.c.check('%s: the limit checks ran' % name, False, repr(e))
+        finally:
+            self.g.run('kill %s; rm -rf /srv/www/oom' % victim)
+        self.unload(name)
+        self.check_released(name, baseline)
 
     def served_release(self, seconds=0, before=None):
         """The body of /which.txt, once it is another than before (by
