@@ -23,6 +23,7 @@
 #include <linux/string.h>
 #include <linux/wait_bit.h>
 
+#include "alloc.h"
 #include "compress.h"
 #include "http/conditional.h"
 #include "stats.h"
@@ -288,7 +289,7 @@ khttpd_cache_get_recent(const char *key, size_t key_len, unsigned long turn)
 struct khttpd_cache_entry *khttpd_cache_alloc(const char *key, size_t key_len,
 					      size_t body_len)
 {
-	void *body = kvmalloc(body_len ? body_len : 1, GFP_KERNEL_ACCOUNT);
+	void *body = khttpd_kvmalloc(body_len ? body_len : 1);
 	struct khttpd_cache_entry *e;
 
 	if (!body)
@@ -305,10 +306,10 @@ struct khttpd_cache_entry *khttpd_cache_alloc_with(const char *key,
 {
 	struct khttpd_cache_entry *e;
 
-	e = kmem_cache_zalloc(cache.slab, GFP_KERNEL);
+	e = khttpd_slab_zalloc(cache.slab);
 	if (!e)
 		return NULL;
-	e->key = kmemdup_nul(key, key_len, GFP_KERNEL_ACCOUNT);
+	e->key = khttpd_kmemdup_nul(key, key_len);
 	if (!e->key) {
 		kmem_cache_free(cache.slab, e);
 		return NULL;
@@ -496,7 +497,7 @@ static int khttpd_cache_alloc_siblings(struct khttpd_cache_entry *e,
 
 		if (!v->sib[slot].usable)
 			continue;
-		e->sib[slot] = kvmalloc(size ? size : 1, GFP_KERNEL_ACCOUNT);
+		e->sib[slot] = khttpd_kvmalloc(size ? size : 1);
 		if (!e->sib[slot])
 			return -ENOMEM;
 		e->cost += size;

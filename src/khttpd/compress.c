@@ -31,6 +31,7 @@
 #include <linux/vmalloc.h>
 #include <linux/zlib.h>
 
+#include "alloc.h"
 #include "compat.h"
 #include "offload.h"
 #include "stats.h"
@@ -165,7 +166,7 @@ static int khttpd_gzip_here(const void *src, size_t len, void **out,
 
 	if (cap <= GZIP_HEADER_LEN + GZIP_TRAILER_LEN || len > U32_MAX)
 		return -E2BIG;
-	buf = kvmalloc(cap, GFP_KERNEL_ACCOUNT);
+	buf = khttpd_kvmalloc(cap);
 	if (!buf)
 		return -ENOMEM;
 	khttpd_count(&khttpd_stats.compressions);
@@ -182,7 +183,7 @@ static int khttpd_gzip_here(const void *src, size_t len, void **out,
 	put_unaligned_le32(len, buf + GZIP_HEADER_LEN + dlen + 4);
 	n = GZIP_HEADER_LEN + dlen + GZIP_TRAILER_LEN;
 	/* kvrealloc() does not shrink: a copy, so no slack stays behind. */
-	exact = kvmalloc(n, GFP_KERNEL_ACCOUNT);
+	exact = khttpd_kvmalloc(n);
 	if (exact)
 		memcpy(exact, buf, n);
 	kvfree(buf);

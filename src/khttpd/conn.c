@@ -54,6 +54,7 @@
 #include <linux/tcp.h>
 #include <net/sock.h>
 
+#include "alloc.h"
 #include "compat.h"
 #include "conn_sock.h"
 #include "respond.h"
@@ -174,7 +175,7 @@ static int khttpd_conn_receive(struct khttpd_conn *c)
 	if (khttpd_conn_nothing_to_read(c->sock->sk))
 		return -EAGAIN;
 	if (!c->buf) {
-		c->buf = kmalloc(KHTTPD_CONN_BUF_MIN, GFP_KERNEL_ACCOUNT);
+		c->buf = khttpd_kmalloc(KHTTPD_CONN_BUF_MIN);
 		if (!c->buf)
 			return -ENOMEM;
 		c->cap = KHTTPD_CONN_BUF_MIN;
@@ -185,8 +186,8 @@ static int khttpd_conn_receive(struct khttpd_conn *c)
 			c->end -= c->start;
 			c->start = 0;
 		} else if (c->cap < KHTTPD_CONN_BUF) {
-			char *buf = khttpd_kvrealloc(c->buf, c->cap, 2 * c->cap,
-						     GFP_KERNEL_ACCOUNT);
+			char *buf = khttpd_kvrealloc_client(c->buf, c->cap,
+							    2 * c->cap);
 
 			if (!buf)
 				return -ENOMEM;
@@ -525,14 +526,15 @@ static void khttpd_conn_arm_timer(struct khttpd_conn *c)
 		mod_timer(&c->timer, c->deadline);
 }
 
-/* khttpd_conn_run() with the server's credentials and memory cgroup. */
+/*
+ * khttpd_conn_run() with the server's credentials.  What it allocates for
+ * the client is charged to the server's memory cgroup (alloc.h).
+ */
 static enum step khttpd_conn_step(struct khttpd_conn *c)
 {
 	const struct cred *old = override_creds(c->srv->cred);
-	struct mem_cgroup *old_memcg = set_active_memcg(c->srv->memcg);
 	enum step s = khttpd_conn_run(c);
 
-	set_active_memcg(old_memcg);
 	revert_creds(old);
 	return s;
 }
@@ -596,7 +598,7 @@ void khttpd_conn_start(struct khttpd_server *srv, struct socket *sock, int cpu)
 			srv->max_conns, refused);
 		goto err_count;
 	}
-	c = kmem_cache_zalloc(srv->conn_cache, GFP_KERNEL);
+	c = khttpd_slab_zalloc(srv->conn_cache);
 	if (!c)
 		goto err_count;
 	c->srv = srv;

@@ -64,8 +64,8 @@ struct khttpd_server {
 	const struct cred *cred;
 	/*
 	 * The memory cgroup of whoever loaded the module: what clients make
-	 * khttpd allocate (__GFP_ACCOUNT) is charged there, so that a
-	 * cgroup's memory.max bounds it (set_active_memcg() in the work).
+	 * khttpd allocate is charged there, so that a cgroup's memory.max
+	 * bounds it (alloc.h).
 	 */
 	struct mem_cgroup *memcg;
 	struct http_site site; /* index names, error pages, listings... */

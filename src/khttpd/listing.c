@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "alloc.h"
 #include "cache.h"
 #include "beneath.h"
 #include "compat.h"
@@ -93,7 +94,7 @@ static void *khttpd_listing_resize(void *p, size_t old_size, size_t new_size)
 
 	if (new_size > old_size && !khttpd_listing_charge(new_size - old_size))
 		return NULL;
-	q = khttpd_kvrealloc(p, old_size, new_size, GFP_KERNEL_ACCOUNT);
+	q = khttpd_kvrealloc_client(p, old_size, new_size);
 	if (!q && new_size > old_size)
 		khttpd_listing_uncharge(new_size - old_size);
 	else if (q && new_size < old_size)

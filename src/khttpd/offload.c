@@ -20,7 +20,6 @@ struct khttpd_offload_work {
 	void (*fn)(void *arg);
 	void *arg;
 	const struct cred *cred;
-	struct mem_cgroup *memcg;
 };
 
 static struct workqueue_struct *heavy_wq;
@@ -30,10 +29,8 @@ static void khttpd_offload_run(struct work_struct *work)
 	struct khttpd_offload_work *o =
 		container_of(work, struct khttpd_offload_work, work);
 	const struct cred *old = override_creds(o->cred);
-	struct mem_cgroup *old_memcg = set_active_memcg(o->memcg);
 
 	o->fn(o->arg);
-	set_active_memcg(old_memcg);
 	revert_creds(old);
 }
 
@@ -52,7 +49,6 @@ void khttpd_offload(void (*fn)(void *arg), void *arg)
 		.arg = arg,
 		/* Held by the caller, which waits for the run to end. */
 		.cred = current_cred(),
-		.memcg = current->active_memcg,
 	};
 
 	/*

@@ -19,6 +19,7 @@
 #include <linux/socket.h>
 #include <linux/swap.h>
 
+#include "alloc.h"
 #include "cache.h"
 #include "compat.h"
 #include "stats.h"
@@ -60,8 +61,7 @@ static void khttpd_out_seg_free(struct khttpd_out_seg *s)
 static struct khttpd_out_seg *khttpd_out_seg_new(struct khttpd_out *out,
 						 enum seg_kind kind, size_t cap)
 {
-	struct khttpd_out_seg *s =
-		kvmalloc(struct_size(s, mem, cap), GFP_KERNEL_ACCOUNT);
+	struct khttpd_out_seg *s = khttpd_kvmalloc(struct_size(s, mem, cap));
 
 	if (!s)
 		return NULL;
@@ -245,7 +245,7 @@ static int khttpd_out_fill(struct khttpd_out_seg *s)
 
 	if (!s->buf) {
 		s->cap = min_t(loff_t, s->end - s->pos, FILE_PIECE);
-		s->buf = kvmalloc(s->cap, GFP_KERNEL_ACCOUNT);
+		s->buf = khttpd_kvmalloc(s->cap);
 		if (!s->buf)
 			return -ENOMEM;
 		s->data = s->buf;

@@ -33,6 +33,7 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
+#include "alloc.h"
 #include "config.h"
 #include "conn.h"
 #include "root.h"
@@ -134,7 +135,6 @@ static void khttpd_accept_work(struct work_struct *work)
 {
 	struct khttpd_server *srv = container_of(to_delayed_work(work),
 						 struct khttpd_server, accept);
-	struct mem_cgroup *old = set_active_memcg(srv->memcg);
 
 	while (!khttpd_stopping(srv)) {
 		struct socket *sock;
@@ -162,7 +162,6 @@ static void khttpd_accept_work(struct work_struct *work)
 			break;
 		}
 	}
-	set_active_memcg(old);
 }
 
 /* Softirq: a connection is ready to be accepted. */
@@ -208,6 +207,8 @@ static void khttpd_listener_close(struct khttpd_server *srv)
 	sock_release(srv->listener);
 	srv->listener = NULL;
 }
+
+struct mem_cgroup *khttpd_client_memcg;
 
 /* Debian's nobody and nogroup. */
 #define KHTTPD_NOBODY 65534
@@ -257,6 +258,7 @@ int khttpd_server_start(struct khttpd_server *srv,
 		goto err_root;
 	}
 	srv->memcg = get_mem_cgroup_from_mm(current->mm);
+	khttpd_client_memcg = srv->memcg;
 	srv->conn_cache = KMEM_CACHE(khttpd_conn, SLAB_ACCOUNT);
 	if (!srv->conn_cache) {
 		err = -ENOMEM;
@@ -291,6 +293,7 @@ err_path_cache:
 err_cache:
 	kmem_cache_destroy(srv->conn_cache);
 err_cred:
+	khttpd_client_memcg = NULL;
 	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
 err_root:
@@ -320,6 +323,7 @@ void khttpd_server_stop(struct khttpd_server *srv)
 			srv->max_conns);
 	kmem_cache_destroy(srv->path_cache);
 	kmem_cache_destroy(srv->conn_cache);
+	khttpd_client_memcg = NULL;
 	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
 	khttpd_root_close(srv->root);

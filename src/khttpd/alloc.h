@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a client makes khttpd allocate (cache entries and their gzip forms,
+ * listings, receive buffers, output queues, connections) is charged to the
+ * memory cgroup of whoever loaded it, so that its memory.max bounds it, and
+ * it may fail: the client gets a 503 or is closed.  So these allocations
+ * neither invoke the OOM killer (which killed a process of that cgroup, or
+ * of any, for a remote client's sake) nor log a warning when they fail; and
+ * only they are charged there: the kernel's own allocations on the way
+ * (sockets, files, dentries, the page cache) would invoke it at the limit.
+ */
+#ifndef KHTTPD_ALLOC_H
+#define KHTTPD_ALLOC_H
+
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "compat.h"
+
+#define KHTTPD_GFP_CLIENT \
+	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+/* The loader's memory cgroup, while the server runs (server.c). */
+extern struct mem_cgroup *khttpd_client_memcg;
+
+static inline void *khttpd_kvmalloc(size_t size)
+{
+	struct mem_cgroup *old = set_active_memcg(khttpd_client_memcg);
+	void *p = kvmalloc(size, KHTTPD_GFP_CLIENT);
+
+	set_active_memcg(old);
+	return p;
+}
+
+static inline void *khttpd_kmalloc(size_t size)
+{
+	struct mem_cgroup *old = set_active_memcg(khttpd_client_memcg);
+	void *p = kmalloc(size, KHTTPD_GFP_CLIENT);
+
+	set_active_memcg(old);
+	return p;
+}
+
+static inline void *khttpd_kvrealloc_client(void *p, size_t old_size,
+					    size_t new_size)
+{
+	struct mem_cgroup *old = set_active_memcg(khttpd_client_memcg);
+	void *q = khttpd_kvrealloc(p, old_size, new_size, KHTTPD_GFP_CLIENT);
+
+	set_active_memcg(old);
+	return q;
+}
+
+static inline char *khttpd_kmemdup_nul(const char *s, size_t len)
+{
+	struct mem_cgroup *old = set_active_memcg(khttpd_client_memcg);
+	char *p = kmemdup_nul(s, len, KHTTPD_GFP_CLIENT);
+
+	set_active_memcg(old);
+	return p;
+}
+
+/* From a SLAB_ACCOUNT cache, zeroed. */
+static inline void *khttpd_slab_zalloc(struct kmem_cache *cache)
+{
+	struct mem_cgroup *old = set_active_memcg(khttpd_client_memcg);
+	void *p = kmem_cache_zalloc(cache, KHTTPD_GFP_CLIENT);
+
+	set_active_memcg(old);
+	return p;
+}
+
+#endif /* KHTTPD_ALLOC_H */
