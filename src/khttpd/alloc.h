@@ -17,6 +17,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 #include "compat.h"
 
@@ -26,11 +27,26 @@
 /* The loader's memory cgroup, while the server runs (server.c). */
 extern struct mem_cgroup *khttpd_client_memcg;
 
+/*
+ * As kvmalloc() with KHTTPD_GFP_CLIENT, but above a page the kmalloc()
+ * attempt gives up at once (__GFP_NORETRY, as kvmalloc()'s own does
+ * unless asked to retry): vmalloc() is the cheaper way to many pages than
+ * reclaim and compaction for contiguous ones.  Neither way can invoke the
+ * OOM killer.
+ */
 static inline void *khttpd_kvmalloc(size_t size)
 {
 	struct mem_cgroup *old = set_active_memcg(khttpd_client_memcg);
-	void *p = kvmalloc(size, KHTTPD_GFP_CLIENT);
+	void *p;
 
+	if (size <= PAGE_SIZE) {
+		p = kmalloc(size, KHTTPD_GFP_CLIENT);
+	} else {
+		p = kmalloc(size,
+			    GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
+		if (!p && size <= INT_MAX)
+			p = __vmalloc(size, KHTTPD_GFP_CLIENT);
+	}
 	set_active_memcg(old);
 	return p;
 }
@@ -44,13 +60,26 @@ static inline void *khttpd_kmalloc(size_t size)
 	return p;
 }
 
+/* Grows p (from khttpd_kvmalloc()) by a copy, the same way. */
 static inline void *khttpd_kvrealloc_client(void *p, size_t old_size,
 					    size_t new_size)
 {
-	struct mem_cgroup *old = set_active_memcg(khttpd_client_memcg);
-	void *q = khttpd_kvrealloc(p, old_size, new_size, KHTTPD_GFP_CLIENT);
+	void *q;
 
-	set_active_memcg(old);
+	if (new_size <= old_size) {
+		struct mem_cgroup *old = set_active_memcg(khttpd_client_memcg);
+
+		/* Shrinking allocates nothing new (in place, or kept). */
+		q = khttpd_kvrealloc(p, old_size, new_size, KHTTPD_GFP_CLIENT);
+		set_active_memcg(old);
+		return q;
+	}
+	q = khttpd_kvmalloc(new_size);
+	if (!q)
+		return NULL;
+	if (p)
+		memcpy(q, p, old_size);
+	kvfree(p);
 	return q;
 }
 
