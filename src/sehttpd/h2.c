@@ -489,6 +489,8 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 {
 	uint64_t now = h->c->worker->now_ms, acked = conn_acked_bytes(h->c);
 	uint64_t timeout_ms = h->c->worker->server->timeout_ms;
+	/* Never now: a next look that is due cuts the connection. */
+	uint64_t look_ms = timeout_ms >= 4 ? timeout_ms / 4 : 1;
 	bool taken = acked != h->acked_seen;
 	struct h2_stream *st;
 	unsigned int n = 0;
@@ -510,8 +512,8 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 	 * never opens a second timeout.  While some are due, look again a
 	 * quarter of a timeout on.
 	 */
-	if (acked < h->c->bytes_sent && now + timeout_ms / 4 < *next)
-		*next = now + timeout_ms / 4;
+	if (acked < h->c->bytes_sent && now + look_ms < *next)
+		*next = now + look_ms;
 	list_for_each_entry(st, &h->streams, link) {
 		/* Whole requests waiting for us (H2_FILE_STREAMS_MAX). */
 		if (st->ready)
