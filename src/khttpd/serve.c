@@ -273,11 +273,13 @@ static void khttpd_siblings_seen(struct khttpd_exchange *x, const char *key,
 					    x, key, key_len, slot, path, cap,
 					    &sib))
 			continue;
-		usable = http_sibling_usable(&sib, &file);
 		if (khttpd_getattr(sib.handle, &sst)) {
 			fput(sib.handle);
 			continue;
 		}
+		/* Judged by the size its body is read at. */
+		sib.size = sst.size;
+		usable = http_sibling_usable(&sib, &file);
 		khttpd_validator_sibling(v, slot, &sst, usable);
 		if (usable)
 			sibs[slot] = sib.handle;

@@ -232,6 +232,8 @@ static void attach_sibling(struct exchange *rc, struct cache_entry *e,
 		content_cache_set_sibling(c, e, slot, NULL, NULL, 0);
 		return;
 	}
+	/* Judged by the size its body is read at. */
+	sib.size = st.st_size;
 	usable = http_sibling_usable(&sib, obj);
 	if (usable && st.st_size <= FILE_SENDFILE_MIN)
 		data = read_all(fd, (size_t)st.st_size);
