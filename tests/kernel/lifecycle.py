@@ -597,6 +597,23 @@ class Lifecycle:
         finally:
             self.g.run('rm -rf /srv/www/midlist')
 
+    def pinning_readers(self, clients, url, args='', after=''):
+        """Starts clients slow readers, 0.2 s apart, of url ($i: the
+        reader's number) with slowread's args, running the shell
+        command after each; they read nothing for 12 s.  Returns their
+        statuses, held_bytes once all have started, and the output."""
+        out = self.g.value(
+            'i=0; while [ $i -lt %d ]; do slowread -p %d -u %s %s-r 0 '
+            '-w 12 >/tmp/pin$i.out & sleep 0.2; %si=$((i + 1)); done; '
+            'sleep 1; cat /proc/khttpd; wait; cat /tmp/pin*.out; '
+            'rm -f /tmp/pin*'
+            % (clients, self.args.guest_port, url, args, after),
+            timeout=120)
+        statuses = [json.loads(m).get('status') for m in
+                    re.findall(r'^\{.*\}$', out, re.M)]
+        m = re.search(r'^held_bytes (\d+)$', out, re.M)
+        return statuses, int(m.group(1)) if m else None, out
+
     def held_entries(self, name, ranged=False):
         """Cache entries evicted while slow readers pin them count against
         the cache's size again (here 1 MiB): past it, a large cached body
@@ -610,16 +627,8 @@ class Lifecycle:
                      ' do head -c 409600 /dev/urandom >/srv/www/pinned/f$i.bin;'
                      ' i=$((i + 1)); done; echo made' % files, timeout=120)
         try:
-            out = self.g.value(
-                'i=0; while [ $i -lt %d ]; do slowread -p %d -u '
-                '/pinned/f$i.bin %s-r 0 -w 12 >/tmp/pin$i.out & sleep 0.2; '
-                'i=$((i + 1)); done; sleep 1; cat /proc/khttpd; wait; '
-                'cat /tmp/pin*.out; rm -f /tmp/pin*'
-                % (files, self.args.guest_port, args), timeout=120)
-            statuses = [json.loads(m).get('status') for m in
-                        re.findall(r'^\{.*\}$', out, re.M)]
-            m = re.search(r'^held_bytes (\d+)$', out, re.M)
-            held = int(m.group(1)) if m else None
+            statuses, held, out = self.pinning_readers(
+                files, '/pinned/f$i.bin', args)
             self.c.check(
                 '%s: %d clients pinning 400 KiB %s past a 1 MiB cache: the '
                 'held bytes stay within about its size (%s), beyond it a 503 '
@@ -732,17 +741,8 @@ class Lifecycle:
             self.g.run('rm -f /srv/www/errpage.html')
             return
         try:
-            out = self.g.value(
-                'i=0; while [ $i -lt %d ]; do slowread -p %d -u /nope$i '
-                '-r 0 -w 12 >/tmp/epin$i.out & sleep 0.2; '
-                'touch /srv/www/errpage.html; i=$((i + 1)); done; sleep 1; '
-                'cat /proc/khttpd; wait; cat /tmp/epin*.out; '
-                'rm -f /tmp/epin*' % (clients, self.args.guest_port),
-                timeout=120)
-            statuses = [json.loads(m).get('status') for m in
-                        re.findall(r'^\{.*\}$', out, re.M)]
-            m = re.search(r'^held_bytes (\d+)$', out, re.M)
-            held = int(m.group(1)) if m else None
+            statuses, held, out = self.pinning_readers(
+                clients, '/nope$i', after='touch /srv/www/errpage.html; ')
             self.c.check(
                 '%s: %d clients pinning a 400 KiB error page that changes '
                 'between them: the held bytes stay within about the '
