@@ -24,7 +24,11 @@
 #define KHTTPD_GFP_CLIENT \
 	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
-/* The loader's memory cgroup, while the server runs (server.c). */
+/*
+ * The memory cgroup of whoever loaded the module, held while the server
+ * runs (server.c): a cgroup's memory.max so bounds what clients make
+ * khttpd allocate.
+ */
 extern struct mem_cgroup *khttpd_client_memcg;
 
 /*

@@ -62,12 +62,6 @@ struct khttpd_server {
 	 * kworkers otherwise read any file, whatever its mode.
 	 */
 	const struct cred *cred;
-	/*
-	 * The memory cgroup of whoever loaded the module: what clients make
-	 * khttpd allocate is charged there, so that a cgroup's memory.max
-	 * bounds it (alloc.h).
-	 */
-	struct mem_cgroup *memcg;
 	struct http_site site; /* index names, error pages, listings... */
 	/* headers= and cors=: lines added to responses (rules' own terms). */
 	const struct http_header_rule *rules;

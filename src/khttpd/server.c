@@ -257,8 +257,7 @@ int khttpd_server_start(struct khttpd_server *srv,
 		err = -ENOMEM;
 		goto err_root;
 	}
-	srv->memcg = get_mem_cgroup_from_mm(current->mm);
-	khttpd_client_memcg = srv->memcg;
+	khttpd_client_memcg = get_mem_cgroup_from_mm(current->mm);
 	srv->conn_cache = KMEM_CACHE(khttpd_conn, SLAB_ACCOUNT);
 	if (!srv->conn_cache) {
 		err = -ENOMEM;
@@ -293,8 +292,8 @@ err_path_cache:
 err_cache:
 	kmem_cache_destroy(srv->conn_cache);
 err_cred:
+	mem_cgroup_put(khttpd_client_memcg);
 	khttpd_client_memcg = NULL;
-	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
 err_root:
 	khttpd_root_close(srv->root);
@@ -323,8 +322,8 @@ void khttpd_server_stop(struct khttpd_server *srv)
 			srv->max_conns);
 	kmem_cache_destroy(srv->path_cache);
 	kmem_cache_destroy(srv->conn_cache);
+	mem_cgroup_put(khttpd_client_memcg);
 	khttpd_client_memcg = NULL;
-	mem_cgroup_put(srv->memcg);
 	put_cred(srv->cred);
 	khttpd_root_close(srv->root);
 }
