@@ -440,6 +440,18 @@ static uint32_t state_limit(const struct http_parser *p)
 	return p->line_end + HTTP_MAX_HEADER_SECTION;
 }
 
+/*
+ * The status for a head that ran past its state's limit: only empty lines
+ * so far are no request line at all, so they are a bad request, not a long
+ * URI.
+ */
+static int limit_status(unsigned int state)
+{
+	if (state == S_START || state == S_START_LF)
+		return -400;
+	return state <= S_VERSION ? -414 : -431;
+}
+
 int http_parse_request(struct http_parser *p, struct http_request *req,
 		       const char *buf, size_t len)
 {
@@ -456,7 +468,7 @@ int http_parse_request(struct http_parser *p, struct http_request *req,
 		char c = buf[pos];
 
 		if (pos >= lim)
-			return p->state <= S_VERSION ? -414 : -431;
+			return limit_status(p->state);
 		switch (p->state) {
 		case S_START:
 			/* RFC 9112 2.2: ignore empty lines before a request. */

@@ -1042,10 +1042,21 @@ TEST(request_line_limit)
 	/* A method that never ends, likewise. */
 	memset(s, 'G', 9000);
 	CHECK_EQ_INT(parse(s, 9000, &req), -414);
-	/* Empty lines before the request count towards the limit. */
+	/*
+	 * Empty lines before the request count towards the limit; with no
+	 * request line begun, that is a bad request, not a long URI.
+	 */
 	memset(s, '\n', 9000);
-	CHECK_EQ_INT(parse(s, 9000, &req), -414);
+	CHECK_EQ_INT(parse(s, 9000, &req), -400);
 	CHECK_EQ_INT(parse(s, HTTP_MAX_REQUEST_LINE, &req), HTTP_PARSE_AGAIN);
+	for (n = 0; n < 9000; n += 2)
+		memcpy(s + n, "\r\n", 2);
+	CHECK_EQ_INT(parse(s, 9000, &req), -400);
+	CHECK_EQ_INT(parse_bytewise(s, 9000, &req), -400);
+	/* Once a request line has begun after them, its length counts. */
+	memcpy(s + 8000, "GET /", 5);
+	memset(s + 8005, 'y', 9000 - 8005);
+	CHECK_EQ_INT(parse(s, 9000, &req), -414);
 	free(s);
 }
 
