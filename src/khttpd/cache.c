@@ -107,11 +107,14 @@ static void khttpd_cache_unhash_locked(struct khttpd_cache_entry *e)
 	list_del(&e->clock);
 	cache.total -= e->cost;
 	cache.count--;
-	/* Pinned by responses still going out: now counted as held. */
-	if (refcount_read(&e->ref) > 1) {
-		e->held = e->cost;
-		khttpd_count_add(&khttpd_stats.held_bytes, e->held);
-	}
+	/*
+	 * Pinned by responses still going out: now counted as held, until
+	 * the last put.  Counted whatever the count reads now: a reader past
+	 * its RCU lookup may take a reference after any look at it, and would
+	 * then hold the entry uncounted.
+	 */
+	e->held = e->cost;
+	khttpd_count_add(&khttpd_stats.held_bytes, e->held);
 	khttpd_cache_put(e);
 }
 
