@@ -15,6 +15,7 @@
 #include "conn_io.h"
 #include "coro.h"
 #include "server.h"
+#include "version.h"
 
 /* A file read into the stage yields the thread after this many reads. */
 #define TLS_TURN_READS (CONN_SENDFILE_CHUNK / CONN_TLS_STAGE)
@@ -47,21 +48,26 @@ static int tls_wait(struct conn *c, int ret)
  * A client that spoke plain HTTP to the TLS port (OpenSSL knows its
  * request line) is told so in plain HTTP, as nginx tells it, rather than
  * left with a closed connection.  What it sent is read away first, so
- * that the close is no reset that destroys the answer.
+ * that the close is no reset that destroys the answer.  Its head has a
+ * Server and a Date as every other (a 4xx needs its Date, RFC 9110
+ * 6.6.1).
  */
 static void answer_plain_http(struct conn *c)
 {
 	static const char body[] =
 		"400 The plain HTTP request was sent to the HTTPS port\n";
-	char resp[256], sink[4096];
+	char resp[384], sink[4096];
 	int n = snprintf(resp, sizeof(resp),
 			 "HTTP/1.1 400 Bad Request\r\n"
+			 "Server: " SEHTTPD_SERVER_TOKEN "\r\n"
+			 "Date: %s\r\n"
 			 "Content-Type: text/plain; charset=utf-8\r\n"
 			 "Content-Length: %zu\r\n"
 			 "Connection: close\r\n\r\n%s",
-			 sizeof(body) - 1, body);
+			 c->worker->date.http, sizeof(body) - 1, body);
 
-	if (send(c->fd, resp, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) != n)
+	if (n < 0 || (size_t)n >= sizeof(resp) ||
+	    send(c->fd, resp, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) != n)
 		return;
 	shutdown(c->fd, SHUT_WR);
 	for (int i = 0; i < 16; i++) {

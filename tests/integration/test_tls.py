@@ -287,6 +287,13 @@ class TlsTest(unittest.TestCase):
                     resp = raw.read_response(method)
                 self.assertEqual(resp.status, 400, resp.describe())
                 self.assertIn('close', resp.connection_tokens())
+                # Every 4xx of an origin server carries a Date (RFC 9110
+                # 6.6.1): before, this one was a fixed string without.
+                self.assertRegex(resp.header('Date') or '',
+                                 r'^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} '
+                                 r'\d{4} \d{2}:\d{2}:\d{2} GMT$',
+                                 resp.describe())
+                self.assertEqual(resp.header('Server'), 'sehttpd')
                 if method != 'HEAD':
                     self.assertIn(b'plain HTTP request was sent to the '
                                   b'HTTPS port', resp.body)
