@@ -88,6 +88,11 @@ void http_parser_init(struct http_parser *p)
 	memset(p, 0, sizeof(*p));
 }
 
+bool http_parse_begun(const struct http_parser *p)
+{
+	return p->state != S_START && p->state != S_START_LF;
+}
+
 bool http_method_allowed_on_static(enum http_method m)
 {
 	return m == HTTP_GET || m == HTTP_HEAD;

@@ -122,6 +122,13 @@ void http_parser_init(struct http_parser *p);
 int http_parse_request(struct http_parser *p, struct http_request *req,
 		       const char *buf, size_t len);
 
+/*
+ * True once bytes of a request line have been examined: empty lines before
+ * a request (RFC 9112 2.2), which are ignored, do not begin one.  A
+ * connection cut off before then was idle, not cut off mid-request.
+ */
+bool http_parse_begun(const struct http_parser *p);
+
 static inline bool http_has_header(const struct http_request *req,
 				   enum http_header_id id)
 {

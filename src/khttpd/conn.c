@@ -423,7 +423,9 @@ static void khttpd_conn_timed_out(struct khttpd_conn *c)
 
 	if (c->state == KHTTPD_SEND)
 		sock_no_linger(c->sock->sk);
-	if (c->state != KHTTPD_HEAD || c->end == c->start)
+	/* Empty lines alone are no request cut off. */
+	if (c->state != KHTTPD_HEAD || c->end == c->start ||
+	    !http_parse_begun(&c->parser))
 		return;
 	khttpd_conn_respond(c, -408);
 	khttpd_out_flush(&c->out, SIZE_MAX, &sent);

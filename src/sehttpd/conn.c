@@ -337,7 +337,9 @@ void http_conn_serve(struct coro *coro, void *data)
 			if (res == READ_IDLE)
 				return;
 			if (res == READ_CLOSED) {
-				if (c->timed_out && rb.end > rb.start)
+				/* Empty lines alone are no request cut off. */
+				if (c->timed_out && rb.end > rb.start &&
+				    http_parse_begun(&p))
 					send_timeout(c, &rb);
 				c->close_after = true;
 				return;

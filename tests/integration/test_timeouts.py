@@ -102,6 +102,28 @@ class TimeoutTest(ServerTestCase):
             self.wait_cut_off(c, time.monotonic(), 'client that sends '
                               'nothing')
 
+    def test_empty_lines_then_idle_closed_without_408(self):
+        """Empty lines before a request are ignored (RFC 9112 2.2), as old
+        clients send one after a POST's body: a connection that then goes
+        quiet is an idle one, closed with no 408 that the client could
+        take for the answer to the request it sends next.  Before, the
+        empty lines were a request head cut off."""
+        for first, lines in ((False, b'\r\n'), (True, b'\r\n'),
+                             (True, b'\r\n\n\r\n'), (True, b'\r')):
+            with self.subTest(after_a_request=first, lines=lines), \
+                    self.conn() as c:
+                if first:
+                    c.send(build_request('POST', '/a.txt', body=b'ab'))
+                    self.assertEqual(c.read_response().status, 405)
+                start = time.monotonic()
+                c.send(lines)
+                closed, data = c.wait_closed(HIGH * TIMEOUT + 1)
+                elapsed = time.monotonic() - start
+                self.assertTrue(closed, 'still open after %.1f s' % elapsed)
+                self.assertEqual(data, b'', 'an answer to empty lines')
+                self.assertGreaterEqual(elapsed, LOW * TIMEOUT)
+                self.assertLessEqual(elapsed, HIGH * TIMEOUT)
+
     def test_partial_head_cut_off(self):
         with self.conn() as c:
             c.send(b'GET /a.txt HTTP/1.1\r\nHost: t\r\nUser-Ag')

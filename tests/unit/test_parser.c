@@ -455,6 +455,24 @@ TEST(bare_lf_and_leading_empty_lines)
 	CHECK_SPAN(lead, req.path, "/x");
 }
 
+/* Empty lines before a request do not begin one; its first byte does. */
+TEST(parse_begun_after_empty_lines)
+{
+	static const char lead[] = "\r\n\n\r\nG";
+	struct http_request req;
+	struct http_parser p;
+
+	http_parser_init(&p);
+	CHECK(!http_parse_begun(&p));
+	for (size_t n = 1; n < sizeof(lead) - 1; n++) {
+		CHECK_EQ_INT(http_parse_request(&p, &req, lead, n),
+			     HTTP_PARSE_AGAIN);
+		CHECK(!http_parse_begun(&p));
+	}
+	CHECK_EQ_INT(http_parse_request(&p, &req, S(lead)), HTTP_PARSE_AGAIN);
+	CHECK(http_parse_begun(&p));
+}
+
 TEST(bare_cr_400)
 {
 	CHECK_EQ_INT(status_of("GET / HTTP/1.1\rHost: h\r\n\r\n"), -400);
