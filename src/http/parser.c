@@ -375,9 +375,11 @@ static int end_of_request_line(struct http_parser *p, struct http_request *req,
 	if (n != 8 || memcmp(v, "HTTP/", 5) || v[5] < '0' || v[5] > '9' ||
 	    v[6] != '.' || v[7] < '0' || v[7] > '9')
 		return -400;
-	if (v[5] != '1' || v[7] > '1')
+	if (v[5] != '1')
 		return -505;
-	req->version_minor = (uint8_t)(v[7] - '0');
+	/* RFC 9110 2.5: a later minor version is processed as the highest
+	 * this server implements, 1.1. */
+	req->version_minor = v[7] > '1' ? 1 : (uint8_t)(v[7] - '0');
 	p->request_line = true;
 	req->method = method_from_name(buf + req->method_name.off,
 				       req->method_name.len);

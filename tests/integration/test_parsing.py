@@ -86,11 +86,27 @@ class ParsingTest(ServerTestCase):
     # --- versions -------------------------------------------------------
 
     def test_unsupported_versions_505_close(self):
-        for version in ('HTTP/2.0', 'HTTP/1.2', 'HTTP/3.0', 'HTTP/0.9',
-                        'HTTP/9.9'):
+        for version in ('HTTP/2.0', 'HTTP/3.0', 'HTTP/0.9', 'HTTP/9.9'):
             with self.subTest(version=version):
                 self.expect_status_then_close(
                     build_request('GET', '/a.txt', version), 505)
+
+    def test_later_minor_version_served_as_http11(self):
+        """RFC 9110 2.5: a message of a later minor version of a major
+        version the server implements is processed as of the highest minor
+        version it implements, here 1.1, as nginx does; before, 505."""
+        for version in ('HTTP/1.2', 'HTTP/1.9'):
+            with self.subTest(version=version), self.conn() as c:
+                c.send(build_request('GET', '/a.txt', version) + GET_A)
+                resp = c.read_response()
+                self.assert_file(resp, '/a.txt', ' for ' + version)
+                self.assertEqual(resp.version, 'HTTP/1.1')
+                self.assert_file(c.read_response(), '/a.txt',
+                                 ' pipelined after ' + version)
+                self.assert_open(c)
+                # ...with 1.1's rules: Host is required.
+                self.expect_status_then_close(
+                    ('GET /a.txt %s\r\n\r\n' % version).encode(), 400)
 
     def test_malformed_versions_400(self):
         for version in ('HTTP/1', 'HTTP/1.1.1', 'http/1.1', 'HTTP/11',

@@ -282,10 +282,19 @@ TEST(versions)
 	CHECK_EQ_INT(req.version_minor, 1);
 
 	CHECK_EQ_INT(status_of("GET / HTTP/2.0\r\nHost: h\r\n\r\n"), -505);
-	CHECK_EQ_INT(status_of("GET / HTTP/1.2\r\nHost: h\r\n\r\n"), -505);
 	CHECK_EQ_INT(status_of("GET / HTTP/3.0\r\nHost: h\r\n\r\n"), -505);
 	CHECK_EQ_INT(status_of("GET / HTTP/0.9\r\n\r\n"), -505);
 	CHECK_EQ_INT(status_of("GET / HTTP/9.9\r\n"), -505);
+	/* A later minor version of 1 is read as 1.1 (RFC 9110 2.5). */
+	CHECK(parse_str("GET / HTTP/1.2\r\nHost: h\r\n\r\n", &req) > 0);
+	CHECK_EQ_INT(req.version_minor, 1);
+	CHECK(req.keep_alive);
+	CHECK(parse_str("GET / HTTP/1.9\r\nHost: h\r\nConnection: close\r\n"
+			"\r\n",
+			&req) > 0);
+	CHECK_EQ_INT(req.version_minor, 1);
+	CHECK(!req.keep_alive);
+	CHECK_EQ_INT(status_of("GET / HTTP/1.9\r\n\r\n"), -400); /* Host */
 
 	CHECK_EQ_INT(status_of("GET / HTTP/1\r\nHost: h\r\n\r\n"), -400);
 	CHECK_EQ_INT(status_of("GET / HTTP/1.1.1\r\nHost: h\r\n\r\n"), -400);
