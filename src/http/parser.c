@@ -98,6 +98,9 @@ bool http_method_allowed_on_static(enum http_method m)
 	return m == HTTP_GET || m == HTTP_HEAD;
 }
 
+/* The longest method name implemented: CONNECT, OPTIONS. */
+#define HTTP_METHOD_NAME_MAX 7
+
 static enum http_method method_from_name(const char *s, size_t n)
 {
 	static const struct {
@@ -448,15 +451,18 @@ static uint32_t state_limit(const struct http_parser *p)
 }
 
 /*
- * The status for a head that ran past its state's limit: only empty lines
- * so far are no request line at all, so they are a bad request, not a long
- * URI.
+ * The status for a head that reached the limit at pos.  Only empty lines so
+ * far are no request line at all: a bad request, not a long URI.  A method
+ * that runs to it is longer than any implemented: 501 (RFC 9112 3), not
+ * the 414 of a long target.
  */
-static int limit_status(unsigned int state)
+static int limit_status(const struct http_parser *p, uint32_t pos)
 {
-	if (state == S_START || state == S_START_LF)
+	if (p->state == S_START || p->state == S_START_LF)
 		return -400;
-	return state <= S_VERSION ? -414 : -431;
+	if (p->state == S_METHOD && pos - p->mark > HTTP_METHOD_NAME_MAX)
+		return -501;
+	return p->state <= S_VERSION ? -414 : -431;
 }
 
 int http_parse_request(struct http_parser *p, struct http_request *req,
@@ -475,7 +481,7 @@ int http_parse_request(struct http_parser *p, struct http_request *req,
 		char c = buf[pos];
 
 		if (pos >= lim)
-			return limit_status(p->state);
+			return limit_status(p, pos);
 		switch (p->state) {
 		case S_START:
 			/* RFC 9112 2.2: ignore empty lines before a request. */

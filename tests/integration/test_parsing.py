@@ -550,6 +550,16 @@ class ParsingTest(ServerTestCase):
             self.assert_error(resp, 414)
             self.assert_closed(c)
 
+    def test_method_that_never_ends_501(self):
+        """A method longer than any implemented is 501 (RFC 9112 3), also
+        when it runs to the request line's limit; before, 414, the status
+        of a long target."""
+        with self.conn() as c:
+            c.send(b'G' * 9000)
+            resp = c.read_response()
+            self.assert_error(resp, 501)
+            self.assert_closed(c)
+
     def test_request_line_under_limit(self):
         target = '/' + 'x' * 8000
         resp = self.send(build_request('GET', target))

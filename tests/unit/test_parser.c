@@ -1066,8 +1066,16 @@ TEST(request_line_limit)
 	memset(s + 5, 'y', 9000 - 5);
 	CHECK_EQ_INT(parse(s, 9000, &req), -414);
 	CHECK_EQ_INT(parse_bytewise(s, 9000, &req), -414);
-	/* A method that never ends, likewise. */
+	/* A method that never ends is longer than any implemented: 501
+	 * (RFC 9112 3), also when it begins after empty lines. */
 	memset(s, 'G', 9000);
+	CHECK_EQ_INT(parse(s, 9000, &req), -501);
+	CHECK_EQ_INT(parse_bytewise(s, 9000, &req), -501);
+	CHECK_EQ_INT(parse(s, HTTP_MAX_REQUEST_LINE, &req), HTTP_PARSE_AGAIN);
+	memset(s, '\n', 100);
+	CHECK_EQ_INT(parse(s, 9000, &req), -501);
+	/* ...but empty lines up to the limit, then a method, are 414. */
+	memset(s, '\n', HTTP_MAX_REQUEST_LINE - 3);
 	CHECK_EQ_INT(parse(s, 9000, &req), -414);
 	/*
 	 * Empty lines before the request count towards the limit; with no
