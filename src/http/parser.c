@@ -424,6 +424,14 @@ static int end_of_head(struct http_parser *p, struct http_request *req,
 					   1u << HTTP_H_IF_MODIFIED_SINCE));
 	if (req->chunked_body && http_has_header(req, HTTP_H_CONTENT_LENGTH))
 		return -400;
+	/*
+	 * A CONNECT has no content (RFC 9110 9.3.6): what follows its head
+	 * is the tunnel's, and none is opened.  Closing after the answer
+	 * reads those bytes neither as a body its Content-Length would
+	 * frame nor as requests.
+	 */
+	if (req->method == HTTP_CONNECT)
+		close = true;
 	if (req->version_minor == 1 && !http_has_header(req, HTTP_H_HOST))
 		return -400;
 	req->keep_alive = req->version_minor == 1 ? !close : keep && !close;

@@ -6,7 +6,7 @@ from httpraw import build_request
 from target import ServerTestCase
 
 # OPTIONS is answered (test_site).
-KNOWN_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'TRACE', 'CONNECT']
+KNOWN_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'TRACE']
 GET_A = b'GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n'
 
 
@@ -76,6 +76,25 @@ class ParsingTest(ServerTestCase):
             c.send(req + GET_A)
             self.assert_error(c.read_response(), 405)
             self.assert_file(c.read_response(), '/a.txt')
+
+    def test_connect_405_then_close(self):
+        """A CONNECT has no content (RFC 9110 9.3.6) and what follows its
+        head is the tunnel's, which is never opened: neither a body to skip
+        by its Content-Length nor requests.  Before, the 405 kept the
+        connection, a Content-Length's bytes were skipped as a body and
+        the rest answered as requests: a proxy that forwards CONNECT and
+        reads no content after it would frame them differently."""
+        tail = b'GET /b.txt HTTP/1.1\r\nHost: t\r\n\r\n' + GET_A
+        for head in (b'CONNECT t:443 HTTP/1.1\r\nHost: t\r\n\r\n',
+                     b'CONNECT t:443 HTTP/1.1\r\nHost: t\r\n'
+                     b'Content-Length: 32\r\n\r\n',
+                     build_request('CONNECT', '/a.txt')):
+            with self.subTest(head=head), self.conn() as c:
+                c.send(head + tail)
+                resp = c.read_response()
+                self.assert_error(resp, 405)
+                self.assertIn('close', resp.connection_tokens())
+                self.assert_closed(c, what=' to a CONNECT')
 
     def test_unknown_methods_501_close(self):
         for method in ('FOO', 'get', 'Get', 'PROPFIND', 'BREW'):

@@ -802,6 +802,21 @@ TEST(chunked_applied_twice_400)
 		     -400);
 }
 
+/* What follows a CONNECT's head is no body and no request: it closes. */
+TEST(connect_closes)
+{
+	struct http_request req;
+
+	CHECK(parse_str("CONNECT h:443 HTTP/1.1\r\nHost: h\r\n\r\n", &req) > 0);
+	CHECK(!req.keep_alive);
+	CHECK(parse_str("CONNECT h:443 HTTP/1.1\r\nHost: h\r\n"
+			"Content-Length: 5\r\n\r\n",
+			&req) > 0);
+	CHECK(!req.keep_alive);
+	CHECK(parse_str("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n", &req) > 0);
+	CHECK(req.keep_alive);
+}
+
 TEST(http10_transfer_encoding_closes)
 {
 	struct http_request req;
