@@ -36,26 +36,19 @@ static bool query_byte(unsigned char c)
 	       (c && strchr("-._~!$&'()*+,;=:@/?%", c));
 }
 
-size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
-				  const struct http_request *req,
-				  const char *path, size_t len)
+/*
+ * Appends s[0..len) of the target, kept but as a valid URI: what a path or
+ * query may not hold as it is (bytes past ASCII, quotes, braces) goes
+ * percent-encoded.  Returns the new length of out, or 0 when cap is short.
+ */
+static size_t put_target_bytes(char *out, size_t cap, size_t n, const char *s,
+			       size_t len)
 {
-	size_t n = http_url_encode(path, len, out, cap, true);
-	const char *q = buf + req->query.off;
-
-	if (n == 0 || cap - n < 1u + req->has_query)
-		return 0;
-	out[n++] = '/';
-	if (!req->has_query)
-		return n;
-	out[n++] = '?';
-	/* Kept, but a valid URI: what the target had that a query may not
-	 * (bytes past ASCII, quotes, braces) goes percent-encoded. */
-	for (size_t i = 0; i < req->query.len; i++) {
+	for (size_t i = 0; i < len; i++) {
 		char e[HTTP_URL_ENCODE_MAX];
-		size_t k = query_byte((unsigned char)q[i]) ?
-				   (e[0] = q[i], 1) :
-				   http_url_encode_byte(q[i], e, false);
+		size_t k = query_byte((unsigned char)s[i]) ?
+				   (e[0] = s[i], 1) :
+				   http_url_encode_byte(s[i], e, false);
 
 		if (cap - n < k)
 			return 0;
@@ -63,6 +56,22 @@ size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
 		n += k;
 	}
 	return n;
+}
+
+size_t http_dir_redirect_location(char *out, size_t cap, const char *buf,
+				  const struct http_request *req,
+				  const char *path, size_t len)
+{
+	size_t n = http_url_encode(path, len, out, cap, true);
+
+	if (n == 0 || cap - n < 1u + req->has_query)
+		return 0;
+	out[n++] = '/';
+	if (!req->has_query)
+		return n;
+	out[n++] = '?';
+	return put_target_bytes(out, cap, n, buf + req->query.off,
+				req->query.len);
 }
 
 /* The host of a valid Host value, without its port. */
@@ -139,15 +148,18 @@ size_t http_https_location(char *out, size_t cap, const char *buf,
 	n += hlen;
 	memcpy(out + n, digits, plen);
 	n += plen;
+	/* The path and query as sent, but a valid URI (RFC 9110 10.2.2). */
 	if (req->path.len)
-		memcpy(out + n, buf + req->path.off, req->path.len);
+		n = put_target_bytes(out, cap, n, buf + req->path.off,
+				     req->path.len);
 	else
-		out[n] = '/'; /* "http://h" and "http://h?q" mean "/" */
-	n += path;
-	if (req->has_query) {
+		out[n++] = '/'; /* "http://h" and "http://h?q" mean "/" */
+	if (n && req->has_query) {
+		if (n == cap)
+			return 0;
 		out[n++] = '?';
-		memcpy(out + n, buf + req->query.off, req->query.len);
-		n += req->query.len;
+		n = put_target_bytes(out, cap, n, buf + req->query.off,
+				     req->query.len);
 	}
 	return n;
 }

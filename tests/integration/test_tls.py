@@ -418,6 +418,9 @@ class TlsTest(unittest.TestCase):
             # The absolute-form target's authority wins over Host.
             (build_request('GET', 'http://h.test/p%20q'),
              'https://h.test:%d/p%%20q' % srv.port),
+            # Still a URI: before, these bytes went into Location raw.
+            (b'GET /a"b<c>?{x}\xff HTTP/1.1\r\nHost: h.test\r\n\r\n',
+             'https://h.test:%d/a%%22b%%3Cc%%3E?%%7Bx%%7D%%FF' % srv.port),
         )
         for req, want in cases:
             with self.subTest(req=req):

@@ -251,6 +251,14 @@ TEST(https_location)
 		    "https://h/");
 	CHECK_HTTPS("GET http://[::1]:8080?x HTTP/1.1\r\nHost: e", 8443,
 		    "https://[::1]:8443/?x");
+	/* A valid URI: what a path or query may not hold as it is goes
+	 * percent-encoded, escapes the client sent are kept. */
+	CHECK_HTTPS("GET /a\"b<c>\\^`|%41 HTTP/1.1\r\nHost: h", 443,
+		    "https://h/a%22b%3Cc%3E%5C%5E%60%7C%41");
+	CHECK_HTTPS("GET /\xc3\xa9?q={x}&r=\xff/?%7e HTTP/1.1\r\nHost: h", 443,
+		    "https://h/%C3%A9?q=%7Bx%7D&r=%FF/?%7e");
+	CHECK_HTTPS("GET http://h?\"x\" HTTP/1.1\r\nHost: e", 443,
+		    "https://h/?%22x%22");
 	/* Nowhere to send the client to. */
 	CHECK_EQ_INT(https_location("GET / HTTP/1.0", 443, out, sizeof(out)),
 		     0);
