@@ -304,6 +304,8 @@ static enum step khttpd_conn_step_head(struct khttpd_conn *c)
 	}
 }
 
+static enum step khttpd_conn_enter_linger(struct khttpd_conn *c);
+
 static enum step khttpd_conn_step_body(struct khttpd_conn *c)
 {
 	int r;
@@ -320,8 +322,10 @@ static enum step khttpd_conn_step_body(struct khttpd_conn *c)
 				khttpd_conn_enter_head(c);
 				return STEP_AGAIN;
 			}
+			/* Its response is out, and the client may still be
+			 * sending: a close now would reset its tail. */
 			if (r == HTTP_BODY_ERROR)
-				return STEP_CLOSE;
+				return khttpd_conn_enter_linger(c);
 		}
 		/* A body sent at full speed would keep this loop going. */
 		if (khttpd_conn_must_yield(c)) {

@@ -89,8 +89,9 @@ static enum read_result fill(struct conn *c, struct read_buffer *rb, bool fresh)
 
 /*
  * Skips a request body: Content-Length bytes, or a chunked body, within the
- * transfer deadline (conn_io.h).  A body too slow to skip fails with
- * c->timed_out set.
+ * transfer deadline (conn_io.h).  Returns 0 once it ended, -1 when the
+ * connection is gone or must close (a body too slow to skip sets
+ * c->timed_out), or 1 for malformed chunked framing.
  */
 static int skip_body(struct conn *c, struct read_buffer *rb,
 		     const struct http_request *req)
@@ -112,7 +113,7 @@ static int skip_body(struct conn *c, struct read_buffer *rb,
 		if (r == HTTP_BODY_DONE)
 			return 0;
 		if (r == HTTP_BODY_ERROR)
-			return -1;
+			return 1;
 		rb->start = rb->end = 0;
 		/* A client streaming a body as fast as it can must not
 		 * keep the thread from its other connections. */
@@ -406,10 +407,14 @@ void http_conn_serve(struct coro *coro, void *data)
 			c->close_after = true;
 			return;
 		}
-		if (skip_body(c, &rb, &req)) {
-			/* Too slow: the response is out, so linger (unless
-			 * the drain is over). */
-			if (c->timed_out && !atomic_load(&w->force_stop)) {
+		r = skip_body(c, &rb, &req);
+		if (r) {
+			/* Too slow, or its framing is malformed: the response
+			 * is out and the client may still be sending, so
+			 * linger, lest the close reset the response's tail
+			 * (unless the drain is over). */
+			if ((r > 0 || c->timed_out) &&
+			    !atomic_load(&w->force_stop)) {
 				c->timed_out = false;
 				conn_linger(c, rb.data, HTTP_CONN_READ_BUF);
 			}

@@ -1,6 +1,8 @@
 """Request parsing: methods, versions, request targets, header syntax,
 message framing and the size limits (RFC 9112)."""
 
+import time
+
 import httpraw
 from httpraw import build_request
 from target import ServerTestCase
@@ -523,6 +525,22 @@ class ParsingTest(ServerTestCase):
                 else:
                     self.assert_error(resp, 400)
                     self.assert_closed(c)
+
+    def test_bad_chunked_body_after_a_large_answer_no_reset(self):
+        """A body found malformed once its answer is out ends the
+        connection, but the answer still reaches a client that reads it
+        slowly: the server reads on (lingers) before it closes, where a
+        close with the client's bytes unread is a reset that throws away
+        the answer's tail still queued.  Before, the answer was cut."""
+        url = '/big/1m.bin'
+        with self.conn(rcvbuf=65536) as c:
+            c.send(b'GET ' + url.encode() + b' HTTP/1.1\r\nHost: t\r\n'
+                   b'Transfer-Encoding: chunked\r\n\r\nzz\r\n' +
+                   b'x' * 65536)
+            time.sleep(0.5)
+            self.assert_file(c.read_response(), url)
+            closed, _ = c.wait_closed(5)
+            self.assertTrue(closed, 'still open after bad chunking')
 
     def test_chunked_body_bad_trailer_closes(self):
         # Trailer fields are field lines: name ":" value, no obs-fold.
