@@ -134,7 +134,11 @@ static void check_request(const struct http_request *req, int r, size_t n)
 		      http_has_header(req, HTTP_H_CONTENT_LENGTH)));
 	FUZZ_ASSERT(req->version_minor == 0 ||
 		    http_has_header(req, HTTP_H_HOST));
-	if (req->version_minor == 1 && !http_has_header(req, HTTP_H_CONNECTION))
+	/* A CONNECT closes: what follows its head is no request. */
+	if (req->method == HTTP_CONNECT)
+		FUZZ_ASSERT(!req->keep_alive);
+	else if (req->version_minor == 1 &&
+		 !http_has_header(req, HTTP_H_CONNECTION))
 		FUZZ_ASSERT(req->keep_alive);
 	if (req->version_minor == 0 && !http_has_header(req, HTTP_H_CONNECTION))
 		FUZZ_ASSERT(!req->keep_alive);
