@@ -55,9 +55,9 @@ size_t http_request_host(const char *buf, const struct http_request *req,
  * The Location of --http-redirect's 308: "https://", the host the request
  * names (an absolute-form target's authority, else Host) without its port,
  * ":port" unless port is 443 (or 0), and the target's path ("/" if empty)
- * and query as sent, with what a URI may not hold there percent-encoded.  Returns the length written to out, or 0 when there is
- * no host to send the client to ("OPTIONS *", HTTP/1.0 without Host), or
- * cap is too small.
+ * and query as sent, with what a URI may not hold there percent-encoded.
+ * Returns the length written to out, or 0 when there is no host to send the
+ * client to ("OPTIONS *", HTTP/1.0 without Host), or cap is too small.
  */
 size_t http_https_location(char *out, size_t cap, const char *buf,
 			   const struct http_request *req, uint16_t port);
