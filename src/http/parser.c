@@ -98,6 +98,12 @@ bool http_method_allowed_on_static(enum http_method m)
 	return m == HTTP_GET || m == HTTP_HEAD;
 }
 
+bool http_method_name_is_head(const char *buf, const struct http_request *req)
+{
+	return req->method_name.len == 4 &&
+	       !memcmp(buf + req->method_name.off, "HEAD", 4);
+}
+
 /* The longest method name implemented: CONNECT, OPTIONS. */
 #define HTTP_METHOD_NAME_MAX 7
 

@@ -165,4 +165,11 @@ bool http_list_has_token(const char *list, size_t len, const char *token);
 
 bool http_method_allowed_on_static(enum http_method m);
 
+/*
+ * Whether the method of a head, whole or refused once its method was read,
+ * is HEAD: the answer then has no body, whatever else the head got wrong
+ * (RFC 9110 9.3.2).
+ */
+bool http_method_name_is_head(const char *buf, const struct http_request *req);
+
 #endif /* HTTP_PARSER_H */

@@ -187,6 +187,8 @@ static void reject(struct conn *c, struct read_buffer *rb, int status,
 		.buf = rb->data + rb->start,
 		.scratch = rb->data + HTTP_CONN_READ_BUF,
 		.start_us = request_start(c->worker),
+		.head_only =
+			http_method_name_is_head(rb->data + rb->start, req),
 	};
 
 	if (respond_status(&rc, status, NULL, 0) == 0) {

@@ -391,8 +391,10 @@ static void stream_answer(struct h2_conn *h, struct h2_stream *st)
 	rc.http2 = true;
 	rc.start_us = w->server->timing ? clock_us() : 0;
 	st->start_us = rc.start_us;
-	if (status)
+	if (status) {
 		st->refused = status;
+		rc.head_only = h2_stream_method_is_head(st);
+	}
 
 	/* The connection's first file stream is within its own share. */
 	if (h->file_streams) {

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "exchange.h"
 #include "http/parser.h"
@@ -125,6 +126,16 @@ void h2_stream_put(struct h2_stream_pool *pool, struct h2_stream *st);
 static inline const char *h2_stream_head(const struct h2_stream *st)
 {
 	return st->head.p;
+}
+
+/*
+ * Whether the stream's :method is HEAD, also when its request is refused:
+ * then no DATA follows its answer's HEADERS.
+ */
+static inline bool h2_stream_method_is_head(const struct h2_stream *st)
+{
+	return st->method.set && st->method.len == 4 &&
+	       !memcmp(st->pseudo.p + st->method.off, "HEAD", 4);
 }
 
 /*

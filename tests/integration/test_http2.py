@@ -884,6 +884,24 @@ class Http2Test(Http2Mixin, ServerTestCase):
         self.assertEqual(c.frames[DATA], s.data_frames)
         self.assertLessEqual(s.data_frames, 1, 'HEAD got DATA frames')
 
+    def test_refused_head_has_no_data(self):
+        """A HEAD refused (400, 414) is answered, as any HEAD, without
+        DATA: a client takes DATA on a HEAD stream for a malformed one."""
+        c = self.raw().handshake()
+        cases = [
+            ('/a.txt#f', (), 400),
+            ('/' + 'x' * 9000, (), 414),
+            ('/a.txt', [('host', 'other')], 400),
+        ]
+        for path, headers, status in cases:
+            with self.subTest(path=path[:20], headers=headers):
+                s = c.get(path, 'HEAD', headers)
+                self.assertEqual(s.status, status, s.describe())
+                self.assertTrue(s.ended, s.describe())
+                self.assertEqual(s.body, b'', 'HEAD got a body')
+                self.assertIsNone(c.goaway)
+        self.assert_h2_file(c.get('/a.txt'), '/a.txt', ' after them')
+
     def test_gzip(self):
         c = self.client()
         url = '/content/big.txt'

@@ -5,7 +5,7 @@ import time
 
 import httpraw
 from httpraw import build_request
-from target import ServerTestCase
+from target import ServerTestCase, only_local
 
 # OPTIONS is answered (test_site).
 KNOWN_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'TRACE']
@@ -200,6 +200,30 @@ class ParsingTest(ServerTestCase):
             with self.subTest(target=tgt):
                 self.expect_status_then_close(
                     b'GET ' + tgt + b' HTTP/1.1\r\nHost: t\r\n\r\n', 400)
+
+    @only_local('khttpd still sends its page to a refused HEAD')
+    def test_refused_head_of_head_has_no_body(self):
+        """RFC 9110 9.3.2: the answer to HEAD has no content, also when the
+        head is refused once its method was read (nginx's answer too)."""
+        refused = [
+            (b'HEAD /a.txt#x HTTP/1.1\r\nHost: t\r\n\r\n', 400),
+            (b'HEAD /a.txt HTTP/1.1\r\nHost: t\r\nX : y\r\n\r\n', 400),
+            (b'HEAD /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n'
+             b'Transfer-Encoding: chunked\r\n\r\n', 400),
+            (b'HEAD /a.txt HTTP/2.0\r\nHost: t\r\n\r\n', 505),
+            (build_request('HEAD', '/' + 'x' * 8300), 414),
+            (build_request('HEAD', '/a.txt', headers=[('X-Big', 'b' * 17000)]),
+             431),
+        ]
+        for data, status in refused:
+            what = ' for %r' % data[:60]
+            with self.subTest(request=data[:60]), self.conn() as c:
+                c.send(data)
+                resp = c.read_response('HEAD')
+                self.assertEqual(resp.status, status, resp.describe())
+                # Its Content-Length is the page a GET would get.
+                self.assertGreater(int(resp.header('Content-Length')), 0)
+                self.assert_closed(c, what=what)
 
     def test_bad_request_lines(self):
         bad = [
