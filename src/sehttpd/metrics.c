@@ -357,11 +357,14 @@ static int scrape_parse(struct scrape *c, bool *head_only)
 	const struct http_request *req = &c->req;
 	int ret = http_parse_request(&c->parser, &c->req, c->buf, c->len);
 
+	if (ret == HTTP_PARSE_AGAIN && c->len < METRICS_REQUEST_MAX)
+		return 0;
+	/* A refused HEAD too is answered without a body. */
+	*head_only = http_method_name_is_head(c->buf, req);
 	if (ret == HTTP_PARSE_AGAIN)
-		return c->len < METRICS_REQUEST_MAX ? 0 : 431;
+		return 431;
 	if (ret < 0)
 		return -ret;
-	*head_only = req->method == HTTP_HEAD;
 	if (req->method != HTTP_GET && req->method != HTTP_HEAD)
 		return 405;
 	if (req->path.len != 8 || memcmp(c->buf + req->path.off, "/metrics", 8))
@@ -392,8 +395,7 @@ static void scrape_step(struct metrics_server *m, struct scrape *c,
 			c->len += (size_t)n;
 			status = scrape_parse(c, &head_only);
 		}
-		scrape_answer(m, c, status,
-			      head_only && (status == 200 || status == 404));
+		scrape_answer(m, c, status, head_only);
 		c->deadline_ms = now + m->server->timeout_ms;
 	}
 	if (c->state == SCRAPE_WRITE) {

@@ -271,6 +271,17 @@ class MetricsTest(unittest.TestCase):
             self.assertEqual((r.status, r.reason), (414, 'URI Too Long'))
             self.assertIsNotNone(r.header('Date'))
             self.assertEqual(r.header('Server'), 'sehttpd')
+        # A refused HEAD is answered without a body (RFC 9110 9.3.2).
+        for head in (b'HEAD /metrics#x HTTP/1.1\r\nHost: x\r\n\r\n',
+                     b'HEAD /metrics HTTP/1.1\r\n\r\n',
+                     b'HEAD /' + b'm' * 9000 + b' HTTP/1.1\r\n\r\n'):
+            with self.subTest(head=head[:40]), \
+                    Conn(self.mhost, int(self.mport)) as c:
+                c.send(head)
+                r = c.read_response('HEAD')
+                self.assertIn(r.status, (400, 414), r.describe())
+                closed, rest = c.wait_closed(3)
+                self.assertEqual(rest, b'', 'HEAD got a body')
 
     def test_the_parser_refuses_what_it_should(self):
         for bad in ('x 1\n', '# TYPE x counter\nx 1\n',
