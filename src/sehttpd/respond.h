@@ -57,8 +57,9 @@ int respond_options(struct exchange *rc);
 /* 301 to the directory path[0..len) with a '/' appended, query kept. */
 int respond_redirect(struct exchange *rc, const char *path, size_t len);
 
-/* Room for https://, a host name and any target within limits. */
-#define RESPOND_HTTPS_LOCATION_MAX (HTTP_PATH_MAX + 300)
+/* Room for https://, a host name and any target within limits, each of
+ * its bytes percent-encoded. */
+#define RESPOND_HTTPS_LOCATION_MAX (HTTP_PATH_MAX * 3 + 300)
 
 /*
  * --http-redirect: 308 to the same target on https:// and the TLS port

@@ -421,6 +421,12 @@ class TlsTest(unittest.TestCase):
             # Still a URI: before, these bytes went into Location raw.
             (b'GET /a"b<c>?{x}\xff HTTP/1.1\r\nHost: h.test\r\n\r\n',
              'https://h.test:%d/a%%22b%%3Cc%%3E?%%7Bx%%7D%%FF' % srv.port),
+            # A valid URI, as a directory's redirect gives: what a URI
+            # may not hold as it is goes percent-encoded (it went raw).
+            (build_request('GET', '/a"b<c>{d}|\xe9?q="x"<y>^',
+                           host='example.com'),
+             'https://example.com:%d/a%%22b%%3Cc%%3E%%7Bd%%7D%%7C%%C3%%A9'
+             '?q=%%22x%%22%%3Cy%%3E%%5E' % srv.port),
         )
         for req, want in cases:
             with self.subTest(req=req):

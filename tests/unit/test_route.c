@@ -268,6 +268,18 @@ TEST(https_location)
 	CHECK_EQ_INT(https_location("OPTIONS * HTTP/1.1\r\nHost: h", 443, out,
 				    sizeof(out)),
 		     0);
+	/* A valid URI, as a directory's redirect: what a URI may not hold as
+	 * it is goes percent-encoded, escapes sent stay as they were. */
+	CHECK_HTTPS("GET /a\"b{c}%20 HTTP/1.1\r\nHost: h", 443,
+		    "https://h/a%22b%7Bc%7D%20");
+	CHECK_HTTPS("GET /p?q=<x>^|&r=%7B HTTP/1.1\r\nHost: h", 443,
+		    "https://h/p?q=%3Cx%3E%5E%7C&r=%7B");
+	CHECK_EQ_INT(https_location("GET /{?{ HTTP/1.1\r\nHost: h", 443, out,
+				    16),
+		     0);
+	CHECK_EQ_INT(https_location("GET /{?{ HTTP/1.1\r\nHost: h", 443, out,
+				    17),
+		     17);
 	/* Too long for the buffer: nothing, never a cut URL. */
 	CHECK_EQ_INT(https_location("GET /abcdef HTTP/1.1\r\nHost: h", 443, out,
 				    14),
