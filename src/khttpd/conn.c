@@ -238,6 +238,8 @@ static bool khttpd_conn_respond(struct khttpd_conn *c, int r)
 	khttpd_conn_start_transfer(c, khttpd_conn_bytes_acked(c));
 	if (r < 0) {
 		khttpd_exchange_init(&x, c, c->buf + c->start, NULL);
+		/* A HEAD's refusal has no body either (RFC 9110 9.3.2). */
+		x.head_only = http_method_name_is_head(x.buf, &c->req);
 		err = khttpd_respond_status(&x, -r);
 		/* A 408 is the last word: the client is not sending. */
 		c->next = err || r == -408 ? KHTTPD_NEXT_CLOSE :

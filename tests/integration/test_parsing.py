@@ -5,7 +5,7 @@ import time
 
 import httpraw
 from httpraw import build_request
-from target import ServerTestCase, only_local
+from target import ServerTestCase
 
 # OPTIONS is answered (test_site).
 KNOWN_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'TRACE']
@@ -201,7 +201,6 @@ class ParsingTest(ServerTestCase):
                 self.expect_status_then_close(
                     b'GET ' + tgt + b' HTTP/1.1\r\nHost: t\r\n\r\n', 400)
 
-    @only_local('khttpd still sends its page to a refused HEAD')
     def test_refused_head_of_head_has_no_body(self):
         """RFC 9110 9.3.2: the answer to HEAD has no content, also when the
         head is refused once its method was read (nginx's answer too)."""
