@@ -33,7 +33,10 @@ static int khttpd_getattr(const struct file *f, struct kstat *st)
 /*
  * The cached answer for path found valid within the second: for a
  * directory, its listing in the order and form asked for, else its first
- * cached index name.  The keys are built in place in the path buffer
+ * index name's entry.  A later name's entry is not the index: a name
+ * before it may be there without an entry (one not to be served stands
+ * for its directory, one evicted comes first), which only the plan's walk
+ * can tell.  The keys are built in place in the path buffer
  * (HTTP_SERVE_PATH_BUF bytes).
  */
 static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
@@ -43,7 +46,6 @@ static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
 	unsigned long turn = khttpd_root_turn(x->srv->root);
 	struct khttpd_cache_entry *e;
 	size_t klen;
-	unsigned int i;
 
 	if (path[len - 1] != '/')
 		return khttpd_cache_get_recent(path, len, turn);
@@ -51,12 +53,12 @@ static void *khttpd_plan_cache_probe(void *ctx, char *path, size_t len)
 				      http_listing_order_of(x->buf, x->req),
 				      http_listing_format_of(x->buf, x->req));
 	e = khttpd_cache_get_recent(path, klen, turn);
-	for (i = 0; !e && i < site->nindex; i++) {
-		klen = len + strlen(site->index[i]);
-		if (klen >= HTTP_SERVE_PATH_BUF)
-			break;
-		memcpy(path + len, site->index[i], klen - len + 1);
-		e = khttpd_cache_get_recent(path, klen, turn);
+	if (!e && site->nindex) {
+		klen = len + strlen(site->index[0]);
+		if (klen < HTTP_SERVE_PATH_BUF) {
+			memcpy(path + len, site->index[0], klen - len + 1);
+			e = khttpd_cache_get_recent(path, klen, turn);
+		}
 	}
 	path[len] = '\0';
 	return e;

@@ -52,6 +52,16 @@ class DefaultsTest(ServerTestCase):
         self.assertNotIn(self.tree.secret_marker, resp.body)
         self.assertEqual(self.get('/dir_outindex/backup.sql').status, 200)
 
+    def test_index_after_one_not_to_be_served_is_not_taken_from_cache(self):
+        """index.htm cached as a file of its own is not the directory's
+        index while index.html, before it, is there (khttpd took the
+        first index name it held an entry for: 200 with index.htm)."""
+        self.assertEqual(self.get('/dir_outindex/index.htm').status, 200)
+        for _ in range(2):
+            resp = self.get('/dir_outindex/')
+            self.assert_error(resp, 403)
+            self.assertNotIn(b'index.htm', resp.body)
+
     @needs_process('khttpd reads as root: nothing is unreadable to it')
     def test_unreadable_index_hides_the_directory(self):
         d = temp_dir()
