@@ -13,6 +13,7 @@
 #include "http/site.h"
 #include "khttpd.h"
 #include "outq.h"
+#include "serve.h"
 #include "stats.h"
 
 void khttpd_respond_head_init(const struct khttpd_exchange *x,
@@ -78,30 +79,47 @@ int khttpd_respond_status(struct khttpd_exchange *x, int status)
 	return khttpd_respond_html(x, &h, x->head, x->head_cap);
 }
 
+/*
+ * Whether page may be pinned for this response, as any cached body is:
+ * past the held bytes' bound, the built-in page instead
+ * (khttpd_cache_may_pin()).
+ */
+static bool khttpd_respond_page_pins(struct khttpd_exchange *x,
+				     const struct khttpd_cache_entry *page)
+{
+	if (x->head_only || khttpd_cache_may_pin(page))
+		return true;
+	khttpd_count(&khttpd_stats.held_refused);
+	return false;
+}
+
+/* h with page's body, pinned. */
+static int khttpd_respond_with_page(struct khttpd_exchange *x,
+				    struct http_response_head *h,
+				    const struct khttpd_cache_entry *page)
+{
+	struct http_layout l;
+
+	h->content_type = page->content_type;
+	if (http_layout_response(&l, x->head, x->head_cap, h, page->body,
+				 page->body_len, x->head_only))
+		return -EOVERFLOW;
+	return khttpd_respond_queue_layout(x, &l, page);
+}
+
 int khttpd_respond_page(struct khttpd_exchange *x, int status,
 			struct khttpd_cache_entry *page)
 {
 	struct http_response_head h;
-	struct http_layout l;
 
-	/*
-	 * The page is pinned as any cached body is: past the held bytes'
-	 * bound, the built-in page instead (khttpd_cache_may_pin()).
-	 */
-	if (!x->head_only && !khttpd_cache_may_pin(page)) {
-		khttpd_count(&khttpd_stats.held_refused);
+	if (!khttpd_respond_page_pins(x, page))
 		return khttpd_respond_status(x, status);
-	}
 	if (http_status_closes(status))
 		x->keep_alive = false;
 	khttpd_respond_head_init(x, &h, status);
 	h.allow_get_head = status == 405;
 	h.allow_options = true;
-	h.content_type = page->content_type;
-	if (http_layout_response(&l, x->head, x->head_cap, &h, page->body,
-				 page->body_len, x->head_only))
-		return -EOVERFLOW;
-	return khttpd_respond_queue_layout(x, &l, page);
+	return khttpd_respond_with_page(x, &h, page);
 }
 
 int khttpd_respond_options(struct khttpd_exchange *x)
@@ -145,8 +163,25 @@ int khttpd_respond_options(struct khttpd_exchange *x)
 int khttpd_respond_bodyless(struct khttpd_exchange *x,
 			    struct http_response_head *h)
 {
+	struct khttpd_cache_entry *page;
 	struct http_layout l;
+	int ret;
 
+	/* A 412 or 416 with the operator's page, its head as it is, as
+	 * sehttpd sends it (before, the built-in empty body). */
+	if (h->status >= 400) {
+		page = khttpd_error_page(x, h->status);
+		if (IS_ERR(page))
+			return 0; /* deferred */
+		if (page) {
+			bool pins = khttpd_respond_page_pins(x, page);
+
+			ret = pins ? khttpd_respond_with_page(x, h, page) : 0;
+			khttpd_cache_put(page);
+			if (pins)
+				return ret;
+		}
+	}
 	if (http_layout_bodyless(&l, x->head, x->head_cap, h, x->head_only))
 		return -EOVERFLOW;
 	return khttpd_respond_queue_layout(x, &l, NULL);

@@ -337,13 +337,8 @@ khttpd_file_entry(struct khttpd_exchange *x, const struct file *opath,
 	return e;
 }
 
-/*
- * An error status, with the operator's page for it (error_pages=) when it
- * is a file the cache holds, else the built-in page: so too when the page
- * is a link to a hidden name (.env), unless its own path is one, the
- * operator's choice.
- */
-static int khttpd_serve_error(struct khttpd_exchange *x, int status)
+struct khttpd_cache_entry *khttpd_error_page(struct khttpd_exchange *x,
+					     int status)
 {
 	const struct khttpd_server *srv = x->srv;
 	const char *page = http_site_error_page(&srv->site, status);
@@ -351,27 +346,33 @@ static int khttpd_serve_error(struct khttpd_exchange *x, int status)
 	bool judged, hidden = false;
 	struct file *f;
 	struct kstat st;
-	int ret;
 
 	if (!page)
-		return khttpd_respond_status(x, status);
+		return NULL;
 	if (x->inline_only) {
 		x->deferred = true;
-		return 0;
+		return ERR_PTR(-EAGAIN);
 	}
 	judged = !srv->site.dotfiles && !http_path_hidden(page, strlen(page));
 	f = khttpd_open_beneath(srv, page, O_PATH, judged ? &hidden : NULL,
 				&x->root_turn);
 	if (IS_ERR(f))
-		return khttpd_respond_status(x, status);
-	if (hidden) {
-		fput(f);
-		return khttpd_respond_status(x, status);
-	}
-	if (!khttpd_getattr(f, &st) && S_ISREG(st.mode))
+		return NULL;
+	if (!hidden && !khttpd_getattr(f, &st) && S_ISREG(st.mode))
 		e = khttpd_file_entry(x, f, &st, page, strlen(page));
 	fput(f);
-	if (IS_ERR_OR_NULL(e))
+	return IS_ERR(e) ? NULL : e;
+}
+
+/* An error status, with the operator's page for it when there is one. */
+static int khttpd_serve_error(struct khttpd_exchange *x, int status)
+{
+	struct khttpd_cache_entry *e = khttpd_error_page(x, status);
+	int ret;
+
+	if (IS_ERR(e))
+		return 0; /* deferred */
+	if (!e)
 		return khttpd_respond_status(x, status);
 	ret = khttpd_respond_page(x, status, e);
 	khttpd_cache_put(e);

@@ -461,6 +461,45 @@ class PagesFlagTest(FlagTest):
             self.assertEqual(c.read_response().body, b'<p>home</p>\n')
         t.server.stop()
 
+    def test_pages_for_a_precondition_or_a_range(self):
+        """A 412 or 416 of a file, cached or listed, gets the page for
+        it with its head (Content-Range, ETag), on both servers (khttpd
+        sent its built-in empty body, found by sending the same requests
+        to both)."""
+        root = self.site()
+        for code in (412, 416):
+            with open(os.path.join(root, 'errors', '%d.txt' % code),
+                      'wb') as fh:
+                fh.write(b'our %d\n' % code)
+        t = self.start('--error-page', '412=/errors/412.txt',
+                       '--error-page', '416=/errors/416.txt', root=root)
+        for _ in range(2):  # the second from the cache
+            r = self.get(t, '/app/app.js', headers=[('Range', 'bytes=100-')])
+            self.assertEqual((r.status, r.body), (416, b'our 416\n'),
+                             r.describe())
+            self.assertEqual(r.header('Content-Range'), 'bytes */9')
+            self.assertTrue(r.header('Content-Type')
+                            .startswith('text/plain'))
+            r = self.get(t, '/app/app.js', headers=[('If-Match', '"x"')])
+            self.assertEqual((r.status, r.body), (412, b'our 412\n'),
+                             r.describe())
+            self.assertIsNotNone(r.header('ETag'))
+            r = self.get(t, '/app/app.js', 'HEAD',
+                         headers=[('If-Match', '"x"')])
+            self.assertEqual((r.status, r.body), (412, b''))
+            self.assertEqual(r.header('Content-Length'), '8')
+            r = self.get(t, '/errors/', headers=[('If-Match', '"x"')])
+            self.assertEqual((r.status, r.body), (412, b'our 412\n'),
+                             r.describe())
+        # Keep-alive as for the built-in pages.
+        with t.conn() as c:
+            c.send(build_request('GET', '/app/app.js',
+                                 headers=[('If-Match', '"x"')]) +
+                   build_request('GET', '/'))
+            self.assertEqual(c.read_response().body, b'our 412\n')
+            self.assertEqual(c.read_response().body, b'<p>home</p>\n')
+        t.server.stop()
+
     @sehttpd_only('error pages for statuses of the request line, 412 '
                   'or 416')
     def test_pages_for_every_status_named(self):
