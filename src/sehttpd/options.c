@@ -936,7 +936,9 @@ static const struct option_spec option_table[] = {
 		.man = "Answer a GET or HEAD of a missing path whose last\n"
 		       "segment has no file extension with the file\n"
 		       ".I PATH\n"
-		       "and status 200, for single-page applications.\n",
+		       "and status 200, for single-page applications,\n"
+		       "as a request for it by name gets it (compressed,\n"
+		       "cached, the same ETag).\n",
 	},
 	{
 		.name = "dotfiles",

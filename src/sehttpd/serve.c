@@ -108,14 +108,14 @@ static size_t cache_key(struct exchange *rc)
 }
 
 /* The fresh entry for key, or NULL. */
-static struct cache_entry *cache_find(struct exchange *rc, size_t key_len)
+static struct cache_entry *cache_find(struct exchange *rc, const char *key,
+				      size_t key_len)
 {
 	struct worker *w = rc->worker;
 	struct cache_entry *e;
 
-	if (content_cache_lookup(w->cache, root_id(rc), rc->path, key_len,
-				 w->now_ms, stat_readable, rc,
-				 &e) != CACHE_FRESH)
+	if (content_cache_lookup(w->cache, root_id(rc), key, key_len, w->now_ms,
+				 stat_readable, rc, &e) != CACHE_FRESH)
 		return NULL;
 	return e;
 }
@@ -132,13 +132,13 @@ static struct cache_entry *cache_lookup(struct exchange *rc)
 
 	/* The key keeps the bare path NUL-terminated at len. */
 	if (key_len != len) {
-		e = cache_find(rc, len);
+		e = cache_find(rc, rc->path, len);
 		if (e && e->kind == CACHE_FILE)
 			return e;
 		if (e)
 			content_cache_put(e);
 	}
-	return cache_find(rc, key_len);
+	return cache_find(rc, rc->path, key_len);
 }
 
 /* Opens path (from '/') for the serving plan: http_serve_ops.open. */
@@ -298,12 +298,14 @@ static int serve_file_direct(struct exchange *rc, int fd, const struct stat *st,
 
 /*
  * Answers with an open regular file (obj, at file from '/') through the
- * cache: small ones read once (and compressed on demand), larger ones sent
- * from the page cache by sendfile from a descriptor the entry keeps open;
- * their body is read only as the source of compressed variants.
+ * cache, as its entry under key: small ones read once (and compressed on
+ * demand), larger ones sent from the page cache by sendfile from a
+ * descriptor the entry keeps open; their body is read only as the source
+ * of compressed variants.
  */
 static int serve_file(struct exchange *rc, int fd, const struct stat *st,
-		      const struct http_object *obj, const char *file)
+		      const struct http_object *obj, const char *file,
+		      const char *key, size_t key_len)
 {
 	struct worker *w = rc->worker;
 	size_t file_len = strlen(file);
@@ -333,9 +335,9 @@ static int serve_file(struct exchange *rc, int fd, const struct stat *st,
 		}
 	}
 	/* The entry keeps the file's path relative to ROOT. */
-	e = cache_entry_new(root_id(rc), rc->path, (size_t)rc->path_len,
-			    CACHE_FILE, body, body ? (size_t)st->st_size : 0,
-			    st, file + 1, type, compressible, w->now_ms);
+	e = cache_entry_new(root_id(rc), key, key_len, CACHE_FILE, body,
+			    body ? (size_t)st->st_size : 0, st, file + 1, type,
+			    compressible, w->now_ms);
 	if (!e) {
 		if (keep >= 0)
 			close(keep);
@@ -398,12 +400,31 @@ static int serve_listing(struct exchange *rc, int dir_fd, const struct stat *st)
 	return respond_entry(rc, e);
 }
 
+/* A fresh cache entry for the path: a hit. */
+static int serve_entry(struct exchange *rc, struct cache_entry *e)
+{
+	stats_add(&rc->worker->stats.cache_hits, 1);
+	return respond_entry(rc, e);
+}
+
+/*
+ * --spa's page for a route, from the page's own entry: one for every
+ * route, compressed and with siblings as the page asked for by name is.
+ */
+static int serve_spa(struct exchange *rc, int fd, const struct stat *st,
+		     const struct http_serve_plan *p)
+{
+	struct cache_entry *e = cache_find(rc, p->file, p->file_len);
+
+	if (e)
+		return serve_entry(rc, e);
+	return serve_file(rc, fd, st, &p->obj, p->file, p->file, p->file_len);
+}
+
 /* Carries out the plan for an object it opened, which the request keeps. */
 static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 {
-	struct server *s = rc->worker->server;
 	int fd = (int)(intptr_t)p->obj.handle;
-	const char *type;
 	struct stat st;
 	int status = exchange_keep_fd(rc, fd, &st);
 
@@ -411,22 +432,13 @@ static int serve_object(struct exchange *rc, const struct http_serve_plan *p)
 		return respond_error(rc, status);
 	switch (p->action) {
 	case HTTP_SERVE_FILE:
-		return serve_file(rc, fd, &st, &p->obj, p->file);
+		return serve_file(rc, fd, &st, &p->obj, p->file, rc->path,
+				  (size_t)rc->path_len);
 	case HTTP_SERVE_LISTING:
 		return serve_listing(rc, fd, &st);
 	default: /* HTTP_SERVE_SPA */
-		type = mime_map_type(s->mime, p->file, p->file_len);
-		return respond_file(rc, fd, &st, type,
-				    s->compress && http_mime_compressible(type),
-				    HTTP_CODING_IDENTITY);
+		return serve_spa(rc, fd, &st, p);
 	}
-}
-
-/* A fresh cache entry for the path: a hit. */
-static int serve_entry(struct exchange *rc, struct cache_entry *e)
-{
-	stats_add(&rc->worker->stats.cache_hits, 1);
-	return respond_entry(rc, e);
 }
 
 HTTP_SERVE_ANSWERS(answers, struct exchange, respond_error, respond_options,

@@ -647,6 +647,35 @@ class PagesFlagTest(FlagTest):
         self.assertEqual(self.get(t, '/users/42', 'POST').status, 405)
         t.server.stop()
 
+    def test_spa_page_compressed_as_by_name(self):
+        """A route gets the page in the coding it gets when asked for by
+        name, with the same ETag: an app's routes are most of its hits
+        (sehttpd sent them identity, from the file, every time)."""
+        root = self.site()
+        page = b''.join(b'<p>line %d of the app shell</p>\n' % i
+                        for i in range(400))
+        with open(os.path.join(root, 'app', 'shell.html'), 'wb') as fh:
+            fh.write(page)
+        t = self.start('--spa', '/app/shell.html', root=root)
+        gz = [('Accept-Encoding', 'gzip')]
+        by_name = self.get(t, '/app/shell.html', headers=gz)
+        self.assertEqual(by_name.header('Content-Encoding'), 'gzip',
+                         by_name.describe())
+        for path in ('/users/42', '/settings', '/users/42'):
+            with self.subTest(path=path):
+                r = self.get(t, path, headers=gz)
+                self.assertEqual(r.status, 200, r.describe())
+                self.assertEqual(r.header('Content-Encoding'), 'gzip',
+                                 r.describe())
+                self.assertEqual(gzip.decompress(r.body), page)
+                self.assertEqual(r.header('ETag'), by_name.header('ETag'))
+                self.assertIn('accept-encoding',
+                              (r.header('Vary') or '').lower())
+                r = self.get(t, path)
+                self.assertEqual((r.status, r.body), (200, page))
+                self.assertIsNone(r.header('Content-Encoding'))
+        t.server.stop()
+
     @needs_process('runs sehttpd with bad flags')
     def test_missing_spa_page_refused_at_start(self):
         root = self.site()
