@@ -116,6 +116,8 @@ size_t http_header_rule_from_arg(struct http_header_rule *r, char *out,
 		.lines = out,
 		.lines_len = http_header_put(out, h->name, h->name_len,
 					     h->value, h->value_len),
+		.cache_control = h->name_len == 13 &&
+				 http_eq_lower(h->name, "cache-control", 13),
 	};
 	return r->lines_len;
 }

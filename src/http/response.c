@@ -114,6 +114,11 @@ static void put_rules(struct head_writer *w, const struct http_response_head *h)
 
 		if (h->status >= 400 && !r->always)
 			continue;
+		/* A guarded response stays private whatever the operator
+		 * says of caching elsewhere: a second Cache-Control with
+		 * "public" would leave shared caches to choose. */
+		if (h->cache_private && r->cache_control)
+			continue;
 		if (r->prefix_len &&
 		    (!h->path || h->path_len < r->prefix_len ||
 		     memcmp(h->path, r->prefix, r->prefix_len)))

@@ -20,6 +20,8 @@ struct http_header_rule {
 	const char *lines;
 	size_t lines_len;
 	bool always;
+	/* A Cache-Control line: left out where the head says private. */
+	bool cache_control;
 };
 
 struct http_response_head {

@@ -866,7 +866,10 @@ static const struct option_spec option_table[] = {
 		       "off the event loops, and a user's success is\n"
 		       "remembered for a minute.\n"
 		       "Protected responses carry\n"
-		       ".BR \"Cache-Control: private\" ;\n"
+		       ".B \"Cache-Control: private\"\n"
+		       "(and no\n"
+		       ".B \\-\\-header\n"
+		       "Cache-Control line);\n"
 		       "OPTIONS requests (CORS preflights) are answered\n"
 		       "without credentials.\n",
 	},

@@ -332,6 +332,27 @@ class AuthSetupTest(unittest.TestCase):
         write(path, text)
         return path
 
+    def test_operator_cache_control_not_on_guarded_responses(self):
+        """--header's Cache-Control goes where no password guards: a
+        guarded response says private alone, not also "public"."""
+        pw = self.file('cc.htpasswd', bcrypt('u', 'p') + '\n')
+        srv = self.start(['--auth-file', '/private/:' + pw,
+                          '--header', 'cache-control: public, max-age=600',
+                          '--header', 'X-Site: a'])
+        r = self.get(srv, '/index.html')
+        self.assertEqual(r.status, 200, r.describe())
+        self.assertEqual(r.all('Cache-Control'), ['public, max-age=600'])
+        auth = [('Authorization', basic('u', 'p'))]
+        for target, status in (('/private/s.txt', 200), ('/private', 301),
+                               ('/private/sub/', 200)):
+            with self.subTest(target=target):
+                r = self.get(srv, target, auth)
+                self.assertEqual(r.status, status, r.describe())
+                self.assertEqual(r.all('Cache-Control'), ['private'],
+                                 r.describe())
+                self.assertEqual(r.header('X-Site'), 'a')
+        srv.stop()
+
     def test_default_realm_is_the_host_name(self):
         pw = self.file('realm.htpasswd', bcrypt('u', 'p') + '\n')
         srv = self.start(['--auth-file', pw])
