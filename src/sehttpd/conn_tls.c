@@ -50,7 +50,7 @@ static int tls_wait(struct conn *c, int ret)
  * left with a closed connection.  What it sent is read away first, so
  * that the close is no reset that destroys the answer.  Its head has a
  * Server and a Date as every other (a 4xx needs its Date, RFC 9110
- * 6.6.1).
+ * 6.6.1), and a HEAD's has no body (RFC 9110 9.3.2).
  */
 static void answer_plain_http(struct conn *c)
 {
@@ -64,7 +64,8 @@ static void answer_plain_http(struct conn *c)
 			 "Content-Type: text/plain; charset=utf-8\r\n"
 			 "Content-Length: %zu\r\n"
 			 "Connection: close\r\n\r\n%s",
-			 c->worker->date.http, sizeof(body) - 1, body);
+			 c->worker->date.http, sizeof(body) - 1,
+			 c->tls_plain_head ? "" : body);
 
 	if (n < 0 || (size_t)n >= sizeof(resp) ||
 	    send(c->fd, resp, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) != n)
@@ -76,10 +77,28 @@ static void answer_plain_http(struct conn *c)
 	}
 }
 
+/*
+ * Sees the header of each record read during the handshake: the first one
+ * is what OpenSSL judges plain HTTP by, its first five bytes, which the
+ * socket no longer holds when it says so.
+ */
+static void record_seen(int write_p, int version, int content_type,
+			const void *buf, size_t len, SSL *ssl, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)version;
+	(void)ssl;
+	if (!write_p && content_type == SSL3_RT_HEADER && len >= 5)
+		c->tls_plain_head = !memcmp(buf, "HEAD ", 5);
+}
+
 int conn_tls_handshake(struct conn *c)
 {
 	struct worker_stats *st = &c->worker->stats;
 
+	SSL_set_msg_callback(c->ssl, record_seen);
+	SSL_set_msg_callback_arg(c->ssl, c);
 	for (;;) {
 		int ret, e;
 
@@ -103,6 +122,7 @@ int conn_tls_handshake(struct conn *c)
 		stats_add(&st->tls_handshake_failures, 1);
 		return -1;
 	}
+	SSL_set_msg_callback(c->ssl, NULL);
 	c->tls_ready = true;
 	c->tls_ktls = BIO_get_ktls_send(SSL_get_wbio(c->ssl));
 	stats_add(&st->tls_handshakes, 1);

@@ -188,6 +188,7 @@ struct conn {
 	bool tls_ready;
 	bool tls_failed;
 	bool tls_ktls;
+	bool tls_plain_head; /* plain HTTP to the TLS port, and a HEAD */
 	/* HTTP/2 (h2.h): its session, kept while the connection idles. */
 	struct h2_conn *h2;
 	bool spoke_http1; /* answered an HTTP/1 request: no preface now */

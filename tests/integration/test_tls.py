@@ -285,6 +285,11 @@ class TlsTest(unittest.TestCase):
                 with Conn('127.0.0.1', srv.port) as raw:
                     raw.send(build_request(method, '/'))
                     resp = raw.read_response(method)
+                    # A HEAD's answer has no body (RFC 9110 9.3.2): it
+                    # had the page's 55 bytes after its head.
+                    closed, rest = raw.wait_closed(3)
+                self.assertTrue(closed)
+                self.assertEqual(rest, b'', 'bytes after the answer')
                 self.assertEqual(resp.status, 400, resp.describe())
                 self.assertIn('close', resp.connection_tokens())
                 # Every 4xx of an origin server carries a Date (RFC 9110
