@@ -500,8 +500,8 @@ class PagesFlagTest(FlagTest):
             self.assertEqual(c.read_response().body, b'<p>home</p>\n')
         t.server.stop()
 
-    @sehttpd_only('error pages for statuses of the request line, 412 '
-                  'or 416')
+    @sehttpd_only('error pages for statuses of the request line (its '
+                  '412 and 416: test_pages_for_a_precondition_or_a_range)')
     def test_pages_for_every_status_named(self):
         """The page answers every status it is named for, as sehttpd(1)
         says: also the 412 and 416 of a precondition or a range, with
