@@ -114,8 +114,10 @@ struct khttpd_cache_entry {
 	struct khttpd_budget *budget;
 	size_t charged;
 	/*
-	 * Bytes counted in khttpd_stats.held_bytes: the entry left the table
-	 * while responses still pinned it.  Under cache.lock until freed.
+	 * Bytes counted in khttpd_stats.held_bytes: the entry left the table,
+	 * and is counted until its last put, whoever holds it meanwhile.
+	 * Written under cache.lock; the last put reads it after its
+	 * refcount_dec_and_test().
 	 */
 	size_t held;
 };
