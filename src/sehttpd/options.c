@@ -427,7 +427,9 @@ static const struct option_spec option_table[] = {
 		.man = "Idle, request-head and transfer timeout (default 15;\n"
 		       "fractions allowed).\n"
 		       "A client that does not complete a request head\n"
-		       "within it is disconnected.\n"
+		       "within it is answered 408, a head without a body,\n"
+		       "and disconnected (one that sent nothing is closed\n"
+		       "without an answer).\n"
 		       "A response, or a request body being skipped,\n"
 		       "may go no longer than it without progress,\n"
 		       "and must average at least\n"
@@ -924,7 +926,10 @@ static const struct option_spec option_table[] = {
 		       "(repeatable), whatever gave that status: a\n"
 		       "precondition or range (412, 416, their headers\n"
 		       "kept), a head refused before it was routed (400,\n"
-		       "414, 431, 501, 505: ROOT's page), a shortage (503).\n"
+		       "414, 431, 501, 505: ROOT's page), a shortage (503);\n"
+		       "but not 408 (see\n"
+		       ".BR \\-\\-timeout ),\n"
+		       "which is a head alone.\n"
 		       "A page that does not exist at start-up,\n"
 		       "or is larger than 1 MiB, is a usage error.\n",
 	},
