@@ -377,8 +377,8 @@ static const struct option_spec option_table[] = {
 		.max = 1024,
 		.what = "thread count",
 		.help = "event-loop threads (default: online CPUs)",
-		.man = "Event-loop threads (default: the number of online\n"
-		       "CPUs).\n"
+		.man = "Event-loop threads, 1 to 1024 (default: the number\n"
+		       "of online CPUs).\n"
 		       "Each has its own listening socket on every TCP\n"
 		       "address's port\n"
 		       ".RB ( SO_REUSEPORT ),\n"
@@ -425,7 +425,7 @@ static const struct option_spec option_table[] = {
 			"(default 15); transfers must also average\n"
 			"the rate of --min-rate",
 		.man = "Idle, request-head and transfer timeout (default 15;\n"
-		       "fractions allowed).\n"
+		       "0.001 to 86400, fractions allowed).\n"
 		       "A client that does not complete a request head\n"
 		       "within it is answered 408, a head without a body,\n"
 		       "and disconnected (one that sent nothing is closed\n"
@@ -467,7 +467,7 @@ static const struct option_spec option_table[] = {
 		       "skipped, must average, in bytes per second (default\n"
 		       "1024, below any link still in use, so slow clients\n"
 		       "finish; 0: no minimum, only the progress timeout\n"
-		       "applies); see\n"
+		       "applies; at most 1073741824); see\n"
 		       ".BR \\-\\-timeout .\n"
 		       "Over HTTP/2 a stream needs only progress; the streams\n"
 		       "a connection has open must average the rate together,\n"
@@ -605,7 +605,7 @@ static const struct option_spec option_table[] = {
 		.help = "memory for cached files and listings\n"
 			"(default 64; 0 disables the cache)",
 		.man = "Memory for cached files and listings (default 64;\n"
-		       "0 disables the cache).\n",
+		       "0 disables the cache; at most 1048576).\n",
 	},
 	{
 		.name = "user",
@@ -669,7 +669,7 @@ static const struct option_spec option_table[] = {
 		.man = "After\n"
 		       ".BR SIGINT \" or \" SIGTERM ,\n"
 		       "how long responses in flight may take to finish\n"
-		       "(default 5; fractions allowed).\n"
+		       "(default 5; 0.001 to 86400, fractions allowed).\n"
 		       "Idle connections are closed at once, except one not\n"
 		       "yet answered, which has a second to send its first\n"
 		       "request, and one whose last response the client has\n"
@@ -726,7 +726,8 @@ static const struct option_spec option_table[] = {
 		       ".BR \\-\\-health :\n"
 		       "how long health checks answer 503 after a stop\n"
 		       "signal, with everything else still served,\n"
-		       "before the listener closes (default 3).\n"
+		       "before the listener closes (default 3; 0.001 to\n"
+		       "86400, fractions allowed).\n"
 		       "It should exceed the balancer's check interval times\n"
 		       "the failures it needs to take an instance out.\n",
 	},
@@ -743,7 +744,10 @@ static const struct option_spec option_table[] = {
 			"repeatable",
 		.man_arg = "\" \\fR[\\fP/PREFIX:\\fR]\\fP'NAME: VALUE'\"",
 		.man = "Add the header line to every response with a status\n"
-		       "below 400 (repeatable); with\n"
+		       "below 400 (repeatable, up to 32 lines of at most\n"
+		       "1024 bytes, which with\n"
+		       ".B \\-\\-cors\n"
+		       "add at most 8 KiB to a response); with\n"
 		       ".IR /PREFIX: ,\n"
 		       "only to request paths (decoded) that start with\n"
 		       ".IR /PREFIX .\n"
@@ -808,7 +812,8 @@ static const struct option_spec option_table[] = {
 		       "(all paths without one) with 401 unless they carry\n"
 		       "HTTP Basic credentials (RFC 7617) of a user of\n"
 		       ".IR FILE .\n"
-		       "Repeatable, one file per prefix: the longest prefix\n"
+		       "Repeatable (up to 16), one file per prefix: the\n"
+		       "longest prefix\n"
 		       "that matches wins.\n"
 		       "A prefix is a string prefix, as\n"
 		       ".BR \\-\\-header 's:\n"
@@ -904,7 +909,7 @@ static const struct option_spec option_table[] = {
 		.help = "a directory's index file; repeatable, the\n"
 			"first found wins (default index.html,\n"
 			"index.htm)",
-		.man = "A directory's index file (repeatable;\n"
+		.man = "A directory's index file (repeatable, up to 8;\n"
 		       "the first that exists wins; default\n"
 		       ".IR index.html \", then \" index.htm ).\n",
 	},
@@ -923,7 +928,7 @@ static const struct option_spec option_table[] = {
 		       "(4xx or 5xx) with the file\n"
 		       ".I PATH\n"
 		       "beneath ROOT instead of the built-in page\n"
-		       "(repeatable), whatever gave that status: a\n"
+		       "(repeatable, up to 16), whatever gave that status: a\n"
 		       "precondition or range (412, 416, their headers\n"
 		       "kept), a head refused before it was routed (400,\n"
 		       "414, 431, 501, 505: ROOT's page), a shortage (503);\n"
@@ -946,7 +951,9 @@ static const struct option_spec option_table[] = {
 		       ".I PATH\n"
 		       "and status 200, for single-page applications,\n"
 		       "as a request for it by name gets it (compressed,\n"
-		       "cached, the same ETag).\n",
+		       "cached, the same ETag).\n"
+		       "A page that does not exist at start-up is a usage\n"
+		       "error.\n",
 	},
 	{
 		.name = "dotfiles",
@@ -1040,7 +1047,8 @@ static const struct option_spec option_table[] = {
 		       "over the\n"
 		       ".I mime.types\n"
 		       "file and the built-in table.\n"
-		       "Repeatable, the last one for an extension winning.\n"
+		       "Repeatable (up to 64), the last one for an extension\n"
+		       "winning.\n"
 		       "A text type without parameters gets\n"
 		       ".BR \"; charset=utf\\-8\" ;\n"
 		       "one with parameters is sent as given, so\n"
