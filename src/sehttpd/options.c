@@ -807,7 +807,7 @@ static const struct option_spec option_table[] = {
 		.max = AUTH_FILES_MAX,
 		.check = auth_check_file_arg,
 		.help = "ask for a user and password (HTTP Basic)\n"
-			"from FILE (htpasswd: bcrypt or SHA-crypt)\n"
+			"from FILE (bcrypt, SHA-crypt or yescrypt)\n"
 			"for paths under PREFIX (all without);\n"
 			"repeatable, the longest PREFIX wins",
 		.man_arg = "\" \\fR[\\fP/PREFIX:\\fR]\\fPFILE\"",
