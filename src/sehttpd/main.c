@@ -391,9 +391,12 @@ static void drain_workers(struct server *s, unsigned n, const sigset_t *stop,
 		uint64_t now = clock_ms();
 
 		if (now >= deadline) {
-			fprintf(stderr,
-				"sehttpd: responses still in flight "
-				"after the drain timeout are cut off\n");
+			/* None given: a second signal came in the grace. */
+			if (drain_ms)
+				fprintf(stderr,
+					"sehttpd: responses still in flight "
+					"after the drain timeout are cut "
+					"off\n");
 			break;
 		}
 		/* Short waits: the workers finishing is not a signal. */
@@ -868,6 +871,8 @@ static int sehttpd_run(struct sehttpd *d)
 		stop_now = serve_until_stop(d);
 		status = 0;
 	}
+	if (stop_now)
+		fprintf(stderr, "sehttpd: second signal: stopping now\n");
 	drain_workers(s, running, &d->signals, stop_now ? 0 : d->opt->drain_ms);
 	for (unsigned i = 0; i < running; i++)
 		pthread_join(s->workers[i].thread, NULL);

@@ -111,6 +111,11 @@ class HealthTest(unittest.TestCase):
         srv.send_signal(signal.SIGINT)
         self.assertEqual(srv.wait(5), 0, srv.stderr_text())
         self.assertLess(time.monotonic() - start, 3)
+        # It says why it stopped: the signal, not a drain timeout that
+        # never ran (nothing was in flight).
+        err = srv.stderr_text()
+        self.assertIn('second signal: stopping now', err)
+        self.assertNotIn('drain timeout', err)
 
     def test_without_health_no_grace(self):
         t = start_server([])
