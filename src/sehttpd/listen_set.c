@@ -113,6 +113,17 @@ static struct listen_addr at_port(const struct listen_addr *a, uint16_t port)
 	return b;
 }
 
+/* Whether one of the site's own TCP addresses is at port. */
+static bool site_at_port(const struct listen_set *set, uint16_t port)
+{
+	for (unsigned i = 0; i < set->naddrs; i++) {
+		if (is_tcp(&set->addrs[i]) &&
+		    listen_addr_port(&set->addrs[i]) == port)
+			return true;
+	}
+	return false;
+}
+
 /* --http-redirect's listeners, from column col on: at the first max of
  * the TCP addresses, at port. */
 static int open_redirects(struct listen_set *set, unsigned col, unsigned max,
@@ -124,8 +135,16 @@ static int open_redirects(struct listen_set *set, unsigned col, unsigned max,
 		if (!is_tcp(&set->addrs[i]))
 			continue;
 		a = at_port(&set->addrs[i], port);
-		if (open_column(set, col++, &a, true, err, errlen))
+		if (open_column(set, col++, &a, true, err, errlen)) {
+			/* Not "already in use": in use by this server. */
+			if (site_at_port(set, port))
+				snprintf(err, errlen,
+					 "--http-redirect %u: port %u is "
+					 "where this server serves its site; "
+					 "the redirect needs a port of its own",
+					 (unsigned)port, (unsigned)port);
 			return -1;
+		}
 		if (set->nredirects < LISTEN_ADDRS_MAX)
 			set->redirects[set->nredirects++] = a;
 		max--;

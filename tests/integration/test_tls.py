@@ -506,6 +506,22 @@ class TlsTest(unittest.TestCase):
         self.assertEqual(err, 'sehttpd: --http-redirect needs a TCP '
                          'listener\n')
 
+    def test_redirect_at_the_https_port(self):
+        """--http-redirect at the port HTTPS is served on: said so, where it
+        was "port already in use" with nothing else listening there."""
+        port = free_port()
+        for args in (['-b', '127.0.0.1', '-p', str(port)],
+                     ['-b', '127.0.0.1:%d' % port]):
+            with self.subTest(args=args):
+                rc, out, err = run_cli(args + ['--http-redirect', str(port)]
+                                       + self.pair('localhost') +
+                                       [self.root])
+                self.assertEqual(rc, 2, err)
+                self.assertEqual(err, 'sehttpd: --http-redirect %d: port %d '
+                                 'is where this server serves its site; the '
+                                 'redirect needs a port of its own\n'
+                                 % (port, port))
+
     def test_start_up_errors(self):
         cert, key = self.path('localhost.pem'), self.path('localhost.key')
         # The chain before the server's certificate: the key is found,
