@@ -582,7 +582,11 @@ static const struct option_spec option_table[] = {
 		       "Strings are escaped as JSON requires: control\n"
 		       "characters escaped, bytes that are not UTF-8 as\n"
 		       ".BR \\eufffd ,\n"
-		       "so every line is valid JSON in UTF-8.\n",
+		       "so every line is valid JSON in UTF-8.\n"
+		       ".B json\n"
+		       "without\n"
+		       ".B \\-\\-access\\-log\n"
+		       "is a usage error.\n",
 	},
 	{
 		.name = "no-compress",
