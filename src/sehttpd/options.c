@@ -632,7 +632,8 @@ static const struct option_spec option_table[] = {
 		       "gives it, so a file that user cannot read gets 403.\n"
 		       ".B \\-\\-user root\n"
 		       "keeps root, with a warning.\n"
-		       "Started as any other user, it changes nothing.\n",
+		       "Started as any other user, it changes nothing\n"
+		       "(given, it is ignored with a warning).\n",
 	},
 	{
 		.name = "metrics",
