@@ -901,10 +901,8 @@ static const struct option_spec option_table[] = {
 		.man = "The realm of\n"
 		       ".BR \\-\\-auth\\-file 's\n"
 		       "401 answers\n"
-		       ".RB ( \"WWW-Authenticate: Basic realm=\"\n"
-		       ".IR TEXT ,\n"
-		       "with\n"
-		       ".BR charset=\"UTF-8\" ),\n"
+		       ".RB ( \"WWW\\-Authenticate: Basic realm=\\(dq\\fITEXT\\fB\\(dq, "
+		       "charset=\\(dqUTF\\-8\\(dq\" ),\n"
 		       "which browsers show when they ask for a password\n"
 		       "(default: the host name).\n",
 	},
