@@ -663,8 +663,11 @@ static const struct option_spec option_table[] = {
 		       "(these are present, at 0, without TLS or HTTP/2).\n"
 		       "Each thread counts its own, summed when scraped.\n"
 		       ".I ADDR\n"
-		       "may be empty (all addresses) or an IPv6 address in\n"
-		       "brackets.\n",
+		       "may be empty (every IPv4 address), a host name, or\n"
+		       "an IPv6 address in brackets;\n"
+		       ".I PORT\n"
+		       "0 picks a free one, which the line announcing the\n"
+		       "metrics shows.\n",
 	},
 	{
 		.name = "drain-timeout",
