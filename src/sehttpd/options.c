@@ -337,7 +337,8 @@ static const struct option_spec option_table[] = {
 		.man_arg = "\" \\fIADDR\\fR[:\\fIPORT\\fR]\"",
 		.man = "Listen on\n"
 		       ".I ADDR\n"
-		       "(an IPv4 address, an IPv6 one, or a host name), at\n"
+		       "(an IPv4 address, an IPv6 one, or a host name, whose\n"
+		       "first address counts), at\n"
 		       ".I PORT\n"
 		       "or else\n"
 		       ".BR \\-\\-port ;\n"
