@@ -223,8 +223,26 @@ static int on_frame_send(nghttp2_session *session, const nghttp2_frame *frame,
 	struct h2_conn *h = user_data;
 
 	(void)session;
-	if (frame->hd.type == NGHTTP2_RST_STREAM)
-		stats_add(&h->c->worker->stats.http2_resets, 1);
+	if (frame->hd.type != NGHTTP2_RST_STREAM)
+		return 0;
+	stats_add(&h->c->worker->stats.http2_resets, 1);
+	/*
+	 * nghttp2 resets a stream for the client's error (a body past its
+	 * Content-Length, a window overflowed), often after its request was
+	 * answered: provoked as fast as the resets come back, that is the
+	 * rapid reset again (MadeYouReset, CVE-2025-8671), with no
+	 * RST_STREAM from the client to pay for it.  The codes we choose
+	 * (CANCEL, REFUSED_STREAM, INTERNAL_ERROR) are paid where they are
+	 * chosen, if at all.
+	 */
+	switch (frame->rst_stream.error_code) {
+	case NGHTTP2_PROTOCOL_ERROR:
+	case NGHTTP2_FLOW_CONTROL_ERROR:
+	case NGHTTP2_STREAM_CLOSED:
+	case NGHTTP2_FRAME_SIZE_ERROR:
+		calm_spend(h);
+		break;
+	}
 	return 0;
 }
 

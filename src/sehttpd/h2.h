@@ -29,9 +29,10 @@ struct conn;
 #define H2_FILE_STREAMS_MAX 16
 /*
  * Client behaviour that costs us and serves nobody (streams reset by the
- * client, empty DATA frames) is paid from a bucket of this many, refilled
- * at H2_CALM_PER_S; an empty bucket gets GOAWAY ENHANCE_YOUR_CALM
- * (the rapid-reset attack, CVE-2023-44487, and empty-frame floods).
+ * client, or by the server for the client's error, empty DATA frames) is
+ * paid from a bucket of this many, refilled at H2_CALM_PER_S; an empty
+ * bucket gets GOAWAY ENHANCE_YOUR_CALM (the rapid-reset attack,
+ * CVE-2023-44487, MadeYouReset, CVE-2025-8671, and empty-frame floods).
  */
 #define H2_CALM_BURST 400
 #define H2_CALM_PER_S 100

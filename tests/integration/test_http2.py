@@ -1993,6 +1993,47 @@ class Http2FloodTest(Http2Mixin, ServerTestCase):
         self.assertIsNotNone(c.goaway, 'no GOAWAY (%r)' % st)
         self.assertEqual(c.goaway[1], ENHANCE_YOUR_CALM, c.goaway)
 
+    def server_resets(self, name, provoke):
+        """Streams the server itself resets for the client's error, each
+        after its request was answered (MadeYouReset, CVE-2025-8671): a
+        careful client waits for the resets, 90 streams at a time, and
+        stays within the 100 it may have open.  They must cost it as its
+        own resets do."""
+        c = self.raw().handshake()
+        sid, sent = 1, 0
+        for _ in range(30):  # 2700 streams at most
+            sids = list(range(sid, sid + 180, 2))
+            sid += 180
+            try:
+                c.send(b''.join(provoke(s) for s in sids))
+            except OSError:
+                break
+            sent += len(sids)
+            c.pump(lambda: c.goaway or all(c.stream(s).reset is not None
+                                           for s in sids), 5)
+            if c.goaway or c.eof:
+                break
+        resets = sum(s.reset is not None for s in c.streams.values())
+        print('\n%s: %d streams sent, %d reset by the server; GOAWAY %s'
+              % (name, sent, resets, c.goaway[:2] if c.goaway else None))
+        self.assertIsNotNone(c.goaway, '%s: %d streams reset by the '
+                             'server, no GOAWAY' % (name, resets))
+        self.assertEqual(c.goaway[1], ENHANCE_YOUR_CALM, c.goaway)
+        self.assertLess(self.probe(), PROBE_S)
+
+    def test_resets_for_bodies_past_their_length(self):
+        # content-length: 1 (static name 28), then 2 bytes of body.
+        block = static_block() + b'\x0f\x0d\x011'
+        self.server_resets('body past its Content-Length', lambda sid: (
+            frame(HEADERS, END_HEADERS, sid, block) +
+            frame(DATA, END_STREAM, sid, b'xx')))
+
+    def test_resets_for_windows_overflowed(self):
+        block = static_block()
+        self.server_resets('stream window overflowed', lambda sid: (
+            frame(HEADERS, END_STREAM | END_HEADERS, sid, block) +
+            window_update(sid, 2 ** 31 - 1)))
+
     def unread_flood(self, name, one, answered):
         """Sends a frame the server must answer, never reading: the
         server must stop (GOAWAY, or closing before it has answered all
