@@ -58,8 +58,9 @@ struct h2_stream {
 	uint64_t deadline_ms; /* reset when no progress by then */
 
 	/* The request: pseudo-header values (offsets into pseudo), the other
-	 * fields as "name: value\r\n" lines, then the head built from both
-	 * (req's offsets are into head.p). */
+	 * fields as "name: value\r\n" lines but for the cookies, joined
+	 * with "; " in cookie (RFC 9113 8.2.3), then the head built from
+	 * them (req's offsets are into head.p). */
 	struct h2_span {
 		uint32_t off, len;
 		bool set;
@@ -99,7 +100,7 @@ struct h2_stream {
 	uint64_t coded_in_seen; /* its input, counted toward turns */
 
 	/* Kept from one use to the next: the bytes above point into them. */
-	struct h2_buf pseudo, fields, head, resp, copy;
+	struct h2_buf pseudo, fields, cookie, head, resp, copy;
 	nghttp2_nv nv[H2_RESPONSE_FIELDS]; /* into resp.p; never cleared */
 };
 

@@ -1075,6 +1075,22 @@ class Http2Test(Http2Mixin, ServerTestCase):
                                      for i in range(14)])
         self.assert_h2_file(s, '/a.txt')
 
+    def test_cookie_crumbs_are_one_field(self):
+        """Browsers send each cookie as a field of its own over HTTP/2
+        (RFC 9113 8.2.3), which must be joined into one before the head
+        is read as HTTP/1.1's: 120 crumbs were 120 fields and a 431 over
+        HTTP/2, where HTTP/1.1 carries them on one line and is answered."""
+        crumbs = ['c%03d=%s' % (i, 'v' * 20) for i in range(120)]
+        r = self.h1('/a.txt', headers=[('Cookie', '; '.join(crumbs))])
+        self.assertEqual(r.status, 200)
+        c = self.raw().handshake()
+        s = c.get('/a.txt', headers=[('cookie', v) for v in crumbs])
+        self.assert_h2_file(s, '/a.txt', ' with 120 cookie crumbs')
+        # Joined, they still meet the head's size limit.
+        s = c.get('/a.txt', headers=[('cookie', 'c%03d=%s' % (i, 'v' * 200))
+                                     for i in range(100)])
+        self.assertEqual(s.status, 431, s.describe())
+
     def test_a_header_block_that_decodes_to_megabytes(self):
         """One 4 KB field in the dynamic table, then 64 KiB of 1-byte
         references to it: 256 MB of fields.  The stream is reset once
