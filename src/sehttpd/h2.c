@@ -223,6 +223,16 @@ static int on_frame_send(nghttp2_session *session, const nghttp2_frame *frame,
 	struct h2_conn *h = user_data;
 
 	(void)session;
+	if (frame->hd.type == NGHTTP2_HEADERS ||
+	    frame->hd.type == NGHTTP2_DATA) {
+		struct h2_stream *st = stream_of(h, frame->hd.stream_id);
+
+		/* Written, or gathered to be: its end in the byte stream. */
+		if (st)
+			st->sent_upto = h->c->bytes_sent + h->c->tls_staged +
+					h->out.len;
+		return 0;
+	}
 	if (frame->hd.type != NGHTTP2_RST_STREAM)
 		return 0;
 	stats_add(&h->c->worker->stats.http2_resets, 1);
@@ -501,6 +511,24 @@ static uint64_t busy_deadline(const struct h2_conn *h)
 }
 
 /*
+ * Whether what the client took since the last look (up to acked from
+ * before) is progress for st: it is while st's own bytes were among those
+ * unacknowledged, or while st waits for nothing of the client's but to
+ * read (the connection's window, shared; a request body going on).  A
+ * stream whose own window the client keeps shut once all it sent is
+ * taken makes none, whatever else the client takes meanwhile (the
+ * answers to its PINGs, which gave such a stream progress for ever).
+ */
+static bool takes_progress(struct h2_conn *h, const struct h2_stream *st,
+			   uint64_t before)
+{
+	if (before < st->sent_upto || st->body_ended || !st->nseg)
+		return true;
+	return nghttp2_session_get_stream_remote_window_size(h->session,
+							     st->id) > 0;
+}
+
+/*
  * Streams that made no progress by their deadline: a window the client
  * never opens, a request body that never ends.  Reset; the rest go on.
  * Returns how many were reset; *next: the earliest deadline left.
@@ -511,7 +539,8 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 	uint64_t timeout_ms = h->c->worker->server->timeout_ms;
 	/* Never now: a next look that is due cuts the connection. */
 	uint64_t look_ms = timeout_ms >= 4 ? timeout_ms / 4 : 1;
-	bool taken = acked != h->acked_seen;
+	uint64_t before = h->acked_seen;
+	bool taken = acked != before;
 	struct h2_stream *st;
 	unsigned int n = 0;
 
@@ -538,7 +567,8 @@ static unsigned int reset_stalled(struct h2_conn *h, uint64_t *next)
 		/* Whole requests waiting for us (H2_FILE_STREAMS_MAX). */
 		if (st->ready)
 			continue;
-		if (taken && st->answered && st->deadline_ms != UINT64_MAX)
+		if (taken && st->answered && st->deadline_ms != UINT64_MAX &&
+		    takes_progress(h, st, before))
 			st->deadline_ms = stream_deadline(h);
 		if (st->deadline_ms <= now) {
 			nghttp2_submit_rst_stream(h->session, NGHTTP2_FLAG_NONE,

@@ -594,6 +594,7 @@ static ssize_t read_body(nghttp2_session *session, int32_t stream_id,
 	}
 	if (st->cur == st->nseg) {
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		st->body_ended = true;
 		return 0;
 	}
 	if (st->seg[st->cur].kind == H2_SEG_CODED) {
@@ -607,8 +608,10 @@ static ssize_t read_body(nghttp2_session *session, int32_t stream_id,
 	}
 	st->frame_len = left < length ? left : length;
 	*flags |= NGHTTP2_DATA_FLAG_NO_COPY;
-	if (ends && st->frame_len == left && st->cur + 1 == st->nseg)
+	if (ends && st->frame_len == left && st->cur + 1 == st->nseg) {
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		st->body_ended = true;
+	}
 	return (ssize_t)st->frame_len;
 }
 

@@ -90,6 +90,10 @@ struct h2_stream {
 	unsigned int nseg, cur; /* segments, and the one being sent */
 	uint64_t cur_off; /* sent of seg[cur] */
 	uint64_t frame_len; /* the DATA payload chosen, not yet written */
+	bool body_ended; /* its last DATA frame is chosen */
+	/* Where its last frame ends in what the connection sent: acknowledged
+	 * bytes beyond it are not its progress. */
+	uint64_t sent_upto;
 	struct cache_entry *entry; /* referenced while its bytes are sent */
 	/* A body compressed as its frames go (respond_coded.h): what it
 	 * made last, in coded_out, and what of that was sent. */

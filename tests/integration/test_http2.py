@@ -2243,6 +2243,31 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         s = c.get('/a.txt')
         self.assertEqual(s.status, 200, s.describe())
 
+    def test_a_window_never_opened_beside_pings(self):
+        """PINGs answered while a stream's window stays shut: what the
+        client took of the answers was every stream's progress, so the
+        stream was never reset; the connection was cut whole at twice
+        the timeout, or, at 100 PINGs a second, held its 16 files for
+        ever.  The stream is reset in time and the connection goes on."""
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.auto_window = False
+        start = time.monotonic()
+        sids = [c.request('/big/10m.bin') for _ in range(FILE_STREAMS_MAX)]
+        streams = [c.stream(sid) for sid in sids]
+        while time.monotonic() - start < 6 and not c.eof and \
+                not all(s.done for s in streams):
+            c.send(frame(PING, 0, 0, b'12345678'))
+            c.pump(timeout=0.05)
+        took = time.monotonic() - start
+        self.assertFalse(c.eof, 'the connection was cut at %.1f s' % took)
+        for s in streams:
+            self.assertEqual((s.status, s.reset), (200, CANCEL),
+                             s.describe())
+        self.assertLess(took, 3.2)
+        c.auto_window = True
+        c.send(settings_frame({INITIAL_WINDOW_SIZE: 65535}))
+        self.assert_h2_file(c.get('/a.txt'), '/a.txt')
+
     def test_file_streams_wait_their_turn(self):
         """Forty streams for a file beyond the cache, on windows of 0: at
         most FILE_STREAMS_MAX hold a descriptor at once, and the rest are
