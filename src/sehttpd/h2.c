@@ -62,6 +62,9 @@ struct h2_conn {
 	 * the socket holds, its streams are not stalled, whether or not
 	 * there is room to write more of them. */
 	uint64_t acked_seen;
+	/* Where the last HEADERS or DATA frame ends in what was sent: the
+	 * rest (answers to PINGs and SETTINGS) is no stream's progress. */
+	uint64_t data_upto;
 	/* When the last stream ended: the idle timeout runs from there, as
 	 * HTTP/1.1's does from the last response, whatever frames (PING,
 	 * SETTINGS, unknown types) trickle in meanwhile. */
@@ -191,6 +194,10 @@ static int on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame,
 		if (frame->hd.length == 0 &&
 		    !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
 			calm_spend(h);
+		/* A request body going on is its stream's progress. */
+		st = stream_of(h, frame->hd.stream_id);
+		if (st && frame->hd.length && st->deadline_ms != UINT64_MAX)
+			st->deadline_ms = stream_deadline(h);
 		return 0;
 	case NGHTTP2_HEADERS:
 		break;
@@ -228,9 +235,9 @@ static int on_frame_send(nghttp2_session *session, const nghttp2_frame *frame,
 		struct h2_stream *st = stream_of(h, frame->hd.stream_id);
 
 		/* Written, or gathered to be: its end in the byte stream. */
+		h->data_upto = h->c->bytes_sent + h->c->tls_staged + h->out.len;
 		if (st)
-			st->sent_upto = h->c->bytes_sent + h->c->tls_staged +
-					h->out.len;
+			st->sent_upto = h->data_upto;
 		return 0;
 	}
 	if (frame->hd.type != NGHTTP2_RST_STREAM)
@@ -511,19 +518,22 @@ static uint64_t busy_deadline(const struct h2_conn *h)
 }
 
 /*
- * Whether what the client took since the last look (up to acked from
- * before) is progress for st: it is while st's own bytes were among those
- * unacknowledged, or while st waits for nothing of the client's but to
- * read (the connection's window, shared; a request body going on).  A
- * stream whose own window the client keeps shut once all it sent is
- * taken makes none, whatever else the client takes meanwhile (the
- * answers to its PINGs, which gave such a stream progress for ever).
+ * Whether what the client took since the last look (up to before then)
+ * is progress for st: it is while st's own bytes were among those not yet
+ * taken, or while other streams' were and st waits only for its turn at
+ * the connection's window.  The answers to PINGs are no stream's
+ * progress, nor others' bytes to a stream whose own window the client
+ * keeps shut, nor anything to one whose answer is sent and whose request
+ * never ends (its body's DATA is its progress): such streams held their
+ * files for as long as PINGs came.
  */
 static bool takes_progress(struct h2_conn *h, const struct h2_stream *st,
 			   uint64_t before)
 {
-	if (before < st->sent_upto || st->body_ended || !st->nseg)
+	if (before < st->sent_upto)
 		return true;
+	if (st->body_ended || !st->nseg || before >= h->data_upto)
+		return false;
 	return nghttp2_session_get_stream_remote_window_size(h->session,
 							     st->id) > 0;
 }

@@ -2243,30 +2243,56 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         s = c.get('/a.txt')
         self.assertEqual(s.status, 200, s.describe())
 
-    def test_a_window_never_opened_beside_pings(self):
-        """PINGs answered while a stream's window stays shut: what the
-        client took of the answers was every stream's progress, so the
-        stream was never reset; the connection was cut whole at twice
-        the timeout, or, at 100 PINGs a second, held its 16 files for
-        ever.  The stream is reset in time and the connection goes on."""
-        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+    def held_beside_pings(self, settings, request, window_update_conn,
+                          status=200):
+        """Sixteen streams held by the client, which sends PINGs 20 times
+        a second and reads their answers: what it took of those answers
+        was every stream's progress, so no stream was ever reset; the
+        connection was cut whole at twice the timeout, or, at 100 PINGs a
+        second, held its 16 files for ever.  Each stream must be reset
+        (CANCEL) about the timeout after its last progress, and the
+        connection go on."""
+        c = self.raw(settings).handshake()
         c.auto_window = False
         start = time.monotonic()
-        sids = [c.request('/big/10m.bin') for _ in range(FILE_STREAMS_MAX)]
-        streams = [c.stream(sid) for sid in sids]
+        streams = [c.stream(request(c)) for _ in range(FILE_STREAMS_MAX)]
         while time.monotonic() - start < 6 and not c.eof and \
-                not all(s.done for s in streams):
+                not all(s.reset is not None for s in streams):
             c.send(frame(PING, 0, 0, b'12345678'))
+            if window_update_conn:
+                for s in streams:
+                    if s.body:
+                        c.send(window_update(0, len(s.body)))
+                        del s.body[:]
             c.pump(timeout=0.05)
         took = time.monotonic() - start
         self.assertFalse(c.eof, 'the connection was cut at %.1f s' % took)
         for s in streams:
-            self.assertEqual((s.status, s.reset), (200, CANCEL),
+            self.assertEqual((s.status, s.reset), (status, CANCEL),
                              s.describe())
         self.assertLess(took, 3.2)
         c.auto_window = True
-        c.send(settings_frame({INITIAL_WINDOW_SIZE: 65535}))
+        c.send(settings_frame({INITIAL_WINDOW_SIZE: 65535}) +
+               window_update(0, 1 << 24))
         self.assert_h2_file(c.get('/a.txt'), '/a.txt')
+
+    def test_a_stream_window_never_opened_beside_pings(self):
+        self.held_beside_pings({INITIAL_WINDOW_SIZE: 0},
+                               lambda c: c.request('/big/10m.bin'), False)
+
+    def test_the_connection_window_never_opened_beside_pings(self):
+        self.held_beside_pings({INITIAL_WINDOW_SIZE: 2 ** 31 - 1},
+                               lambda c: c.request('/big/10m.bin'), False)
+
+    def test_a_request_never_ended_beside_pings(self):
+        """The answer sent whole, the request's END_STREAM never comes:
+        the stream held its file's descriptor for as long as PINGs
+        came."""
+        self.held_beside_pings({INITIAL_WINDOW_SIZE: 2 ** 31 - 1},
+                               lambda c: c.request(
+                                   '/big/10m.bin', end_stream=False,
+                                   headers=[('range', 'bytes=0-65535')]),
+                               True, 206)
 
     def test_file_streams_wait_their_turn(self):
         """Forty streams for a file beyond the cache, on windows of 0: at
