@@ -58,6 +58,9 @@ struct h2_conn {
 	 */
 	uint64_t busy_start_ms, busy_last_ms;
 	uint64_t busy_acked; /* conn_acked_bytes() when it began */
+	/* Bytes of frames other than HEADERS and DATA sent (the answers to
+	 * PINGs and SETTINGS), and when it began: not delivered content. */
+	uint64_t ctl_sent, busy_ctl;
 	/* conn_acked_bytes() at the last look: while the client takes what
 	 * the socket holds, its streams are not stalled, whether or not
 	 * there is room to write more of them. */
@@ -149,6 +152,7 @@ static int on_begin_headers(nghttp2_session *session,
 	if (list_empty(&h->streams)) {
 		h->busy_start_ms = h->busy_last_ms = h->c->worker->now_ms;
 		h->busy_acked = conn_acked_bytes(h->c);
+		h->busy_ctl = h->ctl_sent;
 	}
 	list_add_tail(&st->link, &h->streams);
 	return 0;
@@ -240,6 +244,7 @@ static int on_frame_send(nghttp2_session *session, const nghttp2_frame *frame,
 			st->sent_upto = h->data_upto;
 		return 0;
 	}
+	h->ctl_sent += H2_FRAME_HEAD_LEN + frame->hd.length;
 	if (frame->hd.type != NGHTTP2_RST_STREAM)
 		return 0;
 	stats_add(&h->c->worker->stats.http2_resets, 1);
@@ -511,6 +516,11 @@ static uint64_t busy_deadline(const struct h2_conn *h)
 	uint64_t delivered = h->acked_seen > h->busy_acked ?
 				     h->acked_seen - h->busy_acked :
 				     0;
+	uint64_t ctl = h->ctl_sent - h->busy_ctl;
+
+	/* The answers to a client's PINGs are no transfer: counted, 100 a
+	 * second kept a hundred streams fed a byte at a time for ever. */
+	delivered = delivered > ctl ? delivered - ctl : 0;
 
 	return h->busy_start_ms + 2 * srv->timeout_ms +
 	       http_transfer_extension_ms(h->busy_last_ms - h->busy_start_ms,

@@ -2220,6 +2220,28 @@ class Http2TimeoutTest(Http2Mixin, ServerTestCase):
         self.assertLessEqual(len(os.listdir(d)), fds + 1, sorted(
             os.readlink(os.path.join(d, f)) for f in os.listdir(d)))
 
+    def test_a_window_opened_a_byte_at_a_time_beside_pings(self):
+        """As above, with 100 PINGs a second: their answers, taken by the
+        client, counted toward --min-rate, and the connection held its
+        sixteen files for ever.  Cut off as without them."""
+        c = self.raw({INITIAL_WINDOW_SIZE: 0}).handshake()
+        c.auto_window = False
+        c.send(window_update(0, 1 << 30))
+        sids = [c.request('/big/10m.bin') for _ in range(FILE_STREAMS_MAX)]
+        start = last = time.monotonic()
+        try:
+            while time.monotonic() - start < 12 and not c.eof:
+                if time.monotonic() - last >= 0.5:
+                    last = time.monotonic()
+                    c.send(b''.join(window_update(sid, 1) for sid in sids))
+                c.send(frame(PING, 0, 0, b'12345678'))
+                c.pump(timeout=0.01)
+        except OSError:
+            pass  # reset by the server before a read saw it end
+        took = time.monotonic() - start
+        self.assertLess(took, 9, 'the connection was still open at %.1f s '
+                        '(%d PINGs answered)' % (took, len(c.pings)))
+
     def test_a_window_never_opened_resets_the_stream_in_time(self):
         """A stream whose window stays shut is reset (CANCEL) about the
         timeout after its head: the delayed ACK of the head, seen at the
