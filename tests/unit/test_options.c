@@ -219,7 +219,7 @@ TEST(man_entries)
 	static const char port[] =
 		".TP\n.BR \\-p \", \" \\-\\-port \" \\fIPORT\\fR\"\n";
 	FILE *f = tmpfile();
-	char man[16384];
+	static char man[32768];
 	size_t n;
 	unsigned int entries = 0;
 	const char *s;
