@@ -171,10 +171,16 @@ int h2_stream_count_field(struct h2_stream *st, size_t namelen, size_t valuelen)
 	return st->decoded > H2_HEADER_LIST_MAX;
 }
 
-/* The bytes the cookies take in the head: one "cookie: ...\r\n" line. */
+/* What one "cookie: ...\r\n" line of n bytes of cookies takes. */
+static size_t cookie_line_len(size_t n)
+{
+	return n ? sizeof("cookie: \r\n") - 1 + n : 0;
+}
+
+/* The bytes the cookies take in the head. */
 static size_t cookie_line(const struct h2_stream *st)
 {
-	return st->cookie.len ? sizeof("cookie: \r\n") - 1 + st->cookie.len : 0;
+	return cookie_line_len(st->cookie.len);
 }
 
 /*
@@ -187,13 +193,13 @@ static int add_cookie(struct h2_stream *st, const uint8_t *value,
 		      size_t valuelen)
 {
 	size_t more = st->cookie.len ? 2 + valuelen : valuelen;
-	size_t line = st->cookie.len ? 0 : sizeof("cookie: \r\n") - 1;
 
 	if (!st->cookie.len && st->nfields >= HTTP_MAX_HEADER_FIELDS) {
 		st->refused = 431;
 		return 0;
 	}
-	if (st->fields.len + cookie_line(st) + line + more >
+	/* The line as it will be with this crumb. */
+	if (st->fields.len + cookie_line_len(st->cookie.len + more) >
 	    HTTP_MAX_HEADER_SECTION) {
 		st->refused = 431;
 		return 0;
